@@ -1,0 +1,49 @@
+/**
+ * Subject layout: `<namespace>.<context>.<tenant>.<aggregate>.<id>`.
+ *
+ * The namespace (default `ormuz`) lets one NATS account host several isolated deployments or test runs; each
+ * context owns one stream whose subjects are `<namespace>.<context>.>`. Tenant and id are checked before use.
+ */
+import { assertIdentifier } from './ids.js';
+
+/** The bounded contexts that own a stream. */
+export const CONTEXTS = {
+  calls: { aggregate: 'call', owner: 'policy' },
+  conversations: { aggregate: 'conversation', owner: 'model-loop' },
+} as const;
+
+export type ContextName = keyof typeof CONTEXTS;
+
+/** The subject of one aggregate instance. Throws InvalidIdentifierError for unsafe tenant or id. */
+export function aggregateSubject(namespace: string, context: ContextName, tenant: string, id: string): string {
+  assertIdentifier('namespace', namespace);
+  assertIdentifier('tenant', tenant);
+  assertIdentifier(`${CONTEXTS[context].aggregate} id`, id);
+  return `${namespace}.${context}.${tenant}.${CONTEXTS[context].aggregate}.${id}`;
+}
+
+/** The filter for every subject of one tenant in one context (for tails and replays). */
+export function tenantFilter(namespace: string, context: ContextName, tenant: string): string {
+  assertIdentifier('tenant', tenant);
+  return `${namespace}.${context}.${tenant}.>`;
+}
+
+/** The filter for a whole context's stream. */
+export function contextFilter(namespace: string, context: ContextName): string {
+  return `${namespace}.${context}.>`;
+}
+
+/** Parses a subject back into its parts; returns undefined when it does not follow the layout. */
+export function parseSubject(
+  subject: string,
+): { namespace: string; context: string; tenant: string; aggregate: string; id: string } | undefined {
+  const parts = subject.split('.');
+  if (parts.length !== 5) return undefined;
+  const [namespace, context, tenant, aggregate, id] = parts as [string, string, string, string, string];
+  return { namespace, context, tenant, aggregate, id };
+}
+
+/** Subject of a NATS request/reply command: `<namespace>.cmd.<service>.<name>`. */
+export function commandSubject(namespace: string, service: string, name: string): string {
+  return `${namespace}.cmd.${service}.${name}`;
+}
