@@ -6,3 +6,5 @@ export * from './schema-registry.js';
 export * from './subjects.js';
 export * from './events/tool-call.events.js';
 export * from './device-protocol.js';
+export * from './commands/policy.commands.js';
+export * from './commands/approvals.commands.js';

@@ -1,0 +1,110 @@
+/**
+ * Wire contracts of policy's NATS commands (`<namespace>.cmd.policy.<name>`). Versioned by name; old versions stay
+ * readable when a new one is added.
+ */
+import type { CallOriginV1 } from '../events/tool-call.events.js';
+import { fragments, registerSchema } from '../schema-registry.js';
+
+/** `policy.submit`: hand one tool request to the gate. Tenant and agent come from the caller's session. */
+export interface SubmitCallRequestV1 {
+  readonly tenant: string;
+  readonly agent_id: string;
+  /** Tool name as the model sent it; unknown names are refused with suggestions, not rejected here. */
+  readonly tool: string;
+  /** Arguments as the model sent them (a JSON object). */
+  readonly arguments: Record<string, unknown>;
+  readonly origin: CallOriginV1;
+  /** The device this session acts on, or null. */
+  readonly device_id: string | null;
+  /** Correlation id for the events (the conversation id, or the operation id). */
+  readonly correlation_id?: string;
+}
+
+/** What the gate decided, or the original record when the same call was submitted before. */
+export interface SubmitCallReplyV1 {
+  readonly call_id: string;
+  /** The call's status after this submit: refused, staged, authorized, or any later status for a duplicate. */
+  readonly status: string;
+  /** True when this call id was already recorded with the same bytes: nothing new happened. */
+  readonly duplicate: boolean;
+  readonly payload_sha256: string;
+  /** Model-facing sentence for refusals and pending confirmations. */
+  readonly message: string | null;
+  readonly approval_id: string | null;
+  readonly summary: string | null;
+  readonly expires_at: string | null;
+}
+
+/** `policy.status`: read a call's status from the log. Sends nothing to any executor. */
+export interface CallStatusRequestV1 {
+  readonly tenant: string;
+  readonly call_id: string;
+  /** Include every event of the call. Default false. */
+  readonly timeline?: boolean;
+}
+
+/** `policy.seal`: make sure a call that has not started never runs. */
+export interface SealCallRequestV1 {
+  readonly tenant: string;
+  readonly call_id: string;
+  readonly sealed_by: string;
+  readonly reason: string;
+}
+
+const origin = {
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind', 'conversation_id', 'turn', 'index'],
+      properties: {
+        kind: { const: 'conversation' },
+        conversation_id: fragments.identifier,
+        turn: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+        index: { type: 'integer', minimum: 0, maximum: 1000 },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind', 'operation_id'],
+      properties: { kind: { const: 'operation' }, operation_id: fragments.identifier },
+    },
+  ],
+};
+
+export const POLICY_SUBMIT_V1 = 'policy.submit.v1';
+export const POLICY_STATUS_V1 = 'policy.status.v1';
+export const POLICY_SEAL_V1 = 'policy.seal.v1';
+
+registerSchema(POLICY_SUBMIT_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'agent_id', 'tool', 'arguments', 'origin', 'device_id'],
+  properties: {
+    tenant: fragments.identifier,
+    agent_id: fragments.identifier,
+    tool: { type: 'string', minLength: 1, maxLength: 200 },
+    arguments: { type: 'object' },
+    origin,
+    device_id: { oneOf: [fragments.identifier, { type: 'null' }] },
+    correlation_id: { type: 'string', minLength: 1, maxLength: 256 },
+  },
+});
+registerSchema(POLICY_STATUS_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'call_id'],
+  properties: { tenant: fragments.identifier, call_id: fragments.identifier, timeline: { type: 'boolean' } },
+});
+registerSchema(POLICY_SEAL_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'call_id', 'sealed_by', 'reason'],
+  properties: {
+    tenant: fragments.identifier,
+    call_id: fragments.identifier,
+    sealed_by: { type: 'string', minLength: 1, maxLength: 200 },
+    reason: { type: 'string', minLength: 1, maxLength: 1000 },
+  },
+});

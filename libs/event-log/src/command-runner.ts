@@ -1,0 +1,82 @@
+/**
+ * Load → decide → append, retried on conflict. The one way a command changes an aggregate.
+ */
+import { envelope, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
+import type { Decider } from './decider.js';
+import { isConcurrencyConflictError, RetriesExhaustedError } from './errors.js';
+import type { EventStore } from './event-store.js';
+
+/** Who is deciding, and what the new events belong to. */
+export interface CommandContext {
+  readonly source: string;
+  readonly tenant: string;
+  /** The aggregate id, used as the CloudEvents `subject`. */
+  readonly aggregateId: string;
+  readonly correlationid: string;
+  readonly causationid: string;
+}
+
+export interface CommandResult<S> {
+  /** Events this command appended (empty when the decision was a no-op, e.g. a duplicate submit). */
+  readonly events: OrmuzEvent[];
+  /** State after the command. */
+  readonly state: S;
+  /** Sequence of the aggregate's last event. */
+  readonly version: number;
+}
+
+export interface RunCommandOptions {
+  /** Attempts before giving up on a contended aggregate. Default 5. */
+  readonly maxAttempts?: number;
+  /** The clock; domain code never reads one itself. */
+  readonly now?: () => Date;
+}
+
+/**
+ * Runs `command` against the aggregate at `subject` in `stream`. On a concurrency conflict it reloads the state
+ * fresh from the log and decides again, up to `maxAttempts` times. Domain errors thrown by `decide` propagate as they
+ * are (they are answers, not failures to retry).
+ */
+export async function runCommand<S, C, E extends EventDraft>(
+  store: EventStore,
+  stream: string,
+  subject: string,
+  decider: Decider<S, C, E>,
+  command: C,
+  ctx: CommandContext,
+  opts: RunCommandOptions = {},
+): Promise<CommandResult<S>> {
+  const maxAttempts = opts.maxAttempts ?? 5;
+  const now = opts.now ?? (() => new Date());
+  let fresh = false;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const { state, version } = await store.load(stream, subject, decider, { fresh });
+    const time = now();
+    const drafts = decider.decide(command, state, time);
+    if (drafts.length === 0) return { events: [], state, version };
+    const states: S[] = [];
+    let next = state;
+    for (const draft of drafts) {
+      next = decider.evolve(next, draft);
+      states.push(next);
+    }
+    const events = drafts.map((draft) =>
+      envelope(draft, {
+        source: ctx.source,
+        tenant: ctx.tenant,
+        subject: ctx.aggregateId,
+        correlationid: ctx.correlationid,
+        causationid: ctx.causationid,
+        time,
+      }),
+    );
+    try {
+      const result = await store.append(subject, events, version, { states, stateVersion: decider.stateVersion });
+      return { events, state: next, version: result.version };
+    } catch (err) {
+      if (!isConcurrencyConflictError(err)) throw err;
+      fresh = true;
+    }
+  }
+  throw new RetriesExhaustedError(subject, maxAttempts);
+}

@@ -1,0 +1,65 @@
+/**
+ * Errors of the event log. Each has a stable `code`; callers test them with the `isXxxError` predicates.
+ */
+import { OrmuzError } from '@ormuz/contracts';
+
+/** Another writer appended to the subject since the state was loaded. Reload, re-decide and retry. */
+export class ConcurrencyConflictError extends OrmuzError {
+  readonly code = 'concurrency_conflict';
+  constructor(
+    readonly subject: string,
+    readonly expectedSequence: number,
+  ) {
+    super(`Another writer appended to ${subject} after sequence ${expectedSequence}; reload the aggregate and decide again.`);
+  }
+}
+
+/** The stream that should hold the subject does not exist; the owning service has not declared it yet. */
+export class StreamMissingError extends OrmuzError {
+  readonly code = 'stream_missing';
+  constructor(readonly target: string) {
+    super(`No JetStream stream holds ${target}. Start the service that owns it, or run \`ormuz migrate\`, then retry.`);
+  }
+}
+
+/** Retries on conflict were exhausted: the aggregate is under heavy contention. */
+export class RetriesExhaustedError extends OrmuzError {
+  readonly code = 'retries_exhausted';
+  constructor(
+    readonly subject: string,
+    readonly attempts: number,
+  ) {
+    super(`Gave up appending to ${subject} after ${attempts} conflicting attempts; try the command again.`);
+  }
+}
+
+/** A stored message could not be read back as an Ormuz event. */
+export class CorruptEventError extends OrmuzError {
+  readonly code = 'corrupt_event';
+  constructor(
+    readonly subject: string,
+    readonly sequence: number,
+    reason: string,
+  ) {
+    super(`The event at sequence ${sequence} on ${subject} cannot be read: ${reason}.`);
+  }
+}
+
+/** The NATS server cannot be reached at all. */
+export class NatsUnavailableError extends OrmuzError {
+  readonly code = 'nats_unavailable';
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
+    super(
+      `NATS is not reachable at ${url} (${reason}). Start it with JetStream enabled, for example ` +
+        '`nats-server -js` or `docker compose up nats`, or point NATS_URL at a running server.',
+    );
+  }
+}
+
+export const isConcurrencyConflictError = (e: unknown): e is ConcurrencyConflictError =>
+  e instanceof ConcurrencyConflictError;
+export const isStreamMissingError = (e: unknown): e is StreamMissingError => e instanceof StreamMissingError;
+export const isNatsUnavailableError = (e: unknown): e is NatsUnavailableError => e instanceof NatsUnavailableError;

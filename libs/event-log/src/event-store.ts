@@ -1,0 +1,212 @@
+/**
+ * Appends events to aggregate subjects with optimistic concurrency and loads aggregate state without creating a
+ * consumer per command.
+ *
+ * Append: every event is published with `msgID` = event id (so a retried publish is deduplicated by the server) and
+ * `expect.lastSubjectSequence` (so a writer that decided on stale state loses). Several events from one decision are
+ * chained: each expects the sequence of the one before it.
+ *
+ * Load: each appended event carries, in a header, a snapshot of the aggregate state after it. A cold load is therefore
+ * one direct get of the subject's last message (`last_by_subj`). Snapshots of another state version are ignored and
+ * the state is rebuilt by walking the subject with `next_by_subj`. A bounded in-process cache makes a warm load free;
+ * a stale cache entry cannot do harm because the append's expected sequence then fails and the caller reloads.
+ */
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import { assertValidEvent, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
+import type { Decider } from './decider.js';
+import { ConcurrencyConflictError, CorruptEventError, StreamMissingError } from './errors.js';
+
+/** Header carrying the JSON state of the aggregate after the event. Derived data: never read by projections. */
+export const SNAPSHOT_HEADER = 'Ormuz-Snapshot';
+/** Header carrying the snapshot's state version. */
+export const SNAPSHOT_VERSION_HEADER = 'Ormuz-Snapshot-Version';
+
+/** State of an aggregate as loaded, with the sequence of its last event (0 when it has none). */
+export interface Loaded<S> {
+  readonly state: S;
+  readonly version: number;
+}
+
+export interface AppendResult {
+  /** Stream sequence of each appended event, in order. */
+  readonly sequences: number[];
+  /** Sequence of the last event now on the subject. */
+  readonly version: number;
+  /** True when the server reported every event as a duplicate of one already stored (a replayed append). */
+  readonly duplicate: boolean;
+}
+
+const WRONG_LAST_SEQUENCE = 10071;
+const STREAM_NOT_FOUND = 10059;
+
+function errCode(err: unknown): number | undefined {
+  const e = err as { code?: unknown; api_error?: { err_code?: number } };
+  if (typeof e?.code === 'number') return e.code;
+  return e?.api_error?.err_code;
+}
+
+/** Reads an Ormuz event from a stored message, validating it. Throws {@link CorruptEventError}. */
+export function decodeEvent<E extends OrmuzEvent>(subject: string, seq: number, data: Uint8Array): E {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(data));
+  } catch (err) {
+    throw new CorruptEventError(subject, seq, `not JSON (${(err as Error).message})`);
+  }
+  try {
+    return assertValidEvent<E>(parsed);
+  } catch (err) {
+    throw new CorruptEventError(subject, seq, (err as Error).message);
+  }
+}
+
+interface CacheEntry {
+  state: unknown;
+  version: number;
+}
+
+export interface EventStoreOptions {
+  /** Aggregates kept in the warm cache. Default 10,000. */
+  readonly cacheSize?: number;
+  /** Publish-ack timeout in milliseconds. Default 5000. */
+  readonly timeoutMs?: number;
+}
+
+export class EventStore {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cacheSize: number;
+  private readonly timeoutMs: number;
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    opts: EventStoreOptions = {},
+  ) {
+    this.cacheSize = opts.cacheSize ?? 10_000;
+    this.timeoutMs = opts.timeoutMs ?? 5000;
+  }
+
+  /**
+   * Appends `events` to `subject`, expecting its last sequence to be `expectedVersion` (0: no events yet).
+   * `snapshots[i]` is the aggregate state after `events[i]`, stored in a header for one-round-trip loads.
+   * Throws {@link ConcurrencyConflictError} when another writer got there first, {@link StreamMissingError}
+   * when no stream holds the subject, and SchemaViolationError when an event is invalid (nothing is published).
+   */
+  async append(
+    subject: string,
+    events: readonly OrmuzEvent[],
+    expectedVersion: number,
+    snapshot?: { readonly states: readonly unknown[]; readonly stateVersion: number },
+  ): Promise<AppendResult> {
+    for (const event of events) assertValidEvent(event);
+    const sequences: number[] = [];
+    let expected = expectedVersion;
+    let duplicate = events.length > 0;
+    for (const [i, event] of events.entries()) {
+      const h = natsHeaders();
+      if (snapshot) {
+        h.set(SNAPSHOT_HEADER, JSON.stringify(snapshot.states[i]));
+        h.set(SNAPSHOT_VERSION_HEADER, String(snapshot.stateVersion));
+      }
+      try {
+        const ack = await this.js.publish(subject, this.encoder.encode(JSON.stringify(event)), {
+          msgID: event.id,
+          expect: { lastSubjectSequence: expected },
+          headers: h,
+          timeout: this.timeoutMs,
+        });
+        duplicate &&= ack.duplicate;
+        sequences.push(ack.seq);
+        expected = ack.seq;
+      } catch (err) {
+        this.cache.delete(subject);
+        const code = errCode(err);
+        if (code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String(err))) {
+          throw new ConcurrencyConflictError(subject, expected);
+        }
+        if (code === STREAM_NOT_FOUND || (err as Error).name === 'JetStreamNotEnabled' || /no stream|no responders/i.test(String(err))) {
+          throw new StreamMissingError(subject);
+        }
+        throw err;
+      }
+    }
+    if (snapshot && events.length > 0) this.remember(subject, snapshot.states.at(-1), expected);
+    return { sequences, version: expected, duplicate };
+  }
+
+  /**
+   * Loads an aggregate's state. Uses the warm cache unless `fresh`, then the snapshot on the subject's last message,
+   * and falls back to folding every event of the subject.
+   */
+  async load<S, C, E extends EventDraft>(
+    stream: string,
+    subject: string,
+    decider: Decider<S, C, E>,
+    opts: { fresh?: boolean } = {},
+  ): Promise<Loaded<S>> {
+    if (!opts.fresh) {
+      const hit = this.cache.get(subject);
+      if (hit) {
+        this.cache.delete(subject);
+        this.cache.set(subject, hit);
+        return { state: hit.state as S, version: hit.version };
+      }
+    }
+    const last = await this.directGet(stream, { last_by_subj: subject });
+    if (!last) return { state: decider.initialState, version: 0 };
+    const snap = last.header?.get(SNAPSHOT_HEADER);
+    if (snap && last.header?.get(SNAPSHOT_VERSION_HEADER) === String(decider.stateVersion)) {
+      const state = JSON.parse(snap) as S;
+      this.remember(subject, state, last.seq);
+      return { state, version: last.seq };
+    }
+    let state = decider.initialState;
+    let version = 0;
+    for await (const { seq, event } of this.readSubject(stream, subject)) {
+      state = decider.evolve(state, event as unknown as E);
+      version = seq;
+    }
+    this.remember(subject, state, version);
+    return { state, version };
+  }
+
+  /** Every event stored on one subject, in order, read with direct gets (no consumer). */
+  async *readSubject(stream: string, subject: string): AsyncGenerator<{ seq: number; event: OrmuzEvent }> {
+    let seq = 1;
+    for (;;) {
+      const msg = await this.directGet(stream, { seq, next_by_subj: subject });
+      if (!msg) return;
+      yield { seq: msg.seq, event: decodeEvent(subject, msg.seq, msg.data) };
+      seq = msg.seq + 1;
+    }
+  }
+
+  /** Forgets a cached aggregate (after a failed append, or in tests). */
+  forget(subject: string): void {
+    this.cache.delete(subject);
+  }
+
+  private remember(subject: string, state: unknown, version: number): void {
+    this.cache.delete(subject);
+    this.cache.set(subject, { state, version });
+    if (this.cache.size > this.cacheSize) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+
+  private async directGet(
+    stream: string,
+    query: { last_by_subj: string } | { seq: number; next_by_subj: string },
+  ): Promise<StoredMsg | null> {
+    try {
+      return await this.jsm.direct.getMessage(stream, query);
+    } catch (err) {
+      if (errCode(err) === 10037 || /no message found|not found/i.test(String(err))) return null;
+      if (errCode(err) === STREAM_NOT_FOUND || /no responders/i.test(String(err))) throw new StreamMissingError(stream);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * Builds a Postgres read model from one stream through one durable consumer.
+ *
+ * Messages are applied in batches; each batch runs in one transaction together with the checkpoint of its highest
+ * stream sequence, and is acknowledged (ack-all, one ack per batch) only after the commit. A redelivered message at
+ * or below the checkpoint is skipped, so a crash between commit and ack applies nothing twice. When a batch fails,
+ * its messages are applied one transaction each; a message that still fails is parked (stored with its error, the
+ * checkpoint moved past it, and reported) rather than blocking the projection or being dropped silently.
+ */
+import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import type { OrmuzEvent } from '@ormuz/contracts';
+import { decodeEvent } from './event-store.js';
+
+/** A read model: how one event changes its tables. `apply` must only use `trx`. */
+export interface Projection<DB = any> {
+  /** Durable consumer name and checkpoint key; unique per read model. */
+  readonly name: string;
+  /** Postgres schema holding the read model and its checkpoint. */
+  readonly schema: string;
+  /** Stream to read. */
+  readonly stream: string;
+  /** One subject filter (NATS 2.9 accepts only one per consumer). */
+  readonly filterSubject: string;
+  apply(trx: Transaction<DB>, event: OrmuzEvent, seq: number): Promise<void>;
+  /** Empties the read model's tables, for a rebuild from sequence 1. */
+  reset(trx: Transaction<DB>): Promise<void>;
+}
+
+/** Tables every schema with projections needs: checkpoints and parked messages. Add to the schema's migrations. */
+export const projectionBookkeepingMigration: Migration = {
+  async up(db) {
+    await db.schema
+      .createTable('projection_checkpoints')
+      .addColumn('projection', 'text', (c) => c.primaryKey())
+      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('seq', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .execute();
+    await db.schema
+      .createTable('parked_messages')
+      .addColumn('projection', 'text', (c) => c.notNull())
+      .addColumn('seq', 'bigint', (c) => c.notNull())
+      .addColumn('subject', 'text', (c) => c.notNull())
+      .addColumn('payload', 'text', (c) => c.notNull())
+      .addColumn('error', 'text', (c) => c.notNull())
+      .addColumn('parked_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .addPrimaryKeyConstraint('parked_messages_pk', ['projection', 'seq'])
+      .execute();
+  },
+};
+
+export interface ProjectionLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ProjectionRunnerOptions {
+  /** Messages per batch (and per transaction). Default 256. */
+  readonly batchSize?: number;
+  /** How long one pull waits for messages, in milliseconds. Default 1000. */
+  readonly pullExpiresMs?: number;
+  readonly logger?: ProjectionLogger;
+}
+
+interface BookkeepingDB {
+  projection_checkpoints: { projection: string; stream: string; seq: number; updated_at?: Date };
+  parked_messages: { projection: string; seq: number; subject: string; payload: string; error: string };
+}
+
+const silent: ProjectionLogger = { info() {}, warn() {}, error() {} };
+
+export class ProjectionRunner {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private consumer: Consumer | undefined;
+  private checkpoint = 0;
+  private readonly batchSize: number;
+  private readonly pullExpiresMs: number;
+  private readonly logger: ProjectionLogger;
+  /** Messages parked since start, for reporting. */
+  parkedCount = 0;
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly db: Kysely<any>,
+    private readonly projection: Projection,
+    opts: ProjectionRunnerOptions = {},
+  ) {
+    this.batchSize = opts.batchSize ?? 256;
+    this.pullExpiresMs = opts.pullExpiresMs ?? 1000;
+    this.logger = opts.logger ?? silent;
+  }
+
+  /** Highest stream sequence applied (committed). */
+  get position(): number {
+    return this.checkpoint;
+  }
+
+  /** Creates the durable consumer if needed and starts applying in the background. */
+  async start(): Promise<void> {
+    this.checkpoint = await this.readCheckpoint();
+    await this.ensureConsumer(this.checkpoint + 1);
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops after the batch in flight; committed work is kept and the rest is redelivered next start. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  /**
+   * Empties the read model and its checkpoint, recreates the consumer from sequence 1 and starts again. The rebuilt
+   * table equals the live one because the same `apply` runs over the same events in the same order.
+   */
+  async rebuild(): Promise<void> {
+    await this.stop();
+    await this.jsm.consumers.delete(this.projection.stream, this.projection.name).catch(() => false);
+    await this.db.transaction().execute(async (trx) => {
+      await this.projection.reset(trx);
+      await this.tables(trx).deleteFrom('projection_checkpoints').where('projection', '=', this.projection.name).execute();
+      await this.tables(trx).deleteFrom('parked_messages').where('projection', '=', this.projection.name).execute();
+    });
+    await this.start();
+  }
+
+  /** Resolves once the checkpoint reaches `seq` (polling), or rejects after `timeoutMs`. */
+  async waitFor(seq: number, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.checkpoint < seq) {
+      if (Date.now() > deadline) {
+        throw new Error(`projection ${this.projection.name} reached ${this.checkpoint}, not ${seq}, within ${timeoutMs} ms`);
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Resolves once every message currently in the stream's filter has been applied. */
+  async catchUp(timeoutMs = 10_000): Promise<void> {
+    const info = await this.jsm.streams.info(this.projection.stream, { subjects_filter: this.projection.filterSubject });
+    await this.waitFor(info.state.last_seq, timeoutMs).catch(async (err) => {
+      // last_seq counts the whole stream; the filter may match none of the last messages.
+      const consumer = await this.jsm.consumers.info(this.projection.stream, this.projection.name);
+      if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) return;
+      throw err;
+    });
+  }
+
+  private tables(db: Kysely<any> | Transaction<any>): Kysely<BookkeepingDB> {
+    return (db as Kysely<BookkeepingDB>).withSchema(this.projection.schema);
+  }
+
+  private async readCheckpoint(): Promise<number> {
+    const row = await this.tables(this.db)
+      .selectFrom('projection_checkpoints')
+      .select('seq')
+      .where('projection', '=', this.projection.name)
+      .executeTakeFirst();
+    return row?.seq ?? 0;
+  }
+
+  private async ensureConsumer(startSeq: number): Promise<void> {
+    const { stream, name, filterSubject } = this.projection;
+    try {
+      await this.jsm.consumers.info(stream, name);
+    } catch {
+      await this.jsm.consumers.add(stream, {
+        durable_name: name,
+        ack_policy: AckPolicy.All,
+        deliver_policy: startSeq > 1 ? DeliverPolicy.StartSequence : DeliverPolicy.All,
+        ...(startSeq > 1 ? { opt_start_seq: startSeq } : {}),
+        filter_subject: filterSubject,
+        max_ack_pending: this.batchSize * 4,
+        ack_wait: 30_000_000_000,
+      });
+    }
+    this.consumer = await this.js.consumers.get(stream, name);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        const batch: JsMsg[] = [];
+        const iter = await this.consumer!.fetch({ max_messages: this.batchSize, expires: this.pullExpiresMs });
+        for await (const m of iter) batch.push(m);
+        if (batch.length > 0) await this.applyBatch(batch);
+      } catch (err) {
+        if (!this.running) break;
+        this.logger.warn({ err: String(err), projection: this.projection.name }, 'projection pull failed; retrying');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
+  private async applyBatch(batch: JsMsg[]): Promise<void> {
+    const fresh = batch.filter((m) => m.seq > this.checkpoint);
+    const last = batch.at(-1)!;
+    if (fresh.length === 0) {
+      last.ack();
+      return;
+    }
+    try {
+      await this.commit(fresh, last.seq);
+    } catch (err) {
+      this.logger.warn(
+        { err: String(err), projection: this.projection.name, from: fresh[0]!.seq, to: last.seq },
+        'batch failed; applying its messages one by one',
+      );
+      for (const msg of fresh) {
+        try {
+          await this.commit([msg], msg.seq);
+        } catch (one) {
+          await this.park(msg, one);
+        }
+      }
+    }
+    this.checkpoint = Math.max(this.checkpoint, last.seq);
+    last.ack();
+  }
+
+  private async commit(msgs: JsMsg[], upTo: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const msg of msgs) {
+        const event = decodeEvent(msg.subject, msg.seq, msg.data);
+        await this.projection.apply(trx, event, msg.seq);
+      }
+      await this.saveCheckpoint(trx, upTo);
+    });
+  }
+
+  private async park(msg: JsMsg, err: unknown): Promise<void> {
+    const reason = err instanceof Error ? err.message : String(err);
+    await this.db.transaction().execute(async (trx) => {
+      await this.tables(trx)
+        .insertInto('parked_messages')
+        .values({
+          projection: this.projection.name,
+          seq: msg.seq,
+          subject: msg.subject,
+          payload: new TextDecoder().decode(msg.data),
+          error: reason,
+        })
+        .onConflict((oc) => oc.columns(['projection', 'seq']).doNothing())
+        .execute();
+      await this.saveCheckpoint(trx, msg.seq);
+    });
+    this.parkedCount++;
+    this.logger.error(
+      { projection: this.projection.name, seq: msg.seq, subject: msg.subject, err: reason },
+      'message parked: it could not be applied and was stored in parked_messages',
+    );
+  }
+
+  private async saveCheckpoint(trx: Transaction<any>, seq: number): Promise<void> {
+    await this.tables(trx)
+      .insertInto('projection_checkpoints')
+      .values({ projection: this.projection.name, stream: this.projection.stream, seq })
+      .onConflict((oc) =>
+        oc.column('projection').doUpdateSet({ seq: sql`greatest(projection_checkpoints.seq, excluded.seq)`, updated_at: sql`now()` }),
+      )
+      .execute();
+  }
+}

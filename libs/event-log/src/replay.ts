@@ -1,0 +1,65 @@
+/**
+ * Reads a stream's events from a sequence or a time through an ordered (ephemeral, flow-controlled) consumer,
+ * for replays, NDJSON exports and live tails. Nothing durable is created on the server.
+ */
+import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { OrmuzEvent } from '@ormuz/contracts';
+import { decodeEvent } from './event-store.js';
+
+export interface ReplayOptions {
+  readonly stream: string;
+  /** One subject filter, e.g. a tenant's `ormuz.calls.acme.>`. */
+  readonly filterSubject: string;
+  /** Start at this stream sequence (inclusive) ... */
+  readonly fromSequence?: number;
+  /** ... or at the first event stored at or after this time. Neither: from the beginning. */
+  readonly fromTime?: Date;
+  /** Keep waiting for new events after catching up (a live tail). Default false: stop when caught up. */
+  readonly follow?: boolean;
+  /** Stops a follow; also honoured while catching up. */
+  readonly signal?: AbortSignal;
+}
+
+/** One replayed event with its stream sequence. Unreadable messages are yielded with `error` instead of `event`. */
+export type ReplayItem =
+  | { readonly seq: number; readonly subject: string; readonly event: OrmuzEvent; readonly error?: undefined }
+  | { readonly seq: number; readonly subject: string; readonly event?: undefined; readonly error: string };
+
+/** Yields the matching events in stream order. */
+export async function* replay(js: JetStreamClient, jsm: JetStreamManager, opts: ReplayOptions): AsyncGenerator<ReplayItem> {
+  const start =
+    opts.fromSequence !== undefined
+      ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, opts.fromSequence) }
+      : opts.fromTime
+        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.fromTime.toISOString() }
+        : { deliver_policy: DeliverPolicy.All };
+  if (!opts.follow) {
+    const info = await jsm.streams.info(opts.stream, { subjects_filter: opts.filterSubject });
+    if (info.state.messages === 0) return;
+  }
+  // A single filter must be a string: an array becomes filter_subjects, which NATS 2.9 refuses.
+  const consumer = await js.consumers.get(opts.stream, { filter_subjects: opts.filterSubject, ...start });
+  const messages = await consumer.consume({ max_messages: 512 });
+  const stop = () => void messages.stop();
+  opts.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    if (!opts.follow) {
+      const info = await consumer.info(true).catch(() => undefined);
+      if (info && info.num_pending === 0 && info.delivered.stream_seq === 0) {
+        // Nothing at or after the start point.
+        return;
+      }
+    }
+    for await (const m of messages) {
+      try {
+        yield { seq: m.seq, subject: m.subject, event: decodeEvent(m.subject, m.seq, m.data) };
+      } catch (err) {
+        yield { seq: m.seq, subject: m.subject, error: (err as Error).message };
+      }
+      if (!opts.follow && m.info.pending === 0) break;
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', stop);
+    await messages.close().catch(() => undefined);
+  }
+}

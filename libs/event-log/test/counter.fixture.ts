@@ -1,0 +1,34 @@
+// A tiny aggregate used to exercise the log without depending on any real domain.
+import { hasSchema, OrmuzError, registerSchema, type EventDraft } from '@ormuz/contracts';
+import type { Decider } from '../src/index.js';
+
+export const INCREMENTED = 'ormuz.test.incremented.v1';
+if (!hasSchema(INCREMENTED)) {
+  registerSchema(INCREMENTED, {
+    type: 'object',
+    additionalProperties: false,
+    required: ['by', 'total'],
+    properties: { by: { type: 'integer', minimum: 1 }, total: { type: 'integer' } },
+  });
+}
+
+export type Incremented = EventDraft<typeof INCREMENTED, { by: number; total: number }>;
+export interface CounterState {
+  total: number;
+  count: number;
+}
+export type CounterCommand = { type: 'Increment'; by: number; limit?: number };
+
+export class LimitReachedError extends OrmuzError {
+  readonly code = 'limit_reached';
+}
+
+export const counter: Decider<CounterState, CounterCommand, Incremented> = {
+  initialState: { total: 0, count: 0 },
+  stateVersion: 1,
+  evolve: (s, e) => ({ total: e.data.total, count: s.count + 1 }),
+  decide: (c, s) => {
+    if (c.limit !== undefined && s.total + c.by > c.limit) throw new LimitReachedError(`limit ${c.limit} reached`);
+    return [{ type: INCREMENTED, data: { by: c.by, total: s.total + c.by } }];
+  },
+};

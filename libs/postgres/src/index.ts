@@ -1,0 +1,1 @@
+export { openDatabase, migrateSchema, PostgresUnavailableError, type DatabaseOptions } from './database.js';

@@ -1,0 +1,55 @@
+/**
+ * Environment is read once at boot into a typed, frozen config; nothing else reads `process.env`.
+ */
+import { identifierProblem } from '@ormuz/contracts';
+
+/** Settings every service shares. */
+export interface BaseConfig {
+  /** NATS servers, comma separated. Env `NATS_URL`, default `nats://127.0.0.1:4222`. */
+  readonly natsUrl: string;
+  /** Optional NATS HTTP monitoring URL used to check sync settings. Env `NATS_MONITOR_URL`. */
+  readonly natsMonitorUrl: string | undefined;
+  /** Postgres connection string. Env `DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`. */
+  readonly databaseUrl: string;
+  /** Subject and stream namespace. Env `ORMUZ_NAMESPACE`, default `ormuz`. */
+  readonly namespace: string;
+  /** pino level. Env `LOG_LEVEL`, default `info`. */
+  readonly logLevel: string;
+}
+
+/** Raised at boot when the environment is invalid; the message names the variable and the fix. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads an integer variable within bounds. */
+export function intFrom(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name}=${raw} is not an integer between ${min} and ${max}.`);
+  }
+  return n;
+}
+
+/** Reads the shared settings and freezes them. Throws {@link ConfigError}. */
+export function loadBaseConfig(env: Env): BaseConfig {
+  const namespace = env.ORMUZ_NAMESPACE || 'ormuz';
+  const problem = identifierProblem(namespace);
+  if (problem || namespace.includes('-')) {
+    throw new ConfigError(`ORMUZ_NAMESPACE=${namespace} cannot be used: use letters, digits and '_' only.`);
+  }
+  return Object.freeze({
+    natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
+    natsMonitorUrl: env.NATS_MONITOR_URL || undefined,
+    databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    namespace,
+    logLevel: env.LOG_LEVEL || 'info',
+  });
+}

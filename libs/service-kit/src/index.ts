@@ -1,0 +1,21 @@
+export { loadBaseConfig, intFrom, ConfigError, type BaseConfig, type Env } from './config.js';
+export { createLogger, PinoNestLogger } from './logger.js';
+export {
+  callService,
+  toErrorBody,
+  RemoteError,
+  ServiceUnavailableError,
+  MAX_RPC_BYTES,
+  type RpcErrorBody,
+  type RpcReply,
+} from './rpc.js';
+export { NatsRpcServer, OrmuzExceptionFilter, httpStatusFor } from './nats-rpc.server.js';
+export {
+  openInfrastructure,
+  InfrastructureModule,
+  INFRA,
+  type Infrastructure,
+  type InfrastructureOptions,
+} from './infrastructure.js';
+export { ToolCalls, toolCallDecider, type CallCausation } from './tool-calls.js';
+export { startService, runServiceMain, type ServiceOptions, type RunningService } from './run-service.js';

@@ -1,0 +1,91 @@
+/**
+ * What every service opens at start, in order: NATS (with a server check), the streams it writes, Postgres and its
+ * schema's migrations. Failures name the dependency, the URL and how to start it.
+ */
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import type { Logger } from 'pino';
+import type { ContextName } from '@ormuz/contracts';
+import { checkServer, connectNats, ensureStreams, EventStore } from '@ormuz/event-log';
+import { migrateSchema, openDatabase } from '@ormuz/postgres';
+import type { BaseConfig } from './config.js';
+import { createLogger } from './logger.js';
+
+/** Handles shared by a service's providers. */
+export interface Infrastructure {
+  readonly service: string;
+  readonly config: BaseConfig;
+  readonly logger: Logger;
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly store: EventStore;
+  readonly db: Kysely<any>;
+  close(): Promise<void>;
+}
+
+export interface InfrastructureOptions {
+  readonly service: string;
+  readonly config: BaseConfig;
+  /** Streams this service writes; created if missing. */
+  readonly streams: readonly ContextName[];
+  /** This service's Postgres schema and its migrations. */
+  readonly schema: string;
+  readonly migrations: Record<string, Migration>;
+  readonly logger?: Logger;
+}
+
+/** Opens NATS and Postgres, declares streams, runs migrations. */
+export async function openInfrastructure(opts: InfrastructureOptions): Promise<Infrastructure> {
+  const logger = opts.logger ?? createLogger(opts.service, opts.config.logLevel);
+  const nc = await connectNats({ url: opts.config.natsUrl, name: `ormuz-${opts.service}` });
+  const check = await checkServer(nc, opts.config.natsMonitorUrl);
+  for (const warning of check.warnings) logger.warn({ nats: check.version }, warning);
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect') logger.warn({ nats: s.type }, `NATS ${s.type}`);
+    }
+  })();
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  await ensureStreams(jsm, opts.config.namespace, opts.streams);
+  let db: Kysely<any>;
+  try {
+    db = await openDatabase({ url: opts.config.databaseUrl });
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+  const applied = await migrateSchema(db, opts.schema, opts.migrations);
+  if (applied.length > 0) logger.info({ applied, schema: opts.schema }, 'migrations applied');
+  const store = new EventStore(js, jsm);
+  return {
+    service: opts.service,
+    config: opts.config,
+    logger,
+    nc,
+    js,
+    jsm,
+    store,
+    db,
+    async close() {
+      await nc.drain().catch(() => undefined);
+      await db.destroy();
+    },
+  };
+}
+
+/** Injection token for {@link Infrastructure}. */
+export const INFRA = Symbol('ormuz.infrastructure');
+
+/** Makes the opened infrastructure injectable as `@Inject(INFRA)`. */
+@Global()
+@Module({})
+export class InfrastructureModule {
+  static forRoot(infra: Infrastructure): DynamicModule {
+    return { module: InfrastructureModule, providers: [{ provide: INFRA, useValue: infra }], exports: [INFRA] };
+  }
+}

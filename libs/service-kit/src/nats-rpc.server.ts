@@ -1,0 +1,130 @@
+/**
+ * A NestJS transport strategy that serves `@MessagePattern('<name>')` handlers on
+ * `<namespace>.cmd.<service>.<name>`, in a queue group so replicas share the load.
+ *
+ * NestJS's built-in NATS server binds patterns to fixed subjects; Ormuz needs the namespace in front (deployments and
+ * test runs share one NATS account) and one reply shape with error codes, so the strategy is ours. It reuses the
+ * service's single NATS connection.
+ */
+import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { lastValueFrom, throwError, type Observable } from 'rxjs';
+import type { Logger } from 'pino';
+import { commandSubject } from '@ormuz/contracts';
+import { MAX_RPC_BYTES, toErrorBody, type RpcReply } from './rpc.js';
+
+export class NatsRpcServer extends Server implements CustomTransportStrategy {
+  private subscriptions: Subscription[] = [];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly namespace: string,
+    private readonly service: string,
+    private readonly log: Logger,
+  ) {
+    super();
+  }
+
+  listen(callback: () => void): void {
+    for (const [pattern, handler] of this.messageHandlers) {
+      const subject = commandSubject(this.namespace, this.service, pattern);
+      const sub = this.nc.subscribe(subject, {
+        queue: `${this.namespace}.${this.service}`,
+        callback: (err, msg) => {
+          if (err) {
+            this.log.error({ err: String(err), subject }, 'subscription error');
+            return;
+          }
+          void this.serve(handler, msg.data, subject).then((reply) => {
+            if (msg.reply) msg.respond(JSON.stringify(reply));
+          });
+        },
+      });
+      this.subscriptions.push(sub);
+    }
+    callback();
+  }
+
+  private async serve(
+    handler: (data: unknown) => Promise<unknown>,
+    bytes: Uint8Array,
+    subject: string,
+  ): Promise<RpcReply<unknown>> {
+    if (bytes.length > MAX_RPC_BYTES) {
+      return {
+        ok: false,
+        error: { code: 'payload_too_large', message: `The request is ${bytes.length} bytes; the limit is ${MAX_RPC_BYTES}.` },
+      };
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch (err) {
+      return {
+        ok: false,
+        error: { code: 'malformed_json', message: `The request is not valid UTF-8 JSON: ${(err as Error).message}.` },
+      };
+    }
+    try {
+      const result = await handler(body);
+      const data = await lastValueFrom(this.transformToObservable(result as Observable<unknown>), { defaultValue: null });
+      return { ok: true, data };
+    } catch (err) {
+      const error = toErrorBody(err);
+      if (error.code === 'internal') this.log.error({ err, subject }, 'command failed');
+      return { ok: false, error };
+    }
+  }
+
+  close(): void {
+    for (const sub of this.subscriptions) sub.unsubscribe();
+    this.subscriptions = [];
+  }
+
+  on(): never {
+    throw new Error('NatsRpcServer does not emit events');
+  }
+
+  unwrap<T>(): T {
+    return this.nc as T;
+  }
+}
+
+/**
+ * The one place errors meet transports. For NATS commands the error passes through unchanged, so `toErrorBody` maps
+ * it; for HTTP the error code becomes a status and the body is `{ error: { code, message } }`.
+ */
+@Catch()
+export class OrmuzExceptionFilter implements ExceptionFilter<unknown> {
+  catch(exception: unknown, host: ArgumentsHost): Observable<never> | void {
+    if (host.getType() !== 'http') return throwError(() => exception);
+    const res = host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>();
+    if (exception instanceof HttpException) {
+      res.status(exception.getStatus()).json({ error: { code: 'http_error', message: exception.message } });
+      return;
+    }
+    const body = toErrorBody(exception);
+    res.status(httpStatusFor(body.code)).json({ error: body });
+  }
+}
+
+const HTTP_STATUS: Record<string, number> = {
+  schema_violation: 400,
+  malformed_json: 400,
+  invalid_identifier: 400,
+  non_canonical_value: 400,
+  payload_too_large: 413,
+  internal: 500,
+  service_unavailable: 503,
+};
+
+/** HTTP status for an error code: explicit map first, then by suffix (`*_not_found` 404, `*_conflict` 409, ...). */
+export function httpStatusFor(code: string): number {
+  const explicit = HTTP_STATUS[code];
+  if (explicit) return explicit;
+  if (code.endsWith('_not_found')) return 404;
+  if (code.endsWith('_expired')) return 410;
+  if (code.startsWith('nats_') || code.startsWith('postgres_')) return 503;
+  return 409;
+}

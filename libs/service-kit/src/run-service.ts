@@ -1,0 +1,107 @@
+/**
+ * Boots a service the same way in production, in the demo and in integration tests: open the infrastructure,
+ * create the Nest application with the NATS command transport (and HTTP when asked), start it, and close everything
+ * in reverse order on shutdown.
+ */
+import 'reflect-metadata';
+import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { MicroserviceOptions } from '@nestjs/microservices';
+import { commandSubject } from '@ormuz/contracts';
+import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
+import { openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
+import { PinoNestLogger } from './logger.js';
+
+export interface ServiceOptions extends InfrastructureOptions {
+  /** The root module, given the opened infrastructure. */
+  readonly module: (infra: Infrastructure) => DynamicModule;
+  /** Serve HTTP on this port (0: any free port) as well as NATS commands. */
+  readonly httpPort?: number;
+  /** HTTP bind address. Default 127.0.0.1. */
+  readonly httpHost?: string;
+}
+
+export interface RunningService {
+  readonly infra: Infrastructure;
+  readonly app: INestApplicationContext;
+  /** The HTTP URL when the service serves HTTP. */
+  readonly httpUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Starts a service. Throws the dependency's own error (NatsUnavailableError, PostgresUnavailableError) on failure. */
+export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const infra = await openInfrastructure(opts);
+  const logger = new PinoNestLogger(infra.logger);
+  const strategy = new NatsRpcServer(infra.nc, opts.config.namespace, opts.service, infra.logger);
+  // Every service answers `health`, so orchestrators can wait for readiness over NATS.
+  infra.nc.subscribe(commandSubject(opts.config.namespace, opts.service, 'health'), {
+    callback: (_err, msg) => void msg.respond(JSON.stringify({ ok: true, data: { service: opts.service, pid: process.pid } })),
+  });
+  let app: INestApplicationContext;
+  let httpUrl: string | undefined;
+  try {
+    if (opts.httpPort !== undefined) {
+      const web = await NestFactory.create(opts.module(infra), { logger, abortOnError: false, bodyParser: true });
+      web.connectMicroservice<MicroserviceOptions>({ strategy }, { inheritAppConfig: true });
+      web.useGlobalFilters(new OrmuzExceptionFilter());
+      web.enableShutdownHooks();
+      await web.startAllMicroservices();
+      await web.listen(opts.httpPort, opts.httpHost ?? '127.0.0.1');
+      const address = web.getHttpServer().address() as { port: number };
+      httpUrl = `http://${opts.httpHost ?? '127.0.0.1'}:${address.port}`;
+      app = web;
+    } else {
+      const ms = await NestFactory.createMicroservice<MicroserviceOptions>(opts.module(infra), {
+        strategy,
+        logger,
+        abortOnError: false,
+      });
+      ms.useGlobalFilters(new OrmuzExceptionFilter());
+      await ms.listen();
+      app = ms;
+    }
+  } catch (err) {
+    await infra.close();
+    throw err;
+  }
+  infra.logger.info({ namespace: opts.config.namespace, httpUrl }, `${opts.service} ready`);
+  return {
+    infra,
+    app,
+    httpUrl,
+    async close() {
+      await app.close();
+      await infra.close();
+    },
+  };
+}
+
+/**
+ * Process entry point: `node main.js` runs the service until SIGTERM/SIGINT; `node main.js migrate` applies the
+ * service's migrations and declares its streams, then exits. Start-up failures print one clear line and exit 1.
+ */
+export async function runServiceMain(opts: ServiceOptions, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  try {
+    if (argv[0] === 'migrate') {
+      const infra = await openInfrastructure(opts);
+      await infra.close();
+      process.stdout.write(`${opts.service}: schema ${opts.schema} is up to date\n`);
+      return;
+    }
+    const running = await startService(opts);
+    let closing = false;
+    const stop = async (signal: string) => {
+      if (closing) return;
+      closing = true;
+      running.infra.logger.info({ signal }, 'shutting down');
+      await running.close().catch((err) => running.infra.logger.error({ err }, 'shutdown failed'));
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  } catch (err) {
+    process.stderr.write(`${opts.service}: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+}

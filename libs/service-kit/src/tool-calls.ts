@@ -1,0 +1,69 @@
+/**
+ * The tool-call aggregate as every service reaches it: one subject per call in the `calls` stream, changed only
+ * through the pure decider in @ormuz/tool-call with optimistic concurrency. Policy, approvals and device-bridge each
+ * append the lifecycle events they are responsible for; the seal-versus-start race is settled by the log because
+ * both are appends on the same subject.
+ */
+import { aggregateSubject } from '@ormuz/contracts';
+import { runCommand, streamName, type CommandResult, type Decider, type EventStore, type Loaded } from '@ormuz/event-log';
+import {
+  decide,
+  evolve,
+  initialState,
+  type ToolCallCommand,
+  type ToolCallState,
+} from '@ormuz/tool-call';
+import type { ToolCallEventDraft } from '@ormuz/contracts';
+
+/** The tool-call decider with its snapshot state version (bump it whenever ToolCallState changes shape). */
+export const toolCallDecider: Decider<ToolCallState, ToolCallCommand, ToolCallEventDraft> = {
+  initialState,
+  evolve,
+  decide,
+  stateVersion: 1,
+};
+
+export interface CallCausation {
+  /** Conversation or operation the call belongs to. */
+  readonly correlationid: string;
+  /** The command, request or event that caused this change. */
+  readonly causationid: string;
+}
+
+export class ToolCalls {
+  readonly stream: string;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly namespace: string,
+    private readonly source: string,
+  ) {
+    this.stream = streamName(namespace, 'calls');
+  }
+
+  subject(tenant: string, callId: string): string {
+    return aggregateSubject(this.namespace, 'calls', tenant, callId);
+  }
+
+  /** Runs a command on one call (load, decide, append, retry on conflict). Domain errors propagate. */
+  execute(tenant: string, callId: string, command: ToolCallCommand, cause: CallCausation): Promise<CommandResult<ToolCallState>> {
+    return runCommand(this.store, this.stream, this.subject(tenant, callId), toolCallDecider, command, {
+      source: this.source,
+      tenant,
+      aggregateId: callId,
+      ...cause,
+    });
+  }
+
+  /** Reads a call's state from the log (fresh: one direct get). Never sends anything anywhere. */
+  load(tenant: string, callId: string): Promise<Loaded<ToolCallState>> {
+    return this.store.load(this.stream, this.subject(tenant, callId), toolCallDecider, { fresh: true });
+  }
+
+  /** Every event of one call, in order. */
+  async timeline(tenant: string, callId: string) {
+    const out = [];
+    for await (const item of this.store.readSubject(this.stream, this.subject(tenant, callId))) out.push(item);
+    return out;
+  }
+}

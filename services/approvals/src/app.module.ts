@@ -1,0 +1,49 @@
+import { Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ProjectionRunner } from '@ormuz/event-log';
+import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { DecideApprovalHandler } from './commands/decide-approval.handler.js';
+import { ExpireApprovalsSweeper } from './commands/expire-approvals.sweeper.js';
+import { APPROVALS_CONFIG, type ApprovalsConfig } from './config.js';
+import { InboxRepository } from './persistence/inbox.repository.js';
+import { inboxProjection } from './projections/inbox.projection.js';
+import { ListApprovalsHandler } from './queries/list-approvals.handler.js';
+import { ApprovalsHttpController } from './transport/approvals.http.controller.js';
+import { ApprovalsRpcController } from './transport/approvals.rpc.controller.js';
+
+/** Keeps the inbox read model running with the app. */
+export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly runner: ProjectionRunner;
+  constructor(@Inject(INFRA) infra: Infrastructure) {
+    this.runner = new ProjectionRunner(infra.js, infra.jsm, infra.db, inboxProjection(infra.config.namespace), {
+      logger: infra.logger,
+      pullExpiresMs: 250,
+    });
+  }
+  onApplicationBootstrap() {
+    return this.runner.start();
+  }
+  onApplicationShutdown() {
+    return this.runner.stop();
+  }
+}
+
+@Module({})
+export class ApprovalsModule {
+  static with(infra: Infrastructure, config: ApprovalsConfig): DynamicModule {
+    return {
+      module: ApprovalsModule,
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot()],
+      controllers: [ApprovalsRpcController, ApprovalsHttpController],
+      providers: [
+        { provide: APPROVALS_CONFIG, useValue: config },
+        { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/approvals') },
+        InboxRepository,
+        DecideApprovalHandler,
+        ListApprovalsHandler,
+        ExpireApprovalsSweeper,
+        InboxProjectionRunner,
+      ],
+    };
+  }
+}

@@ -1,0 +1,77 @@
+import type { Transaction } from 'kysely';
+import { contextFilter, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
+import { streamName, type Projection } from '@ormuz/event-log';
+import { APPROVALS_SCHEMA } from '../persistence/migrations.js';
+import type { ApprovalsDB } from '../persistence/inbox.repository.js';
+
+/** Builds the owner's inbox from the calls stream: staged calls and how they were decided. */
+export function inboxProjection(namespace: string): Projection<ApprovalsDB> {
+  return {
+    name: 'approvals_inbox',
+    schema: APPROVALS_SCHEMA,
+    stream: streamName(namespace, 'calls'),
+    filterSubject: contextFilter(namespace, 'calls'),
+    async apply(trx: Transaction<ApprovalsDB>, event: OrmuzEvent) {
+      const e = event as unknown as ToolCallEventDraft;
+      const t = trx.withSchema(APPROVALS_SCHEMA);
+      const decided = (status: string, decidedBy: string | null) =>
+        t
+          .updateTable('inbox')
+          .set({ status, decided_by: decidedBy, decided_at: new Date(event.time) })
+          .where('tenant', '=', event.tenant)
+          .where('approval_id', '=', 'approval_id' in e.data ? (e.data.approval_id as string) : '')
+          .execute();
+      switch (e.type) {
+        case 'ormuz.toolcall.requested.v1':
+          await t
+            .insertInto('requests')
+            .values({ tenant: event.tenant, call_id: e.data.call_id, tool: e.data.tool })
+            .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
+            .execute();
+          return;
+        case 'ormuz.toolcall.staged.v1': {
+          const req = await t
+            .selectFrom('requests')
+            .select('tool')
+            .where('tenant', '=', event.tenant)
+            .where('call_id', '=', e.data.call_id)
+            .executeTakeFirst();
+          await t
+            .insertInto('inbox')
+            .values({
+              tenant: event.tenant,
+              approval_id: e.data.approval_id,
+              call_id: e.data.call_id,
+              tool: req?.tool ?? 'unknown',
+              summary: e.data.summary,
+              payload_sha256: e.data.payload_sha256,
+              contract_version: e.data.contract_version,
+              status: 'pending',
+              expires_at: new Date(e.data.expires_at),
+              staged_at: new Date(event.time),
+              decided_by: null,
+              decided_at: null,
+            })
+            .onConflict((oc) => oc.columns(['tenant', 'approval_id']).doNothing())
+            .execute();
+          return;
+        }
+        case 'ormuz.toolcall.approved.v1':
+          await decided('approved', e.data.decided_by);
+          return;
+        case 'ormuz.toolcall.denied.v1':
+          await decided('denied', e.data.decided_by);
+          return;
+        case 'ormuz.toolcall.expired.v1':
+          await decided('expired', null);
+          return;
+        default:
+          return;
+      }
+    },
+    async reset(trx) {
+      await trx.withSchema(APPROVALS_SCHEMA).deleteFrom('inbox').execute();
+      await trx.withSchema(APPROVALS_SCHEMA).deleteFrom('requests').execute();
+    },
+  };
+}

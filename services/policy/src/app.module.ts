@@ -1,0 +1,47 @@
+import { Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ProjectionRunner } from '@ormuz/event-log';
+import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { SealCallHandler } from './commands/seal-call.handler.js';
+import { SubmitCallHandler } from './commands/submit-call.handler.js';
+import { POLICY_CONFIG, type PolicyConfig } from './config.js';
+import { callStatusProjection } from './projections/call-status.projection.js';
+import { CallStatusHandler } from './queries/call-status.handler.js';
+import { PolicyController } from './transport/policy.controller.js';
+
+/** Starts policy's projections with the app and stops them with it. */
+class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly runners: ProjectionRunner[];
+  constructor(@Inject(INFRA) infra: Infrastructure) {
+    this.runners = [
+      new ProjectionRunner(infra.js, infra.jsm, infra.db, callStatusProjection(infra.config.namespace), {
+        logger: infra.logger,
+      }),
+    ];
+  }
+  async onApplicationBootstrap() {
+    for (const r of this.runners) await r.start();
+  }
+  async onApplicationShutdown() {
+    for (const r of this.runners) await r.stop();
+  }
+}
+
+@Module({})
+export class PolicyModule {
+  static with(infra: Infrastructure, config: PolicyConfig): DynamicModule {
+    return {
+      module: PolicyModule,
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot()],
+      controllers: [PolicyController],
+      providers: [
+        { provide: POLICY_CONFIG, useValue: config },
+        { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
+        SubmitCallHandler,
+        SealCallHandler,
+        CallStatusHandler,
+        PolicyProjections,
+      ],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import { projectionBookkeepingMigration } from '@ormuz/event-log';
+
+/** Policy's Postgres schema. */
+export const POLICY_SCHEMA = 'policy';
+
+export const policyMigrations: Record<string, Migration> = {
+  '0001_projection_bookkeeping': projectionBookkeepingMigration,
+  '0002_call_status': {
+    async up(db) {
+      await db.schema
+        .createTable('call_status')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('call_id', 'text', (c) => c.notNull())
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('correlation_id', 'text', (c) => c.notNull())
+        .addColumn('payload_sha256', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('approval_id', 'text')
+        .addColumn('last_seq', 'bigint', (c) => c.notNull())
+        .addColumn('requested_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('call_status_pk', ['tenant', 'call_id'])
+        .execute();
+      await db.schema.createIndex('call_status_by_status').on('call_status').columns(['tenant', 'status']).execute();
+      await sql`comment on table call_status is 'Read model: the latest status of every tool call, built from the calls stream.'`.execute(db);
+    },
+  },
+};

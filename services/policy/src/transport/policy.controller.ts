@@ -1,0 +1,39 @@
+import { Controller } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  assertValid,
+  POLICY_SEAL_V1,
+  POLICY_STATUS_V1,
+  POLICY_SUBMIT_V1,
+  type CallStatusRequestV1,
+  type SealCallRequestV1,
+  type SubmitCallRequestV1,
+} from '@ormuz/contracts';
+import { SealCallCommand } from '../commands/seal-call.handler.js';
+import { SubmitCallCommand } from '../commands/submit-call.handler.js';
+import { CallStatusQuery } from '../queries/call-status.handler.js';
+
+/** NATS commands of policy: decode, validate against the wire schema, dispatch. Errors map in NatsRpcServer. */
+@Controller()
+export class PolicyController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
+
+  @MessagePattern('submit')
+  submit(@Payload() body: unknown) {
+    return this.commands.execute(new SubmitCallCommand(assertValid<SubmitCallRequestV1>(POLICY_SUBMIT_V1, body)));
+  }
+
+  @MessagePattern('status')
+  status(@Payload() body: unknown) {
+    return this.queries.execute(new CallStatusQuery(assertValid<CallStatusRequestV1>(POLICY_STATUS_V1, body)));
+  }
+
+  @MessagePattern('seal')
+  seal(@Payload() body: unknown) {
+    return this.commands.execute(new SealCallCommand(assertValid<SealCallRequestV1>(POLICY_SEAL_V1, body)));
+  }
+}
