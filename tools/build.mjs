@@ -13,7 +13,7 @@ async function* tsFiles(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* tsFiles(path);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') && !entry.name.endsWith('.d.ts')) yield path;
+    else if (/\.ts$/.test(entry.name) && !/\.(spec|fixtures|d)\.ts$/.test(entry.name)) yield path;
   }
 }
 

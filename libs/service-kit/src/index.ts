@@ -17,5 +17,5 @@ export {
   type Infrastructure,
   type InfrastructureOptions,
 } from './infrastructure.js';
-export { ToolCalls, toolCallDecider, type CallCausation } from './tool-calls.js';
+export { ToolCalls, type CallCausation } from './tool-calls.js';
 export { startService, runServiceMain, type ServiceOptions, type RunningService } from './run-service.js';

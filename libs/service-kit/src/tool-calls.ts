@@ -5,23 +5,8 @@
  * both are appends on the same subject.
  */
 import { aggregateSubject } from '@ormuz/contracts';
-import { runCommand, streamName, type CommandResult, type Decider, type EventStore, type Loaded } from '@ormuz/event-log';
-import {
-  decide,
-  evolve,
-  initialState,
-  type ToolCallCommand,
-  type ToolCallState,
-} from '@ormuz/tool-call';
-import type { ToolCallEventDraft } from '@ormuz/contracts';
-
-/** The tool-call decider with its snapshot state version (bump it whenever ToolCallState changes shape). */
-export const toolCallDecider: Decider<ToolCallState, ToolCallCommand, ToolCallEventDraft> = {
-  initialState,
-  evolve,
-  decide,
-  stateVersion: 1,
-};
+import { runCommand, streamName, type CommandResult, type EventStore, type Loaded } from '@ormuz/event-log';
+import { toolCallDecider, type ToolCallCommand, type ToolCallState } from '@ormuz/tool-call';
 
 export interface CallCausation {
   /** Conversation or operation the call belongs to. */

@@ -1,8 +1,7 @@
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { CallStatusRequestV1, OrmuzEvent } from '@ormuz/contracts';
-import { statusView } from '@ormuz/tool-call';
+import { CallNotFoundError, statusView } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
-import { CallNotFoundError } from '../domain/errors.js';
 
 export interface CallStatusResult {
   readonly status: ReturnType<typeof statusView>;
@@ -23,7 +22,7 @@ export class CallStatusHandler implements IQueryHandler<CallStatusQuery> {
 
   async execute({ request }: CallStatusQuery): Promise<CallStatusResult> {
     const { state, version } = await this.calls.load(request.tenant, request.call_id);
-    if (state.status === 'absent') throw new CallNotFoundError(request.tenant, request.call_id);
+    if (state.status === 'absent') throw new CallNotFoundError(request.call_id);
     if (!request.timeline) return { status: statusView(state), version };
     const timeline = (await this.calls.timeline(request.tenant, request.call_id)).map(
       ({ seq, event }: { seq: number; event: OrmuzEvent }) => ({

@@ -1,0 +1,738 @@
+/**
+ * The device protocol: the frames a device and the device-bridge exchange over one WebSocket
+ * (`ws[s]://<bridge>/v1/devices`) to run already-decided tool calls under the tracked execution protocol.
+ *
+ * A conversation on one connection:
+ *
+ * ```
+ * device → hello                       server → welcome | error(fatal) + close
+ * server → submit                      device → start_claim | status_report(rejected/sealed) | error
+ * server → start_granted | start_refused
+ * device → progress* → outcome         server → outcome_ack
+ * server → status_query | seal | cancel → device → status_report
+ * ```
+ *
+ * Rules every frame obeys:
+ * - one JSON object per WebSocket text message, at most {@link DEVICE_MAX_FRAME_BYTES} UTF-8 bytes;
+ * - `v` is the protocol version of the frame ({@link DEVICE_PROTOCOL_VERSION});
+ * - `seq` starts at 1 on each connection and strictly increases on every frame one sender sends (gaps are allowed,
+ *   so a frame the receiver refused does not wedge the ones after it); a receiver refuses a frame whose `seq` is not
+ *   greater than the last one it accepted;
+ * - unknown properties are refused: a new field is a new protocol version, negotiated in `hello`/`welcome`.
+ *
+ * The payload of a `submit` is the canonical payload text recorded by the platform; its SHA-256 travels with it and
+ * every receiver checks one against the other. A mismatched submit never reaches an executor.
+ */
+import { sha256Hex, type JsonValue } from './canonical.js';
+import { OrmuzError, isOrmuzError, SchemaViolationError } from './errors.js';
+import { assertValid, fragments, registerSchema, type JsonSchema } from './schema-registry.js';
+
+/** Version of the frames this build speaks. Carried as `v` on every frame. */
+export const DEVICE_PROTOCOL_VERSION = 1 as const;
+
+/** Largest frame either side accepts, in UTF-8 bytes of the WebSocket text message (256 KiB). */
+export const DEVICE_MAX_FRAME_BYTES = 256 * 1024;
+
+/** HTTP path of the device WebSocket endpoint on the bridge. */
+export const DEVICE_GATEWAY_PATH = '/v1/devices';
+
+/**
+ * WebSocket close codes the protocol uses. 1xxx are the standard ones (RFC 6455); 4xxx are the protocol's own.
+ * A device reconnects with backoff after any of them.
+ */
+export const DEVICE_CLOSE_CODES = {
+  /** Normal shutdown. */
+  normal: 1000,
+  /** The peer is going away (server or client shutting down). */
+  goingAway: 1001,
+  /** Failed authentication, an identity mismatch, or frames before `hello`. */
+  policyViolation: 1008,
+  /** A frame larger than the limit. */
+  tooBig: 1009,
+  /** The server failed while accepting the connection. */
+  internalError: 1011,
+  /** A newer connection of the same device took over. */
+  replaced: 4001,
+  /** No valid `hello` (server side) or `welcome` (device side) in time. */
+  helloTimeout: 4002,
+  /** The peer stopped answering heartbeats. */
+  heartbeatTimeout: 4003,
+  /** The server disconnected the device on purpose (revoked credentials, operator action). */
+  disconnected: 4004,
+  /** The peer sent more frames than it lets wait for processing. */
+  overloaded: 4005,
+} as const;
+
+/** Risk level stamped into a submitted call by the platform's classifier. */
+export type RiskLevel = 'low' | 'medium' | 'high';
+
+/** The platform's risk verdict for a call, recorded by the device next to the request. */
+export interface RiskVerdictV1 {
+  readonly level: RiskLevel;
+  /** Short reasons, at most 32 of at most 512 characters each; empty when nothing raised the level. */
+  readonly reasons: readonly string[];
+}
+
+/** A failure told across the wire: a stable snake_case `code` and a sentence that says what to do next. */
+export interface WireErrorV1 {
+  /** snake_case, at most 64 characters. */
+  readonly code: string;
+  /** At most 4096 characters. */
+  readonly message: string;
+}
+
+interface FrameBase<T extends string> {
+  /** Protocol version of this frame. */
+  readonly v: typeof DEVICE_PROTOCOL_VERSION;
+  /** Per-connection, per-sender sequence number: starts at 1, strictly increases. */
+  readonly seq: number;
+  readonly type: T;
+}
+
+/**
+ * device → server, first frame of every connection. The server answers `welcome` or a fatal `error` and closes.
+ * The identity claimed here must equal the identity the token authenticates; the token decides, never the claim.
+ */
+export interface HelloFrameV1 extends FrameBase<'hello'> {
+  readonly device_id: string;
+  /** Changes on every process start of the device; lets the server tell a reconnect from a reboot. */
+  readonly boot_id: string;
+  /** Highest protocol version the device speaks; the server answers with the version it chose. */
+  readonly protocol_version: number;
+  /** Version of the last policy synced to the device, or `null` when none ever was. */
+  readonly policy_version: number | null;
+  /** Device credential, at most 8192 characters. Never logged. */
+  readonly token: string;
+  readonly tenant: string;
+}
+
+/** server → device, after a successful `hello`. */
+export interface WelcomeFrameV1 extends FrameBase<'welcome'> {
+  /** The authenticated identity (equal to the hello's claim). */
+  readonly tenant: string;
+  readonly device_id: string;
+  /** Unique per accepted connection; names the connection in the server's logs and events. */
+  readonly session_id: string;
+  /** Protocol version chosen for this connection. */
+  readonly protocol_version: number;
+  /** Server clock at the time of the welcome (RFC 3339); devices use it to judge deadlines despite clock skew. */
+  readonly server_time: string;
+  /** How often the server pings, in milliseconds; silence for two intervals means the peer is gone. */
+  readonly heartbeat_interval_ms: number;
+  /** Largest frame the server accepts, in bytes. */
+  readonly max_frame_bytes: number;
+  /** When the device's credential stops being accepted (RFC 3339), if it expires. */
+  readonly token_expires_at?: string;
+}
+
+/**
+ * server → device: run one decided tool call. The device verifies `payload_sha256` against the UTF-8 bytes of
+ * `payload`, journals the request, claims the start and runs it only once the claim is granted.
+ * Resending the same `request_id` with the same bytes observes the original; different bytes are a conflict.
+ */
+export interface SubmitFrameV1 extends FrameBase<'submit'> {
+  /** The execution's id; the key of the device journal. */
+  readonly request_id: string;
+  /** The platform's tool-call id the request executes. */
+  readonly call_id: string;
+  /** Catalog name, `<extension>.<snake_case>` (`device.tap`). */
+  readonly tool: string;
+  /** Canonical JSON text of the arguments (an object); exactly the recorded bytes. */
+  readonly payload: string;
+  /** Lowercase hex SHA-256 of `payload`'s UTF-8 bytes. */
+  readonly payload_sha256: string;
+  /**
+   * When the outcome is due (RFC 3339, server clock). The device does not start the request after it and tells the
+   * executor to stop when it passes; the server treats a request without an outcome by then as outcome unknown
+   * (a late real outcome is still recorded).
+   */
+  readonly deadline: string;
+  readonly verdict: RiskVerdictV1;
+}
+
+/** device → server: ask to start a submitted request. Nothing runs until `start_granted`. */
+export interface StartClaimFrameV1 extends FrameBase<'start_claim'> {
+  readonly request_id: string;
+}
+
+/** server → device: the start is recorded in the log; the device may run the request once. */
+export interface StartGrantedFrameV1 extends FrameBase<'start_granted'> {
+  readonly request_id: string;
+}
+
+/** Why a start claim lost. */
+export type StartRefusalReason = 'sealed' | 'unknown_request' | 'already_started' | 'expired' | 'not_assigned';
+
+/** server → device: the claim lost; the device must not run the request. */
+export interface StartRefusedFrameV1 extends FrameBase<'start_refused'> {
+  readonly request_id: string;
+  readonly reason: StartRefusalReason;
+  readonly message: string;
+}
+
+/** device → server: optional progress of a running request. */
+export interface ProgressFrameV1 extends FrameBase<'progress'> {
+  readonly request_id: string;
+  /** Short description of the current stage, at most 256 characters. */
+  readonly stage: string;
+  /** Completed share between 0 and 1, when known. */
+  readonly fraction?: number;
+}
+
+/** device → server: the request ran. Resent after every reconnect until `outcome_ack`. */
+export type OutcomeFrameV1 = FrameBase<'outcome'> & {
+  readonly request_id: string;
+  /** Time the executor ran, in milliseconds, when known. */
+  readonly duration_ms?: number;
+} & (
+    | { readonly status: 'succeeded'; readonly result: JsonValue }
+    | { readonly status: 'failed'; readonly error: WireErrorV1 }
+  );
+
+/** server → device: the outcome is recorded; the device stops resending it. */
+export interface OutcomeAckFrameV1 extends FrameBase<'outcome_ack'> {
+  readonly request_id: string;
+}
+
+/** server → device: report what the journal knows about a request. Never runs anything. */
+export interface StatusQueryFrameV1 extends FrameBase<'status_query'> {
+  readonly request_id: string;
+}
+
+/**
+ * The state of a request in the device journal, as reported:
+ * - `received`: journaled, no claim sent yet; `claimed`: claim sent, no answer yet;
+ * - `started`: running now on this boot;
+ * - `interrupted`: it started on this device, but the run did not finish in the process that started it
+ *   (crash, reboot); whether the action took effect is unknown and must be checked on the device's real state;
+ * - `succeeded` / `failed`: finished with an outcome;
+ * - `refused`: the server refused the start claim; `rejected`: the device refused it before claiming
+ *   (denylisted app, unknown foreground app, deadline passed); `sealed`: sealed before it started;
+ * - `unknown`: the journal has no record of the request id.
+ */
+export type DeviceRequestState =
+  | 'received'
+  | 'claimed'
+  | 'started'
+  | 'interrupted'
+  | 'succeeded'
+  | 'failed'
+  | 'refused'
+  | 'rejected'
+  | 'sealed'
+  | 'unknown';
+
+/** device → server: answer to `status_query`, `seal`, `cancel` or a duplicate `submit`; or an unsolicited report. */
+export interface StatusReportFrameV1 extends FrameBase<'status_report'> {
+  readonly request_id: string;
+  readonly state: DeviceRequestState;
+  /** Hash of the payload the journal holds for this request, when it holds one. */
+  readonly payload_sha256?: string;
+  /** Why the request is `refused`, `rejected` or `failed`. */
+  readonly reason?: WireErrorV1;
+}
+
+/** server → device: never run this request. Honoured only while it has not started; answered with a status report. */
+export interface SealFrameV1 extends FrameBase<'seal'> {
+  readonly request_id: string;
+}
+
+/** server → device: stop a running request (best effort) or seal an unstarted one; answered with a status report. */
+export interface CancelFrameV1 extends FrameBase<'cancel'> {
+  readonly request_id: string;
+  /** At most 512 characters. */
+  readonly reason?: string;
+}
+
+/** Either direction: application-level keepalive for transports that do not pass WebSocket pings. */
+export type HeartbeatFrameV1 = FrameBase<'heartbeat'>;
+
+/**
+ * Either direction: a frame could not be accepted or a request could not be taken. `fatal` means the sender closes
+ * the connection next. `request_id` is set when the problem concerns one request.
+ */
+export interface ErrorFrameV1 extends FrameBase<'error'> {
+  readonly code: string;
+  readonly message: string;
+  readonly fatal: boolean;
+  readonly request_id?: string;
+}
+
+/** Frames a device sends. */
+export type DeviceToServerFrame =
+  | HelloFrameV1
+  | StartClaimFrameV1
+  | ProgressFrameV1
+  | OutcomeFrameV1
+  | StatusReportFrameV1
+  | HeartbeatFrameV1
+  | ErrorFrameV1;
+
+/** Frames the server sends. */
+export type ServerToDeviceFrame =
+  | WelcomeFrameV1
+  | SubmitFrameV1
+  | StartGrantedFrameV1
+  | StartRefusedFrameV1
+  | OutcomeAckFrameV1
+  | StatusQueryFrameV1
+  | SealFrameV1
+  | CancelFrameV1
+  | HeartbeatFrameV1
+  | ErrorFrameV1;
+
+/** Every frame of protocol version 1, discriminated by `type`. */
+export type DeviceFrame = DeviceToServerFrame | ServerToDeviceFrame;
+
+/** The `type` of a frame. */
+export type DeviceFrameType = DeviceFrame['type'];
+
+/** The frame of a given type. */
+export type DeviceFrameOf<T extends DeviceFrameType> = Extract<DeviceFrame, { type: T }>;
+
+/** A frame before sending: `v` and `seq` are added by {@link DeviceFrameCodec.encode}. */
+export type DeviceFrameDraft<F extends DeviceFrame = DeviceFrame> = F extends DeviceFrame ? Omit<F, 'v' | 'seq'> : never;
+
+/** Frame types a device may send. */
+export const DEVICE_TO_SERVER_FRAME_TYPES: ReadonlySet<DeviceFrameType> = new Set<DeviceFrameType>([
+  'hello',
+  'start_claim',
+  'progress',
+  'outcome',
+  'status_report',
+  'heartbeat',
+  'error',
+]);
+
+/** Frame types the server may send. */
+export const SERVER_TO_DEVICE_FRAME_TYPES: ReadonlySet<DeviceFrameType> = new Set<DeviceFrameType>([
+  'welcome',
+  'submit',
+  'start_granted',
+  'start_refused',
+  'outcome_ack',
+  'status_query',
+  'seal',
+  'cancel',
+  'heartbeat',
+  'error',
+]);
+
+/**
+ * Error codes used in `error` frames by this build. The schema accepts any snake_case code so a newer peer's codes
+ * still parse; these are the ones the SDK and the gateway send:
+ * - frame problems: the {@link DeviceProtocolErrorCode}s;
+ * - `hello_required`, `unauthenticated`, `identity_mismatch`, `hello_timeout`, `replaced`, `unexpected_frame`;
+ * - request problems (with `request_id`): `request_conflict` (same id, different bytes), `internal`.
+ */
+export const DEVICE_ERROR_CODES = [
+  'malformed_json',
+  'oversized',
+  'schema',
+  'unsupported_version',
+  'unknown_type',
+  'out_of_order',
+  'payload_mismatch',
+  'payload_invalid',
+  'hello_required',
+  'unauthenticated',
+  'identity_mismatch',
+  'hello_timeout',
+  'replaced',
+  'unexpected_frame',
+  'request_conflict',
+  'internal',
+] as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors
+
+/** What was wrong with a frame. */
+export type DeviceProtocolErrorCode =
+  | 'malformed_json'
+  | 'oversized'
+  | 'schema'
+  | 'unsupported_version'
+  | 'unknown_type'
+  | 'out_of_order'
+  | 'payload_mismatch'
+  | 'payload_invalid';
+
+/**
+ * A frame that cannot be accepted. Raised by {@link parseDeviceFrame}, {@link encodeDeviceFrame},
+ * {@link verifySubmitPayload} and {@link DeviceFrameCodec}. `requestId` and `frameType` are set when the frame got
+ * far enough to name them, so the answer can point at the request.
+ */
+export class DeviceProtocolError extends OrmuzError {
+  constructor(
+    readonly code: DeviceProtocolErrorCode,
+    message: string,
+    readonly details: { readonly requestId?: string; readonly frameType?: string; readonly problems?: readonly string[] } = {},
+  ) {
+    super(message);
+  }
+
+  /** The request the frame named, if any. */
+  get requestId(): string | undefined {
+    return this.details.requestId;
+  }
+}
+
+/** True when `err` is a {@link DeviceProtocolError}, optionally with the given code. */
+export function isDeviceProtocolError(err: unknown, code?: DeviceProtocolErrorCode): err is DeviceProtocolError {
+  return err instanceof DeviceProtocolError && isOrmuzError(err, code);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Schemas
+
+const requestId = fragments.identifier;
+const shortText = { type: 'string', minLength: 1, maxLength: 512 } as const;
+const message = { type: 'string', minLength: 1, maxLength: 4096 } as const;
+const errorCode = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' } as const;
+const wireError = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['code', 'message'],
+  properties: { code: errorCode, message },
+} as const;
+
+function frameSchema(type: DeviceFrameType, properties: Record<string, unknown>, required: string[], extra = {}): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['v', 'seq', 'type', ...required],
+    properties: {
+      v: { const: DEVICE_PROTOCOL_VERSION },
+      seq: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      type: { const: type },
+      ...properties,
+    },
+    ...extra,
+  };
+}
+
+const FRAME_SCHEMAS: Record<DeviceFrameType, JsonSchema> = {
+  hello: frameSchema(
+    'hello',
+    {
+      device_id: fragments.identifier,
+      boot_id: fragments.identifier,
+      protocol_version: { type: 'integer', minimum: 1, maximum: 1000 },
+      policy_version: { type: ['integer', 'null'], minimum: 0 },
+      token: { type: 'string', minLength: 1, maxLength: 8192 },
+      tenant: fragments.identifier,
+    },
+    ['device_id', 'boot_id', 'protocol_version', 'policy_version', 'token', 'tenant'],
+  ),
+  welcome: frameSchema(
+    'welcome',
+    {
+      tenant: fragments.identifier,
+      device_id: fragments.identifier,
+      session_id: fragments.identifier,
+      protocol_version: { type: 'integer', minimum: 1, maximum: 1000 },
+      server_time: fragments.time,
+      heartbeat_interval_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+      max_frame_bytes: { type: 'integer', minimum: 1024 },
+      token_expires_at: fragments.time,
+    },
+    ['tenant', 'device_id', 'session_id', 'protocol_version', 'server_time', 'heartbeat_interval_ms', 'max_frame_bytes'],
+  ),
+  submit: frameSchema(
+    'submit',
+    {
+      request_id: requestId,
+      call_id: fragments.identifier,
+      tool: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}\\.[a-z][a-z0-9_]{0,63}$' },
+      payload: { type: 'string', minLength: 2 },
+      payload_sha256: fragments.sha256,
+      deadline: fragments.time,
+      verdict: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['level', 'reasons'],
+        properties: {
+          level: { enum: ['low', 'medium', 'high'] },
+          reasons: { type: 'array', maxItems: 32, items: shortText },
+        },
+      },
+    },
+    ['request_id', 'call_id', 'tool', 'payload', 'payload_sha256', 'deadline', 'verdict'],
+  ),
+  start_claim: frameSchema('start_claim', { request_id: requestId }, ['request_id']),
+  start_granted: frameSchema('start_granted', { request_id: requestId }, ['request_id']),
+  start_refused: frameSchema(
+    'start_refused',
+    {
+      request_id: requestId,
+      reason: { enum: ['sealed', 'unknown_request', 'already_started', 'expired', 'not_assigned'] },
+      message,
+    },
+    ['request_id', 'reason', 'message'],
+  ),
+  progress: frameSchema(
+    'progress',
+    {
+      request_id: requestId,
+      stage: { type: 'string', minLength: 1, maxLength: 256 },
+      fraction: { type: 'number', minimum: 0, maximum: 1 },
+    },
+    ['request_id', 'stage'],
+  ),
+  outcome: frameSchema(
+    'outcome',
+    {
+      request_id: requestId,
+      status: { enum: ['succeeded', 'failed'] },
+      result: {},
+      error: wireError,
+      duration_ms: { type: 'integer', minimum: 0 },
+    },
+    ['request_id', 'status'],
+    {
+      if: { type: 'object', properties: { status: { const: 'succeeded' } } },
+      then: { type: 'object', properties: { result: true, error: false }, required: ['result'] },
+      else: { type: 'object', properties: { error: true, result: false }, required: ['error'] },
+    },
+  ),
+  outcome_ack: frameSchema('outcome_ack', { request_id: requestId }, ['request_id']),
+  status_query: frameSchema('status_query', { request_id: requestId }, ['request_id']),
+  status_report: frameSchema(
+    'status_report',
+    {
+      request_id: requestId,
+      state: {
+        enum: [
+          'received',
+          'claimed',
+          'started',
+          'interrupted',
+          'succeeded',
+          'failed',
+          'refused',
+          'rejected',
+          'sealed',
+          'unknown',
+        ],
+      },
+      payload_sha256: fragments.sha256,
+      reason: wireError,
+    },
+    ['request_id', 'state'],
+  ),
+  seal: frameSchema('seal', { request_id: requestId }, ['request_id']),
+  cancel: frameSchema('cancel', { request_id: requestId, reason: shortText }, ['request_id']),
+  heartbeat: frameSchema('heartbeat', {}, []),
+  error: frameSchema(
+    'error',
+    { code: errorCode, message, fatal: { type: 'boolean' }, request_id: requestId },
+    ['code', 'message', 'fatal'],
+  ),
+};
+
+/** Name under which the schema of a frame type is registered in the schema registry. */
+export function deviceFrameSchemaName(type: DeviceFrameType): string {
+  return `ormuz.device.${type}.v${DEVICE_PROTOCOL_VERSION}`;
+}
+
+for (const [type, schema] of Object.entries(FRAME_SCHEMAS)) registerSchema(deviceFrameSchemaName(type as DeviceFrameType), schema);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing and encoding
+
+function isFrameType(value: unknown): value is DeviceFrameType {
+  return typeof value === 'string' && Object.hasOwn(FRAME_SCHEMAS, value);
+}
+
+function namedRequestId(value: Record<string, unknown>): string | undefined {
+  return typeof value['request_id'] === 'string' ? value['request_id'].slice(0, 128) : undefined;
+}
+
+function checkSize(bytes: number, maxBytes: number): void {
+  if (bytes > maxBytes) {
+    throw new DeviceProtocolError(
+      'oversized',
+      `The frame is ${bytes} bytes; the limit is ${maxBytes} bytes. Return a bounded result (partial, with a ` +
+        `continuation handle) instead of one this large.`,
+    );
+  }
+}
+
+/** Checks an object already read from JSON: version, type, schema, and for a submit the payload hash. */
+function checkFrame(value: unknown): DeviceFrame {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new DeviceProtocolError(
+      'schema',
+      `A frame must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`,
+    );
+  }
+  const record = value as Record<string, unknown>;
+  const details = { requestId: namedRequestId(record), frameType: typeof record['type'] === 'string' ? record['type'] : undefined };
+  if (record['v'] !== DEVICE_PROTOCOL_VERSION) {
+    throw new DeviceProtocolError(
+      'unsupported_version',
+      record['v'] === undefined
+        ? `The frame has no protocol version 'v'; set v to ${DEVICE_PROTOCOL_VERSION} on every frame.`
+        : `The frame speaks protocol version ${JSON.stringify(record['v'])}; this peer speaks version ` +
+            `${DEVICE_PROTOCOL_VERSION}. Reconnect and send frames with v=${DEVICE_PROTOCOL_VERSION}.`,
+      details,
+    );
+  }
+  if (!isFrameType(record['type'])) {
+    throw new DeviceProtocolError(
+      'unknown_type',
+      `The frame type ${JSON.stringify(record['type'])} is not part of protocol version ${DEVICE_PROTOCOL_VERSION}; ` +
+        `known types are ${Object.keys(FRAME_SCHEMAS).join(', ')}.`,
+      details,
+    );
+  }
+  const type = record['type'];
+  try {
+    assertValid(deviceFrameSchemaName(type), value);
+  } catch (err) {
+    if (!(err instanceof SchemaViolationError)) throw err;
+    throw new DeviceProtocolError('schema', `The ${type} frame is invalid: ${err.problems.join('; ')}.`, {
+      ...details,
+      problems: err.problems,
+    });
+  }
+  const frame = value as DeviceFrame;
+  if (frame.type === 'submit') checkPayloadHash(frame);
+  return frame;
+}
+
+function checkPayloadHash(frame: SubmitFrameV1): void {
+  const actual = sha256Hex(frame.payload);
+  if (actual !== frame.payload_sha256) {
+    throw new DeviceProtocolError(
+      'payload_mismatch',
+      `Request ${frame.request_id}: the payload's SHA-256 is ${actual} but the frame declares ` +
+        `${frame.payload_sha256}; nothing was run. Resend the recorded payload bytes unchanged.`,
+      { requestId: frame.request_id, frameType: 'submit' },
+    );
+  }
+}
+
+/**
+ * Reads one frame from the text of a WebSocket message.
+ *
+ * Checks, in order: size (UTF-8 bytes, before parsing), JSON syntax, that it is an object, `v`, `type`, the type's
+ * JSON Schema, and for a `submit` that `payload_sha256` is the SHA-256 of `payload`. Does not check `seq` order
+ * (that needs the connection's state; see {@link DeviceFrameCodec}).
+ *
+ * @param maxBytes largest accepted frame in bytes; defaults to {@link DEVICE_MAX_FRAME_BYTES}.
+ * @throws DeviceProtocolError with code `oversized`, `malformed_json`, `unsupported_version`, `unknown_type`,
+ *   `schema` or `payload_mismatch`; its message says what to fix.
+ */
+export function parseDeviceFrame(text: string, maxBytes: number = DEVICE_MAX_FRAME_BYTES): DeviceFrame {
+  // A string never has fewer UTF-8 bytes than UTF-16 units / 1, nor more than 3 per unit: skip the count when safe.
+  if (text.length * 3 > maxBytes) checkSize(Buffer.byteLength(text, 'utf8'), maxBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new DeviceProtocolError(
+      'malformed_json',
+      `The frame is not valid JSON (${(err as Error).message}). Send one JSON object per WebSocket text message.`,
+    );
+  }
+  return checkFrame(value);
+}
+
+/**
+ * Serialises a complete frame (with `v` and `seq`) to the text of one WebSocket message, after checking it against
+ * its schema (and a submit's payload hash), so a bug never puts an invalid frame on the wire.
+ *
+ * @throws DeviceProtocolError `schema`, `payload_mismatch`, or `oversized` when the text exceeds `maxBytes`.
+ */
+export function encodeDeviceFrame(frame: DeviceFrame, maxBytes: number = DEVICE_MAX_FRAME_BYTES): string {
+  checkFrame(frame);
+  const text = JSON.stringify(frame);
+  checkSize(Buffer.byteLength(text, 'utf8'), maxBytes);
+  return text;
+}
+
+/**
+ * Re-checks a submit's payload against its hash and reads the arguments it carries.
+ *
+ * @returns the arguments object.
+ * @throws DeviceProtocolError `payload_mismatch` when the hash differs, `payload_invalid` when the payload is not a
+ *   JSON object.
+ */
+export function verifySubmitPayload(frame: SubmitFrameV1): { [key: string]: JsonValue } {
+  checkPayloadHash(frame);
+  let args: unknown;
+  try {
+    args = JSON.parse(frame.payload);
+  } catch (err) {
+    throw new DeviceProtocolError(
+      'payload_invalid',
+      `Request ${frame.request_id}: the payload is not JSON (${(err as Error).message}); nothing was run.`,
+      { requestId: frame.request_id, frameType: 'submit' },
+    );
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new DeviceProtocolError(
+      'payload_invalid',
+      `Request ${frame.request_id}: the payload must be a JSON object of arguments; nothing was run.`,
+      { requestId: frame.request_id, frameType: 'submit' },
+    );
+  }
+  return args as { [key: string]: JsonValue };
+}
+
+/**
+ * The frame state of one connection, on either side: numbers outgoing frames and checks the order of incoming ones.
+ * Create one per WebSocket connection and discard it with the connection.
+ */
+export class DeviceFrameCodec {
+  private sent = 0;
+  private received = 0;
+
+  /** @param maxFrameBytes largest frame accepted or sent, in bytes; defaults to {@link DEVICE_MAX_FRAME_BYTES}. */
+  constructor(readonly maxFrameBytes: number = DEVICE_MAX_FRAME_BYTES) {}
+
+  /** `seq` of the last frame accepted from the peer; 0 before the first. */
+  get lastReceivedSeq(): number {
+    return this.received;
+  }
+
+  /** `seq` of the last frame sent; 0 before the first. */
+  get lastSentSeq(): number {
+    return this.sent;
+  }
+
+  /**
+   * Parses an incoming frame with {@link parseDeviceFrame} and checks that its `seq` is greater than the last one
+   * accepted. A refused frame does not move the sequence.
+   *
+   * @throws DeviceProtocolError as {@link parseDeviceFrame}, or `out_of_order`.
+   */
+  decode(text: string): DeviceFrame {
+    const frame = parseDeviceFrame(text, this.maxFrameBytes);
+    if (frame.seq <= this.received) {
+      throw new DeviceProtocolError(
+        'out_of_order',
+        `The ${frame.type} frame has seq ${frame.seq}, not greater than the previous seq ${this.received} on this ` +
+          `connection; number frames 1, 2, 3… per connection and never resend one with an old seq.`,
+        { requestId: 'request_id' in frame ? frame.request_id : undefined, frameType: frame.type },
+      );
+    }
+    this.received = frame.seq;
+    return frame;
+  }
+
+  /**
+   * Adds `v` and the next `seq` to a draft and serialises it with {@link encodeDeviceFrame}. A draft that fails to
+   * encode does not consume a sequence number.
+   *
+   * @throws DeviceProtocolError as {@link encodeDeviceFrame}.
+   */
+  encode(draft: DeviceFrameDraft): string {
+    const frame = { ...draft, v: DEVICE_PROTOCOL_VERSION, seq: this.sent + 1 } as DeviceFrame;
+    const text = encodeDeviceFrame(frame, this.maxFrameBytes);
+    this.sent = frame.seq;
+    return text;
+  }
+}
