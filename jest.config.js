@@ -24,14 +24,22 @@ const common = {
   },
 };
 
+// Integration and e2e share one pair of test servers: containers where a Docker engine answers, otherwise NATS_URL /
+// DATABASE_URL or the local servers (libs/testing/src/jest/global-setup.ts).
+const servers = {
+  globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
+};
+
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.spec.ts'] },
     {
       ...common,
+      ...servers,
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,services,tools}/*/test/**/*.int.spec.ts'],
     },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.spec.ts'] },
+    { ...common, ...servers, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.spec.ts'] },
   ],
 };

@@ -57,14 +57,19 @@ describe('parseDeviceFrame', () => {
   });
 
   it('refuses fields of the wrong type and names them', () => {
-    const err = expectCode(JSON.stringify({ ...submit, seq: '1', verdict: { level: 'severe', reasons: [] } }), 'schema');
+    const err = expectCode(
+      JSON.stringify({ ...submit, seq: '1', verdict: { level: 'severe', reasons: [] } }),
+      'schema',
+    );
     expect(err.message).toMatch(/seq must be integer/);
     expect(err.message).toMatch(/verdict\.level/);
     expect(err.requestId).toBe('req-1');
   });
 
   it('refuses unknown properties, since a new field is a new protocol version', () => {
-    expect(expectCode(JSON.stringify({ ...submit, priority: 1 }), 'schema').message).toMatch(/unexpected property 'priority'/);
+    expect(expectCode(JSON.stringify({ ...submit, priority: 1 }), 'schema').message).toMatch(
+      /unexpected property 'priority'/,
+    );
   });
 
   it('refuses ids that could escape a NATS subject', () => {
@@ -72,7 +77,15 @@ describe('parseDeviceFrame', () => {
   });
 
   it('refuses an outcome that carries both a result and an error', () => {
-    const both = { v: 1, seq: 2, type: 'outcome', request_id: 'r', status: 'succeeded', result: 1, error: { code: 'x', message: 'y' } };
+    const both = {
+      v: 1,
+      seq: 2,
+      type: 'outcome',
+      request_id: 'r',
+      status: 'succeeded',
+      result: 1,
+      error: { code: 'x', message: 'y' },
+    };
     expectCode(JSON.stringify(both), 'schema');
     const { error: _error, ...succeeded } = both;
     expect(parseDeviceFrame(JSON.stringify(succeeded)).type).toBe('outcome');
@@ -85,7 +98,9 @@ describe('parseDeviceFrame', () => {
   });
 
   it('refuses another protocol version or a missing one', () => {
-    expect(expectCode(JSON.stringify({ ...submit, v: 2 }), 'unsupported_version').message).toMatch(/version 2.*version 1/);
+    expect(expectCode(JSON.stringify({ ...submit, v: 2 }), 'unsupported_version').message).toMatch(
+      /version 2.*version 1/,
+    );
     const { v: _v, ...unversioned } = submit;
     expectCode(JSON.stringify(unversioned), 'unsupported_version');
   });
@@ -103,13 +118,20 @@ describe('parseDeviceFrame', () => {
 
   it('only ever throws DeviceProtocolError, whatever the text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ v: 1, seq: 1, type: 'submit', x: v }))), (text) => {
-        try {
-          parseDeviceFrame(text);
-        } catch (err) {
-          expect(isDeviceProtocolError(err)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify({ v: 1, seq: 1, type: 'submit', x: v })),
+        ),
+        (text) => {
+          try {
+            parseDeviceFrame(text);
+          } catch (err) {
+            expect(isDeviceProtocolError(err)).toBe(true);
+          }
+        },
+      ),
     );
   });
 });

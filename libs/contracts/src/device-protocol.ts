@@ -291,7 +291,9 @@ export type DeviceFrameType = DeviceFrame['type'];
 export type DeviceFrameOf<T extends DeviceFrameType> = Extract<DeviceFrame, { type: T }>;
 
 /** A frame before sending: `v` and `seq` are added by {@link DeviceFrameCodec.encode}. */
-export type DeviceFrameDraft<F extends DeviceFrame = DeviceFrame> = F extends DeviceFrame ? Omit<F, 'v' | 'seq'> : never;
+export type DeviceFrameDraft<F extends DeviceFrame = DeviceFrame> = F extends DeviceFrame
+  ? Omit<F, 'v' | 'seq'>
+  : never;
 
 /** Frame types a device may send. */
 export const DEVICE_TO_SERVER_FRAME_TYPES: ReadonlySet<DeviceFrameType> = new Set<DeviceFrameType>([
@@ -367,7 +369,11 @@ export class DeviceProtocolError extends OrmuzError {
   constructor(
     readonly code: DeviceProtocolErrorCode,
     message: string,
-    readonly details: { readonly requestId?: string; readonly frameType?: string; readonly problems?: readonly string[] } = {},
+    readonly details: {
+      readonly requestId?: string;
+      readonly frameType?: string;
+      readonly problems?: readonly string[];
+    } = {},
   ) {
     super(message);
   }
@@ -397,7 +403,12 @@ const wireError = {
   properties: { code: errorCode, message },
 } as const;
 
-function frameSchema(type: DeviceFrameType, properties: Record<string, unknown>, required: string[], extra = {}): JsonSchema {
+function frameSchema(
+  type: DeviceFrameType,
+  properties: Record<string, unknown>,
+  required: string[],
+  extra = {},
+): JsonSchema {
   return {
     type: 'object',
     additionalProperties: false,
@@ -437,7 +448,15 @@ const FRAME_SCHEMAS: Record<DeviceFrameType, JsonSchema> = {
       max_frame_bytes: { type: 'integer', minimum: 1024 },
       token_expires_at: fragments.time,
     },
-    ['tenant', 'device_id', 'session_id', 'protocol_version', 'server_time', 'heartbeat_interval_ms', 'max_frame_bytes'],
+    [
+      'tenant',
+      'device_id',
+      'session_id',
+      'protocol_version',
+      'server_time',
+      'heartbeat_interval_ms',
+      'max_frame_bytes',
+    ],
   ),
   submit: frameSchema(
     'submit',
@@ -524,11 +543,11 @@ const FRAME_SCHEMAS: Record<DeviceFrameType, JsonSchema> = {
   seal: frameSchema('seal', { request_id: requestId }, ['request_id']),
   cancel: frameSchema('cancel', { request_id: requestId, reason: shortText }, ['request_id']),
   heartbeat: frameSchema('heartbeat', {}, []),
-  error: frameSchema(
-    'error',
-    { code: errorCode, message, fatal: { type: 'boolean' }, request_id: requestId },
-    ['code', 'message', 'fatal'],
-  ),
+  error: frameSchema('error', { code: errorCode, message, fatal: { type: 'boolean' }, request_id: requestId }, [
+    'code',
+    'message',
+    'fatal',
+  ]),
 };
 
 /** Name under which the schema of a frame type is registered in the schema registry. */
@@ -536,7 +555,8 @@ export function deviceFrameSchemaName(type: DeviceFrameType): string {
   return `ormuz.device.${type}.v${DEVICE_PROTOCOL_VERSION}`;
 }
 
-for (const [type, schema] of Object.entries(FRAME_SCHEMAS)) registerSchema(deviceFrameSchemaName(type as DeviceFrameType), schema);
+for (const [type, schema] of Object.entries(FRAME_SCHEMAS))
+  registerSchema(deviceFrameSchemaName(type as DeviceFrameType), schema);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing and encoding
@@ -568,7 +588,10 @@ function checkFrame(value: unknown): DeviceFrame {
     );
   }
   const record = value as Record<string, unknown>;
-  const details = { requestId: namedRequestId(record), frameType: typeof record['type'] === 'string' ? record['type'] : undefined };
+  const details = {
+    requestId: namedRequestId(record),
+    frameType: typeof record['type'] === 'string' ? record['type'] : undefined,
+  };
   if (record['v'] !== DEVICE_PROTOCOL_VERSION) {
     throw new DeviceProtocolError(
       'unsupported_version',

@@ -17,7 +17,6 @@ export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicat
   constructor(@Inject(INFRA) infra: Infrastructure) {
     this.runner = new ProjectionRunner(infra.js, infra.jsm, infra.db, inboxProjection(infra.config.namespace), {
       logger: infra.logger,
-      pullExpiresMs: 250,
     });
   }
   onApplicationBootstrap() {

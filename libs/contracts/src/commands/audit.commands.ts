@@ -130,7 +130,10 @@ export interface AuditEventsReplyV1 {
 }
 
 /** The audit service's projections, by name. */
-export const AUDIT_PROJECTIONS = ['call_records', ...(Object.keys(CONTEXTS) as ContextName[]).map((c) => `archive_${c}`)];
+export const AUDIT_PROJECTIONS = [
+  'call_records',
+  ...(Object.keys(CONTEXTS) as ContextName[]).map((c) => `archive_${c}`),
+];
 
 /** `audit.rebuild`: empty one projection and rebuild it from sequence 1 of its stream. */
 export interface AuditRebuildRequestV1 {

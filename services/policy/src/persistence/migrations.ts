@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import { projectionBookkeepingMigration } from '@ormuz/event-log';
 
@@ -25,7 +24,6 @@ export const policyMigrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint('call_status_pk', ['tenant', 'call_id'])
         .execute();
       await db.schema.createIndex('call_status_by_status').on('call_status').columns(['tenant', 'status']).execute();
-      await sql`comment on table call_status is 'Read model: the latest status of every tool call, built from the calls stream.'`.execute(db);
     },
   },
 };

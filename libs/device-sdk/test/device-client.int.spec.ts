@@ -1,0 +1,257 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { canonicalPayload, parseDeviceFrame, sha256Hex, type DeviceFrame } from '@ormuz/contracts';
+import { DeviceClient, SimulatedDevice, type DeviceExecutor } from '../src/index.js';
+
+async function waitFor<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * A bridge stand-in that speaks the wire protocol by hand, so a test can send what a real bridge never would
+ * (tampered payloads, malformed text) and decide when to answer claims.
+ */
+class FakeBridge {
+  readonly received: DeviceFrame[] = [];
+  private socket: WebSocket | undefined;
+  private seq = 0;
+  private constructor(readonly server: WebSocketServer) {
+    server.on('connection', (ws: WebSocket) => {
+      this.socket = ws;
+      this.seq = 0;
+      ws.on('message', (data: Buffer) => {
+        const frame = parseDeviceFrame(data.toString('utf8'));
+        this.received.push(frame);
+        if (frame.type === 'hello') {
+          this.send({
+            type: 'welcome',
+            tenant: frame.tenant,
+            device_id: frame.device_id,
+            session_id: `s${this.connections}`,
+            protocol_version: 1,
+            server_time: new Date().toISOString(),
+            heartbeat_interval_ms: 10_000,
+            max_frame_bytes: 256 * 1024,
+          });
+        }
+      });
+    });
+  }
+
+  connections = 0;
+
+  static async start(): Promise<FakeBridge> {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const bridge = new FakeBridge(server);
+    server.on('connection', () => {
+      bridge.connections += 1;
+    });
+    return bridge;
+  }
+
+  get url(): string {
+    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1/devices`;
+  }
+
+  /** Sends any object as a frame with the next seq, without validating it. */
+  send(frame: Record<string, unknown>): void {
+    this.seq += 1;
+    this.socket?.send(JSON.stringify({ v: 1, seq: this.seq, ...frame }));
+  }
+
+  sendText(text: string): void {
+    this.socket?.send(text);
+  }
+
+  drop(): void {
+    this.socket?.terminate();
+  }
+
+  of<T extends DeviceFrame['type']>(type: T): Extract<DeviceFrame, { type: T }>[] {
+    return this.received.filter((f): f is Extract<DeviceFrame, { type: T }> => f.type === type);
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.server.clients) client.terminate();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+function submit(requestId: string, tool: string, args: unknown): Record<string, unknown> {
+  const { payload, sha256 } = canonicalPayload(args);
+  return {
+    type: 'submit',
+    request_id: requestId,
+    call_id: `call-${requestId}`,
+    tool,
+    payload,
+    payload_sha256: sha256,
+    deadline: new Date(Date.now() + 60_000).toISOString(),
+    verdict: { level: 'low', reasons: [] },
+  };
+}
+
+describe('DeviceClient against a hand-driven bridge', () => {
+  let bridge: FakeBridge;
+  let dir: string;
+  const clients: DeviceClient[] = [];
+  let device: SimulatedDevice;
+
+  beforeEach(async () => {
+    bridge = await FakeBridge.start();
+    dir = mkdtempSync(join(tmpdir(), 'ormuz-device-client-'));
+    device = new SimulatedDevice();
+  });
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close();
+    await bridge.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function connect(executor: DeviceExecutor = device.execute, closeGraceMs?: number): Promise<DeviceClient> {
+    const client = new DeviceClient({
+      url: bridge.url,
+      tenant: 'acme',
+      deviceId: 'phone-1',
+      token: 'token',
+      journalDir: join(dir, 'journal'),
+      executor,
+      targetPackage: device.targetPackage,
+      backoff: { initialDelayMs: 20, maxDelayMs: 100 },
+      ...(closeGraceMs === undefined ? {} : { closeGraceMs }),
+    }).start();
+    clients.push(client);
+    await waitFor(() => client.connected, 'the welcome');
+    return client;
+  }
+
+  it('runs nothing when the payload does not match its hash, and says so', async () => {
+    const client = await connect();
+    bridge.send({
+      ...submit('r1', 'device.send_message', { to: 'Alice Martin', body: 'Hi' }),
+      payload: '{"body":"Pay 500","to":"Alice Martin"}',
+    });
+
+    const error = await waitFor(() => bridge.of('error')[0], 'the error frame');
+    expect(error).toMatchObject({ code: 'payload_mismatch', request_id: 'r1', fatal: false });
+    expect(bridge.of('start_claim')).toEqual([]);
+    expect(client.requestState('r1')).toBe('unknown');
+    expect(device.history).toEqual([]);
+  });
+
+  it('answers a malformed frame with an error frame and stays connected', async () => {
+    const client = await connect();
+    bridge.sendText('{not json');
+    bridge.send({ type: 'submit', request_id: 'r1' });
+    await waitFor(() => bridge.of('error').length === 2, 'two error frames');
+    expect(bridge.of('error').map((e) => e.code)).toEqual(['malformed_json', 'schema']);
+    expect(client.connected).toBe(true);
+  });
+
+  it('runs only after the grant and resends the outcome until it is acknowledged', async () => {
+    const client = await connect();
+    bridge.send(submit('r1', 'device.list_contacts', { limit: 2 }));
+    await waitFor(() => bridge.of('start_claim')[0], 'the claim');
+    expect(device.history).toEqual([]);
+    expect(client.requestState('r1')).toBe('claimed');
+
+    bridge.send({ type: 'start_granted', request_id: 'r1' });
+    const outcome = await waitFor(() => bridge.of('outcome')[0], 'the outcome');
+    expect(outcome).toMatchObject({
+      status: 'succeeded',
+      result: { total: 4, partial: true, continuation: expect.any(String) },
+    });
+
+    bridge.drop();
+    await waitFor(() => bridge.connections === 2 && bridge.of('outcome').length === 2, 'the outcome to be resent');
+    bridge.send({ type: 'outcome_ack', request_id: 'r1' });
+    await waitFor(() => client.journalEntry('r1')?.acked, 'the acknowledgement');
+
+    bridge.drop();
+    await waitFor(() => bridge.connections === 3 && client.connected, 'the third connection');
+    bridge.send({ type: 'status_query', request_id: 'r1' });
+    await waitFor(() => bridge.of('status_report')[0], 'the status report');
+    expect(bridge.of('outcome')).toHaveLength(2);
+    expect(device.history).toHaveLength(1);
+  });
+
+  it('claims again after a reconnect when the grant was lost, and runs once', async () => {
+    await connect();
+    bridge.send(submit('r1', 'device.open_app', { package: 'com.example.messages' }));
+    await waitFor(() => bridge.of('start_claim')[0], 'the first claim');
+
+    bridge.drop();
+    await waitFor(() => bridge.of('start_claim').length === 2, 'the claim to be sent again');
+    bridge.send({ type: 'start_granted', request_id: 'r1' });
+    await waitFor(() => bridge.of('outcome')[0], 'the outcome');
+    expect(device.history).toHaveLength(1);
+    expect(device.foreground?.package).toBe('com.example.messages');
+  });
+
+  it('reports a run cut short by a restart as interrupted and never runs it again', async () => {
+    const first = await connect(() => new Promise(() => undefined), 50);
+    const frame = submit('r1', 'device.tap', { ref: 'e2' });
+    bridge.send(frame);
+    await waitFor(() => bridge.of('start_claim')[0], 'the claim');
+    bridge.send({ type: 'start_granted', request_id: 'r1' });
+    await waitFor(() => first.requestState('r1') === 'started', 'the start');
+    await first.close();
+
+    const second = await connect();
+    const report = await waitFor(
+      () => bridge.of('status_report').find((r) => r.request_id === 'r1'),
+      'the unsolicited report',
+    );
+    expect(report).toMatchObject({ state: 'interrupted', payload_sha256: sha256Hex(String(frame['payload'])) });
+    bridge.send(frame);
+    await waitFor(
+      () => bridge.of('status_report').filter((r) => r.request_id === 'r1').length === 2,
+      'the duplicate to be answered',
+    );
+    expect(second.requestState('r1')).toBe('interrupted');
+    expect(bridge.of('start_claim')).toHaveLength(1);
+    expect(device.history).toEqual([]);
+  });
+
+  it('does not start a request that arrives after its deadline', async () => {
+    const client = await connect();
+    bridge.send({ ...submit('r1', 'device.list_contacts', {}), deadline: new Date(Date.now() - 1_000).toISOString() });
+    const report = await waitFor(() => bridge.of('status_report')[0], 'the refusal');
+    expect(report).toMatchObject({ state: 'rejected', reason: { code: 'deadline_passed' } });
+    expect(client.requestState('r1')).toBe('rejected');
+    expect(bridge.of('start_claim')).toEqual([]);
+  });
+
+  it('stops a running request when cancelled and reports the failure', async () => {
+    let running = false;
+    const client = await connect(
+      (_tool, _args, context) =>
+        new Promise((_resolve, reject) => {
+          running = true;
+          context.signal.addEventListener('abort', () => reject(new Error('Stopped before sending.')));
+        }),
+    );
+    bridge.send(submit('r1', 'device.list_contacts', {}));
+    await waitFor(() => bridge.of('start_claim')[0], 'the claim');
+    bridge.send({ type: 'start_granted', request_id: 'r1' });
+    await waitFor(() => running, 'the executor to run');
+    expect(client.requestState('r1')).toBe('started');
+    bridge.send({ type: 'cancel', request_id: 'r1', reason: 'The owner changed their mind.' });
+    const outcome = await waitFor(() => bridge.of('outcome')[0], 'the outcome');
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: { code: 'cancelled', message: 'Stopped before sending.' },
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import pg from 'pg';
+import { testEnv } from './env.js';
+import { randomNamespace } from './namespace.js';
+
+/** A Postgres database created for one test file; drop it in `afterAll`. */
+export interface TestDatabase {
+  /** Connection URL of the new database (same server and user as the admin URL). */
+  readonly url: string;
+  /** Its name, `ormuz_t_<8 hex digits>`. */
+  readonly name: string;
+  /** Drops the database, closing any connections still open to it. Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates an empty database on the test server, so each spec file migrates and writes in isolation.
+ *
+ * @param adminUrl a database the test user can connect to and run `CREATE DATABASE` from; default
+ *   `testEnv().databaseUrl`.
+ * @throws the `pg` error, with the server's URL (password hidden) in the message, when the server cannot be reached
+ *   or refuses.
+ */
+export async function createTestDatabase(adminUrl: string = testEnv().databaseUrl): Promise<TestDatabase> {
+  const name = `ormuz_${randomNamespace('t_')}`;
+  await admin(adminUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  let dropped = false;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      if (dropped) return;
+      await admin(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      dropped = true;
+    },
+  };
+}
+
+async function admin(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  try {
+    await client.connect();
+    await client.query(statement);
+  } catch (err) {
+    throw new Error(`${statement} failed on ${redact(adminUrl)}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}

@@ -1,0 +1,5 @@
+export { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, testEnv, type TestEnv } from './env.js';
+export { randomNamespace } from './namespace.js';
+export { waitFor, WaitTimeoutError, type WaitForOptions } from './wait-for.js';
+export { freePort } from './free-port.js';
+export { createTestDatabase, type TestDatabase } from './database.js';

@@ -1,0 +1,95 @@
+/**
+ * Row types of the `audit` schema, as kysely sees them. JSON columns are written as JSON text (so a JSON `null` result
+ * stays distinguishable from SQL NULL) and read back parsed.
+ */
+import type { ColumnType } from 'kysely';
+
+/** A jsonb column: read parsed, written as JSON text. */
+type Json<Read = unknown> = ColumnType<Read, string, string>;
+/** A nullable jsonb column. */
+type NullableJson<Read = unknown> = ColumnType<Read | null, string | null, string | null>;
+
+export interface EventsTable {
+  stream: string;
+  seq: number;
+  id: string;
+  type: string;
+  tenant: string;
+  subject: string;
+  time: Date;
+  source: string;
+  correlation_id: string;
+  causation_id: string;
+  schema_version: number;
+  data: Json;
+}
+
+export interface CallRecordsTable {
+  tenant: string;
+  call_id: string;
+  tool: string;
+  contract_version: string;
+  agent_id: string;
+  correlation_id: string;
+  origin: Json;
+  target_device_id: string | null;
+  payload: string;
+  payload_sha256: string;
+  status: string;
+  decision: string | null;
+  decided_at: Date | null;
+  refusal_code: string | null;
+  refusal_message: string | null;
+  risk_level: string | null;
+  risk_reasons: NullableJson<string[]>;
+  approval_id: string | null;
+  approval_summary: string | null;
+  approval_expires_at: Date | null;
+  approval_outcome: string | null;
+  decided_by: string | null;
+  approval_decided_at: Date | null;
+  denial_reason: string | null;
+  authorized_at: Date | null;
+  request_id: string | null;
+  executor: NullableJson;
+  deadline: Date | null;
+  dispatched_at: Date | null;
+  executor_id: string | null;
+  boot_id: string | null;
+  started_at: Date | null;
+  result: NullableJson;
+  error: NullableJson;
+  unknown_cause: string | null;
+  unknown_detail: string | null;
+  unknown_at: Date | null;
+  sealed_by: string | null;
+  seal_reason: string | null;
+  sealed_at: Date | null;
+  requested_at: Date;
+  finished_at: Date | null;
+  updated_at: Date;
+  last_seq: number;
+}
+
+export interface ProjectionCheckpointsTable {
+  projection: string;
+  stream: string;
+  seq: number;
+  updated_at: Date;
+}
+
+export interface ParkedMessagesTable {
+  projection: string;
+  seq: number;
+  subject: string;
+  payload: string;
+  error: string;
+  parked_at: Date;
+}
+
+export interface AuditDB {
+  events: EventsTable;
+  call_records: CallRecordsTable;
+  projection_checkpoints: ProjectionCheckpointsTable;
+  parked_messages: ParkedMessagesTable;
+}

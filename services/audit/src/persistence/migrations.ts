@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import { projectionBookkeepingMigration } from '@ormuz/event-log';
+
+/** Audit's Postgres schema. */
+export const AUDIT_SCHEMA = 'audit';
+
+// Raw SQL is not rewritten by the migrator's schema plugin, so it names the schema itself.
+export const auditMigrations: Record<string, Migration> = {
+  '0001_projection_bookkeeping': projectionBookkeepingMigration,
+  '0002_event_archive': {
+    async up(db) {
+      await db.schema
+        .createTable('events')
+        .addColumn('stream', 'text', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('time', 'timestamptz', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('correlation_id', 'text', (c) => c.notNull())
+        .addColumn('causation_id', 'text', (c) => c.notNull())
+        .addColumn('schema_version', 'integer', (c) => c.notNull())
+        .addColumn('data', 'jsonb', (c) => c.notNull())
+        .addPrimaryKeyConstraint('events_pk', ['stream', 'seq'])
+        .addUniqueConstraint('events_id_unique', ['id'])
+        .execute();
+      await db.schema.createIndex('events_by_tenant').on('events').columns(['tenant', 'stream', 'seq']).execute();
+      await db.schema
+        .createIndex('events_by_aggregate')
+        .on('events')
+        .columns(['tenant', 'stream', 'subject', 'seq'])
+        .execute();
+      await db.schema.createIndex('events_by_time').on('events').columns(['tenant', 'time']).execute();
+      await sql`comment on table ${sql.id(AUDIT_SCHEMA, 'events')} is 'Archive: every event of every stream, as it was on the log, one row per stream sequence.'`.execute(
+        db,
+      );
+    },
+  },
+  '0003_call_records': {
+    async up(db) {
+      await db.schema
+        .createTable('call_records')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('call_id', 'text', (c) => c.notNull())
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('contract_version', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('correlation_id', 'text', (c) => c.notNull())
+        .addColumn('origin', 'jsonb', (c) => c.notNull())
+        .addColumn('target_device_id', 'text')
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('payload_sha256', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('decision', 'text')
+        .addColumn('decided_at', 'timestamptz')
+        .addColumn('refusal_code', 'text')
+        .addColumn('refusal_message', 'text')
+        .addColumn('risk_level', 'text')
+        .addColumn('risk_reasons', 'jsonb')
+        .addColumn('approval_id', 'text')
+        .addColumn('approval_summary', 'text')
+        .addColumn('approval_expires_at', 'timestamptz')
+        .addColumn('approval_outcome', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('approval_decided_at', 'timestamptz')
+        .addColumn('denial_reason', 'text')
+        .addColumn('authorized_at', 'timestamptz')
+        .addColumn('request_id', 'text')
+        .addColumn('executor', 'jsonb')
+        .addColumn('deadline', 'timestamptz')
+        .addColumn('dispatched_at', 'timestamptz')
+        .addColumn('executor_id', 'text')
+        .addColumn('boot_id', 'text')
+        .addColumn('started_at', 'timestamptz')
+        .addColumn('result', 'jsonb')
+        .addColumn('error', 'jsonb')
+        .addColumn('unknown_cause', 'text')
+        .addColumn('unknown_detail', 'text')
+        .addColumn('unknown_at', 'timestamptz')
+        .addColumn('sealed_by', 'text')
+        .addColumn('seal_reason', 'text')
+        .addColumn('sealed_at', 'timestamptz')
+        .addColumn('requested_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('finished_at', 'timestamptz')
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('last_seq', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('call_records_pk', ['tenant', 'call_id'])
+        .addCheckConstraint('call_records_decision', sql`decision in ('refused', 'staged', 'authorized')`)
+        .addCheckConstraint('call_records_approval_outcome', sql`approval_outcome in ('approved', 'denied', 'expired')`)
+        .execute();
+      await db.schema.createIndex('call_records_by_status').on('call_records').columns(['tenant', 'status']).execute();
+      await db.schema
+        .createIndex('call_records_by_requested_at')
+        .on('call_records')
+        .columns(['tenant', 'requested_at'])
+        .execute();
+      await sql`comment on table ${sql.id(AUDIT_SCHEMA, 'call_records')} is 'Audit row per tool call, built from the calls stream. A value never recorded is NULL, never a default; result holds JSON null only when the executor returned null.'`.execute(
+        db,
+      );
+    },
+  },
+};

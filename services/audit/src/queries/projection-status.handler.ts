@@ -1,0 +1,30 @@
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import type { AuditProjectionsReplyV1 } from '@ormuz/contracts';
+import { AuditRepository } from '../persistence/audit.repository.js';
+import { AuditProjections } from '../projections/audit-projections.js';
+
+export class ProjectionStatusQuery extends Query<AuditProjectionsReplyV1> {}
+
+/** Where each projection stands against its stream, and how many messages it parked. */
+@QueryHandler(ProjectionStatusQuery)
+export class ProjectionStatusHandler implements IQueryHandler<ProjectionStatusQuery> {
+  constructor(
+    private readonly projections: AuditProjections,
+    private readonly repo: AuditRepository,
+  ) {}
+
+  async execute(): Promise<AuditProjectionsReplyV1> {
+    const parked = await this.repo.parkedCounts();
+    const projections = await Promise.all(
+      this.projections.list().map(async ({ name, projection, runner }) => ({
+        projection: name,
+        stream: projection.stream,
+        checkpoint: runner.position,
+        stream_last_seq: await this.projections.lastSeq(projection.stream),
+        parked: parked.get(projection.name) ?? 0,
+        rebuilding: this.projections.isRebuilding(name),
+      })),
+    );
+    return { projections };
+  }
+}

@@ -1,0 +1,648 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { sql, type Kysely } from 'kysely';
+import { pino } from 'pino';
+import {
+  aggregateSubject,
+  canonicalPayload,
+  envelope,
+  ConversationEventType,
+  type AuditCallRecordV1,
+  type AuditEventsReplyV1,
+  type AuditProjectionsReplyV1,
+  type AuditRebuildReplyV1,
+  type CallOriginV1,
+  type JsonValue,
+} from '@ormuz/contracts';
+import { connectNats, EventStore, streamName } from '@ormuz/event-log';
+import { openDatabase } from '@ormuz/postgres';
+import { callService, RemoteError, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { deriveCallId } from '@ormuz/tool-call';
+import { AUDIT_SCHEMA, AUDITED_CONTEXTS, auditMigrations, AuditModule, loadAuditConfig } from '../src/index.js';
+import type { AuditDB } from '../src/persistence/audit.tables.js';
+
+const RESUMED = ConversationEventType.Resumed;
+
+describe('audit service', () => {
+  const ns = randomNamespace('audit');
+  const callsStream = streamName(ns, 'calls');
+  const conversationsStream = streamName(ns, 'conversations');
+  const logLines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
+
+  let database: TestDatabase;
+  let running: RunningService;
+  let nc: NatsConnection;
+  let js: JetStreamClient;
+  let jsm: JetStreamManager;
+  let store: EventStore;
+  let db: Kysely<AuditDB>;
+  let policy: ToolCalls;
+  let bridge: ToolCalls;
+  let approvals: ToolCalls;
+
+  const ask = <T>(name: string, body: unknown) => callService<T>(nc, ns, 'audit', name, body);
+  const inOneMinute = () => new Date(Date.now() + 60_000).toISOString();
+  const cause = (correlationid = 'conv-1') => ({ correlationid, causationid: randomUUID() });
+
+  function startAudit(): Promise<RunningService> {
+    const config = loadAuditConfig({
+      NATS_URL: testEnv().natsUrl,
+      DATABASE_URL: database.url,
+      ORMUZ_NAMESPACE: ns,
+    });
+    return startService({
+      service: 'audit',
+      config,
+      streams: AUDITED_CONTEXTS,
+      schema: AUDIT_SCHEMA,
+      migrations: auditMigrations,
+      logger,
+      module: (infra) => AuditModule.with(infra, config),
+    });
+  }
+
+  /** Polls audit.projections until every projection has applied everything in its stream. */
+  async function settled(): Promise<AuditProjectionsReplyV1['projections']> {
+    return waitFor(
+      async () => {
+        const { projections } = await ask<AuditProjectionsReplyV1>('projections', {});
+        return projections.every((p) => p.checkpoint >= p.stream_last_seq && !p.rebuilding) && projections;
+      },
+      { message: 'every audit projection to reach the end of its stream' },
+    );
+  }
+
+  async function submit(tenant: string, operationId: string, tool: string, args: unknown, deviceId: string | null) {
+    const origin: CallOriginV1 = { kind: 'operation', operation_id: operationId };
+    const callId = deriveCallId(tenant, origin);
+    const { payload, sha256 } = canonicalPayload(args);
+    await policy.execute(
+      tenant,
+      callId,
+      {
+        type: 'SubmitCall',
+        data: {
+          call_id: callId,
+          tool,
+          contract_version: '1',
+          payload,
+          payload_sha256: sha256,
+          origin,
+          agent_id: 'agent-7',
+          target: deviceId ? { device_id: deviceId } : null,
+        },
+      },
+      cause(),
+    );
+    return { callId, payload, sha256, origin };
+  }
+
+  /** Authorises, dispatches and starts a low-risk call; returns its request id. */
+  async function runUntilStarted(tenant: string, callId: string): Promise<string> {
+    const requestId = `req-${callId.slice(5, 13)}`;
+    await policy.execute(
+      tenant,
+      callId,
+      { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['a low-risk read'] } } },
+      cause(),
+    );
+    await bridge.execute(
+      tenant,
+      callId,
+      {
+        type: 'DispatchCall',
+        data: {
+          call_id: callId,
+          request_id: requestId,
+          executor: { kind: 'device', device_id: 'phone-1' },
+          deadline: inOneMinute(),
+        },
+      },
+      cause(),
+    );
+    await bridge.execute(
+      tenant,
+      callId,
+      {
+        type: 'ClaimStart',
+        data: { call_id: callId, request_id: requestId, executor_id: 'phone-1', boot_id: 'boot-1' },
+      },
+      cause(),
+    );
+    return requestId;
+  }
+
+  const callRows = () =>
+    db.withSchema(AUDIT_SCHEMA).selectFrom('call_records').selectAll().orderBy('tenant').orderBy('call_id').execute();
+  const archiveRows = () =>
+    db.withSchema(AUDIT_SCHEMA).selectFrom('events').selectAll().orderBy('stream').orderBy('seq').execute();
+
+  // The calls the tests below look at.
+  let refused: Awaited<ReturnType<typeof submit>>;
+  let succeeded: Awaited<ReturnType<typeof submit>>;
+  let lateFailure: Awaited<ReturnType<typeof submit>>;
+  let nullResult: Awaited<ReturnType<typeof submit>>;
+  let globexCall: Awaited<ReturnType<typeof submit>>;
+  const result: JsonValue = { message_id: 'm-1', delivered: true, parts: [1, 2.5, null] };
+
+  beforeAll(async () => {
+    // NATS first, so afterAll can delete the streams even when a later step fails.
+    nc = await connectNats({ url: testEnv().natsUrl, name: 'audit-test' });
+    js = jetstream(nc);
+    jsm = await jetstreamManager(nc);
+    database = await createTestDatabase();
+    running = await startAudit();
+    store = new EventStore(js, jsm);
+    policy = new ToolCalls(store, ns, '/ormuz/policy');
+    approvals = new ToolCalls(store, ns, '/ormuz/approvals');
+    bridge = new ToolCalls(store, ns, '/ormuz/device-bridge');
+    db = await openDatabase({ url: database.url });
+
+    // Refused at the gate.
+    refused = await submit('acme', 'op-refused', 'device.teleport', { where: 'mars' }, 'phone-1');
+    await policy.execute(
+      'acme',
+      refused.callId,
+      {
+        type: 'RefuseCall',
+        data: {
+          call_id: refused.callId,
+          reason_code: 'unknown_tool',
+          message: 'There is no tool named device.teleport; call device.open_app instead.',
+        },
+      },
+      cause(),
+    );
+
+    // Low risk, run, succeeded. The arguments are not canonical as sent (key order, a decomposed é).
+    succeeded = await submit(
+      'acme',
+      'op-ok',
+      'device.open_app',
+      { z: 1, package_name: 'com.example.cafe\u0301' },
+      'phone-1',
+    );
+    const okRequest = await runUntilStarted('acme', succeeded.callId);
+    await bridge.execute(
+      'acme',
+      succeeded.callId,
+      {
+        type: 'RecordOutcome',
+        data: { call_id: succeeded.callId, request_id: okRequest, outcome: { kind: 'succeeded', result } },
+      },
+      cause(),
+    );
+
+    // High risk: staged, approved, started, lost sight of, then a late real failure.
+    lateFailure = await submit(
+      'acme',
+      'op-send',
+      'device.send_message',
+      { recipient: 'Ana', message_body: 'On my way' },
+      'phone-1',
+    );
+    const approvalId = `apr_${lateFailure.callId.slice(5)}`;
+    await policy.execute(
+      'acme',
+      lateFailure.callId,
+      {
+        type: 'StageCall',
+        data: {
+          call_id: lateFailure.callId,
+          approval_id: approvalId,
+          summary: 'Send a text message to Ana: "On my way"',
+          expires_at: new Date(Date.now() + 15 * 60_000).toISOString(),
+          verdict: { level: 'high', reasons: ['device.send_message is a high-risk tool'] },
+        },
+      },
+      cause(),
+    );
+    await approvals.execute(
+      'acme',
+      lateFailure.callId,
+      {
+        type: 'ApproveCall',
+        data: {
+          call_id: lateFailure.callId,
+          approval_id: approvalId,
+          decided_by: 'owner-1',
+          payload_sha256: lateFailure.sha256,
+          contract_version: '1',
+        },
+      },
+      cause(),
+    );
+    const sendRequest = 'req-send-1';
+    await bridge.execute(
+      'acme',
+      lateFailure.callId,
+      {
+        type: 'DispatchCall',
+        data: {
+          call_id: lateFailure.callId,
+          request_id: sendRequest,
+          executor: { kind: 'device', device_id: 'phone-1' },
+          deadline: inOneMinute(),
+        },
+      },
+      cause(),
+    );
+    await bridge.execute(
+      'acme',
+      lateFailure.callId,
+      {
+        type: 'ClaimStart',
+        data: { call_id: lateFailure.callId, request_id: sendRequest, executor_id: 'phone-1', boot_id: 'boot-1' },
+      },
+      cause(),
+    );
+    await bridge.execute(
+      'acme',
+      lateFailure.callId,
+      {
+        type: 'MarkOutcomeUnknown',
+        data: { call_id: lateFailure.callId, request_id: sendRequest, cause: 'connection_lost', detail: '' },
+      },
+      cause(),
+    );
+    await bridge.execute(
+      'acme',
+      lateFailure.callId,
+      {
+        type: 'RecordOutcome',
+        data: {
+          call_id: lateFailure.callId,
+          request_id: sendRequest,
+          outcome: { kind: 'failed', error: { code: 'recipient_unknown', message: 'No contact named Ana.' } },
+        },
+      },
+      cause(),
+    );
+
+    // A tool that answered JSON null: a result, not a missing one.
+    nullResult = await submit('acme', 'op-null', 'device.screen_observe', {}, 'phone-1');
+    const nullRequest = await runUntilStarted('acme', nullResult.callId);
+    await bridge.execute(
+      'acme',
+      nullResult.callId,
+      {
+        type: 'RecordOutcome',
+        data: { call_id: nullResult.callId, request_id: nullRequest, outcome: { kind: 'succeeded', result: null } },
+      },
+      cause(),
+    );
+
+    // Another tenant.
+    globexCall = await submit('globex', 'op-g', 'device.screen_observe', {}, 'phone-9');
+
+    // Conversation-stream events of both tenants.
+    for (const tenant of ['acme', 'globex']) {
+      const event = envelope(
+        { type: RESUMED, data: { reason: `owner of ${tenant} decided` } },
+        {
+          source: '/ormuz/model-loop',
+          tenant,
+          subject: 'conv-1',
+          correlationid: 'conv-1',
+          causationid: 'turn-0',
+          time: new Date(),
+        },
+      );
+      await store.append(aggregateSubject(ns, 'conversations', tenant, 'conv-1'), [event], 0);
+    }
+    await settled();
+  }, 60_000);
+
+  afterAll(async () => {
+    await running?.close();
+    await db?.destroy();
+    for (const stream of [callsStream, conversationsStream]) await jsm?.streams.delete(stream).catch(() => false);
+    await nc?.close();
+    await database?.drop();
+  }, 30_000);
+
+  describe('archive', () => {
+    it('holds every event of every stream exactly as it was on the log', async () => {
+      for (const [tenant, callId] of [
+        ['acme', refused.callId],
+        ['acme', succeeded.callId],
+        ['acme', lateFailure.callId],
+        ['acme', nullResult.callId],
+        ['globex', globexCall.callId],
+      ] as const) {
+        const onLog = await policy.timeline(tenant, callId);
+        const archived = await ask<AuditEventsReplyV1>('events', { tenant, call_id: callId });
+        expect(archived).toEqual({
+          events: onLog.map(({ seq, event }) => ({ stream: callsStream, seq, event })),
+          partial: false,
+          next_from_seq: null,
+        });
+      }
+      const calls = await jsm.streams.info(callsStream);
+      const conversations = await jsm.streams.info(conversationsStream);
+      const rows = await archiveRows();
+      expect(rows.filter((r) => r.stream === callsStream)).toHaveLength(calls.state.messages);
+      expect(rows.filter((r) => r.stream === conversationsStream)).toHaveLength(conversations.state.messages);
+    });
+
+    it('archives the conversations stream too', async () => {
+      const page = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', context: 'conversations' });
+      expect(page.events.map((e) => [e.stream, e.event.type, e.event.data])).toEqual([
+        [conversationsStream, RESUMED, { reason: 'owner of acme decided' }],
+      ]);
+    });
+
+    it('archives a message delivered twice once', async () => {
+      const before = await archiveRows();
+      const records = await callRows();
+      // A retried append: the same event published again with its id as msgID.
+      const { event } = (await policy.timeline('acme', succeeded.callId)).at(-1)!;
+      const ack = await js.publish(aggregateSubject(ns, 'calls', 'acme', succeeded.callId), JSON.stringify(event), {
+        msgID: event.id,
+      });
+      expect(ack.duplicate).toBe(true);
+
+      // A redelivery of everything: the checkpoints and consumers are lost, so every message is applied again.
+      await running.close();
+      for (const name of ['audit_archive_calls', 'audit_archive_conversations', 'audit_call_records']) {
+        const stream = name.endsWith('conversations') ? conversationsStream : callsStream;
+        await jsm.consumers.delete(stream, name);
+      }
+      await db.withSchema(AUDIT_SCHEMA).deleteFrom('projection_checkpoints').execute();
+      running = await startAudit();
+      const projections = await settled();
+
+      expect(await archiveRows()).toEqual(before);
+      expect(await callRows()).toEqual(records);
+      expect(projections.every((p) => p.parked === 0)).toBe(true);
+    }, 30_000);
+  });
+
+  describe('call records', () => {
+    it('keeps what was sent and decided for a call that ran', async () => {
+      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: succeeded.callId });
+      expect(r.payload).toBe('{"package_name":"com.example.café","z":1}');
+      expect(r.payload).toBe(succeeded.payload);
+      expect(r.payload_sha256).toBe(succeeded.sha256);
+      expect(r).toMatchObject({
+        tenant: 'acme',
+        call_id: succeeded.callId,
+        tool: 'device.open_app',
+        contract_version: '1',
+        agent_id: 'agent-7',
+        correlation_id: 'conv-1',
+        origin: succeeded.origin,
+        target_device_id: 'phone-1',
+        status: 'succeeded',
+        decision: 'authorized',
+        risk_level: 'low',
+        risk_reasons: ['a low-risk read'],
+        approval_id: null,
+        decided_by: null,
+        executor: { kind: 'device', device_id: 'phone-1' },
+        executor_id: 'phone-1',
+        boot_id: 'boot-1',
+        result,
+        error: null,
+        unknown_cause: null,
+      });
+      for (const key of [
+        'decided_at',
+        'authorized_at',
+        'dispatched_at',
+        'started_at',
+        'finished_at',
+        'deadline',
+      ] as const) {
+        expect(typeof r[key]).toBe('string');
+      }
+      expect(r.request_id).toMatch(/^req-/);
+      expect(r.last_seq).toBe((await policy.timeline('acme', succeeded.callId)).at(-1)!.seq);
+    });
+
+    it('keeps the approval and the unknown mark of a call whose real outcome arrived late', async () => {
+      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: lateFailure.callId });
+      expect(r).toMatchObject({
+        status: 'failed',
+        decision: 'staged',
+        risk_level: 'high',
+        risk_reasons: ['device.send_message is a high-risk tool'],
+        approval_id: `apr_${lateFailure.callId.slice(5)}`,
+        approval_summary: 'Send a text message to Ana: "On my way"',
+        approval_outcome: 'approved',
+        decided_by: 'owner-1',
+        denial_reason: null,
+        request_id: 'req-send-1',
+        unknown_cause: 'connection_lost',
+        unknown_detail: '',
+        result: null,
+        error: { code: 'recipient_unknown', message: 'No contact named Ana.' },
+        sealed_by: null,
+      });
+      expect(r.approval_expires_at).not.toBeNull();
+      expect(r.approval_decided_at).not.toBeNull();
+      expect(r.unknown_at).not.toBeNull();
+      expect(r.finished_at).not.toBeNull();
+    });
+
+    it('stores NULL, never a plausible default, for everything a refused call never reached', async () => {
+      const nullColumns = [
+        'risk_level',
+        'risk_reasons',
+        'approval_id',
+        'approval_summary',
+        'approval_expires_at',
+        'approval_outcome',
+        'decided_by',
+        'approval_decided_at',
+        'denial_reason',
+        'authorized_at',
+        'request_id',
+        'executor',
+        'deadline',
+        'dispatched_at',
+        'executor_id',
+        'boot_id',
+        'started_at',
+        'result',
+        'error',
+        'unknown_cause',
+        'unknown_detail',
+        'unknown_at',
+        'sealed_by',
+        'seal_reason',
+        'sealed_at',
+      ];
+      const row = await db
+        .withSchema(AUDIT_SCHEMA)
+        .selectFrom('call_records')
+        .select(nullColumns.map((c) => sql<boolean>`${sql.ref(c)} is null`.as(c)))
+        .where('tenant', '=', 'acme')
+        .where('call_id', '=', refused.callId)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual(Object.fromEntries(nullColumns.map((c) => [c, true])));
+
+      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: refused.callId });
+      expect(r).toMatchObject({
+        status: 'refused',
+        decision: 'refused',
+        refusal_code: 'unknown_tool',
+        refusal_message: 'There is no tool named device.teleport; call device.open_app instead.',
+        payload: '{"where":"mars"}',
+      });
+      for (const c of nullColumns) expect(r[c as keyof AuditCallRecordV1]).toBeNull();
+      expect(r.decided_at).toBe(r.finished_at);
+    });
+
+    it('tells a JSON null result apart from a missing one', async () => {
+      const rows = await db
+        .withSchema(AUDIT_SCHEMA)
+        .selectFrom('call_records')
+        .select([
+          'call_id',
+          sql<boolean>`result is null`.as('missing'),
+          sql<boolean>`result = 'null'::jsonb`.as('json_null'),
+        ])
+        .where('call_id', 'in', [nullResult.callId, refused.callId])
+        .execute();
+      expect(Object.fromEntries(rows.map((r) => [r.call_id, [r.missing, r.json_null]]))).toEqual({
+        [nullResult.callId]: [false, true],
+        [refused.callId]: [true, null],
+      });
+      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: nullResult.callId });
+      expect([r.status, r.result]).toEqual(['succeeded', null]);
+    });
+  });
+
+  describe('queries', () => {
+    it('answers call_not_found with what to do next', async () => {
+      const err = await ask('call', { tenant: 'acme', call_id: 'call_00000000000000000000000000000000' }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(RemoteError);
+      expect(err).toMatchObject({ code: 'call_not_found' });
+      expect((err as Error).message).toMatch(/Check the id and the tenant/);
+    });
+
+    it("never returns another tenant's rows", async () => {
+      const foreign = await ask('call', { tenant: 'globex', call_id: succeeded.callId }).catch((e: unknown) => e);
+      expect(foreign).toMatchObject({ code: 'call_not_found' });
+      const own = await ask<AuditCallRecordV1>('call', { tenant: 'globex', call_id: globexCall.callId });
+      expect(own.tenant).toBe('globex');
+
+      const globexEvents = await ask<AuditEventsReplyV1>('events', { tenant: 'globex' });
+      expect(globexEvents.events.length).toBeGreaterThan(0);
+      expect(globexEvents.events.every((e) => e.event.tenant === 'globex')).toBe(true);
+      expect(await ask<AuditEventsReplyV1>('events', { tenant: 'globex', call_id: succeeded.callId })).toEqual({
+        events: [],
+        partial: false,
+        next_from_seq: null,
+      });
+      const acmeEvents = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', limit: 1000 });
+      expect(acmeEvents.events.some((e) => e.event.subject === globexCall.callId)).toBe(false);
+      const acmeConversation = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', context: 'conversations' });
+      expect(acmeConversation.events.map((e) => e.event.tenant)).toEqual(['acme']);
+    });
+
+    it('pages events in stream order with a continuation', async () => {
+      const all = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: lateFailure.callId });
+      expect(all.events.map((e) => e.event.type.split('.')[2])).toEqual([
+        'requested',
+        'staged',
+        'approved',
+        'authorized',
+        'dispatched',
+        'started',
+        'outcome_unknown',
+        'failed',
+      ]);
+      const first = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: lateFailure.callId, limit: 3 });
+      expect(first.partial).toBe(true);
+      expect(first.next_from_seq).toBe(all.events[3]!.seq);
+      const rest = await ask<AuditEventsReplyV1>('events', {
+        tenant: 'acme',
+        call_id: lateFailure.callId,
+        from_seq: first.next_from_seq,
+        limit: 1000,
+      });
+      expect([...first.events, ...rest.events]).toEqual(all.events);
+      expect(rest).toMatchObject({ partial: false, next_from_seq: null });
+    });
+
+    it('refuses contradictory or oversized queries with the fix', async () => {
+      await expect(
+        ask('events', { tenant: 'acme', context: 'conversations', call_id: refused.callId }),
+      ).rejects.toMatchObject({
+        code: 'invalid_query',
+        message: expect.stringMatching(/Drop call_id/),
+      });
+      await expect(ask('events', { tenant: 'acme', limit: 1001 })).rejects.toMatchObject({ code: 'schema_violation' });
+      await expect(ask('call', { tenant: 'acme.*', call_id: refused.callId })).rejects.toMatchObject({
+        code: 'schema_violation',
+      });
+    });
+  });
+
+  describe('poison messages', () => {
+    it('parks and reports a message that is not an event, and keeps applying later events', async () => {
+      const poison = await js.publish(aggregateSubject(ns, 'calls', 'acme', 'call_poison'), '{"not": "an event"');
+      const after = await submit('acme', 'op-after-poison', 'device.screen_observe', {}, 'phone-1');
+      const projections = await settled();
+
+      const parked = await db
+        .withSchema(AUDIT_SCHEMA)
+        .selectFrom('parked_messages')
+        .select(['projection', 'seq', 'payload'])
+        .orderBy('projection')
+        .execute();
+      expect(parked).toEqual([
+        { projection: 'audit_archive_calls', seq: poison.seq, payload: '{"not": "an event"' },
+        { projection: 'audit_call_records', seq: poison.seq, payload: '{"not": "an event"' },
+      ]);
+      expect(Object.fromEntries(projections.map((p) => [p.projection, p.parked]))).toEqual({
+        call_records: 1,
+        archive_calls: 1,
+        archive_conversations: 0,
+      });
+      expect(logLines.filter((l) => l.includes('message parked') && l.includes(`"seq":${poison.seq}`))).toHaveLength(2);
+
+      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: after.callId });
+      expect(r.status).toBe('requested');
+      const archived = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: after.callId });
+      expect(archived.events).toHaveLength(1);
+    }, 30_000);
+  });
+
+  describe('rebuild', () => {
+    it.each(['call_records', 'archive_calls'])(
+      'rebuilds %s from sequence 1 into exactly the live table',
+      async (projection) => {
+        const live = projection === 'call_records' ? await callRows() : await archiveRows();
+        expect(live.length).toBeGreaterThan(0);
+        const reply = await ask<AuditRebuildReplyV1>('rebuild', { projection });
+        expect(reply).toEqual({
+          projection,
+          stream: callsStream,
+          target_seq: (await jsm.streams.info(callsStream)).state.last_seq,
+        });
+        await waitFor(
+          async () => {
+            const { projections } = await ask<AuditProjectionsReplyV1>('projections', {});
+            const p = projections.find((x) => x.projection === projection)!;
+            return !p.rebuilding && p.checkpoint >= reply.target_seq;
+          },
+          { message: `${projection} to be rebuilt up to sequence ${reply.target_seq}` },
+        );
+        expect(projection === 'call_records' ? await callRows() : await archiveRows()).toEqual(live);
+      },
+      30_000,
+    );
+
+    it('refuses an unknown projection name', async () => {
+      await expect(ask('rebuild', { projection: 'everything' })).rejects.toMatchObject({ code: 'schema_violation' });
+    });
+  });
+});

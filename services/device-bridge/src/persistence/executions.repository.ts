@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { DEVICE_BRIDGE_SCHEMA } from './migrations.js';
+
+/** Where a device call stands, as far as the bridge needs to know. */
+export type ExecutionStatus = 'requested' | 'ready' | 'dispatched' | 'started' | 'unknown' | 'finished';
+
+export interface ExecutionRow {
+  tenant: string;
+  call_id: string;
+  device_id: string;
+  tool: string;
+  payload: string;
+  payload_sha256: string;
+  status: ExecutionStatus;
+  verdict: { level: 'low' | 'high'; reasons: string[] } | null;
+  request_id: string | null;
+  deadline: Date | null;
+  boot_id: string | null;
+  last_seq: number;
+}
+
+export interface DeviceBridgeDB {
+  executions: ExecutionRow;
+}
+
+/** The only code that reads the executions table. */
+@Injectable()
+export class ExecutionsRepository {
+  private readonly db: Kysely<DeviceBridgeDB>;
+  constructor(@Inject(INFRA) infra: Infrastructure) {
+    this.db = (infra.db as Kysely<DeviceBridgeDB>).withSchema(DEVICE_BRIDGE_SCHEMA);
+  }
+
+  /** Calls for this device that are authorized (to send) or dispatched but not started (to send again). */
+  sendable(tenant: string, deviceId: string, limit = 100): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('device_id', '=', deviceId)
+      .where('status', 'in', ['ready', 'dispatched'])
+      .orderBy('last_seq')
+      .limit(limit)
+      .execute();
+  }
+
+  started(tenant: string, deviceId: string): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('device_id', '=', deviceId)
+      .where('status', '=', 'started')
+      .execute();
+  }
+
+  find(tenant: string, callId: string): Promise<ExecutionRow | undefined> {
+    return this.db.selectFrom('executions').selectAll().where('tenant', '=', tenant).where('call_id', '=', callId).executeTakeFirst();
+  }
+
+  /** Dispatched or started calls whose deadline has passed. */
+  overdue(now: Date, limit = 100): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('status', 'in', ['dispatched', 'started'])
+      .where('deadline', '<=', now)
+      .limit(limit)
+      .execute();
+  }
+}

@@ -1,0 +1,606 @@
+/**
+ * The bridge's WebSocket endpoint for devices: authenticates `hello`, keeps one live connection per device, validates
+ * every frame, and hands start claims, outcomes and status reports to an {@link ExecutionHandler}.
+ *
+ * Framework-free and free of NATS and the event log: the handler is where claims and outcomes meet the log.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import {
+  DEVICE_CLOSE_CODES,
+  DEVICE_GATEWAY_PATH,
+  DEVICE_MAX_FRAME_BYTES,
+  DEVICE_PROTOCOL_VERSION,
+  DeviceFrameCodec,
+  isDeviceProtocolError,
+  type CancelFrameV1,
+  type DeviceFrame,
+  type DeviceFrameDraft,
+  type ErrorFrameV1,
+  type HelloFrameV1,
+  type OutcomeFrameV1,
+  type ProgressFrameV1,
+  type SealFrameV1,
+  type StartClaimFrameV1,
+  type StartRefusalReason,
+  type StatusQueryFrameV1,
+  type StatusReportFrameV1,
+  type SubmitFrameV1,
+} from '@ormuz/contracts';
+
+/** Which device: ids are unique within a tenant only, so the tenant is always part of the address. */
+export interface DeviceAddress {
+  readonly tenant: string;
+  readonly deviceId: string;
+}
+
+/** A device on an accepted connection, as the handler sees it. */
+export interface ConnectedDevice extends DeviceAddress {
+  /** Unique per accepted connection (also sent to the device in `welcome`). */
+  readonly sessionId: string;
+  /** The device process's boot id from `hello`; a new one means the device restarted. */
+  readonly bootId: string;
+  readonly policyVersion: number | null;
+  readonly connectedAt: Date;
+  readonly remoteAddress: string | undefined;
+}
+
+/**
+ * Decides who a `hello` comes from, from its credential alone. Returns the authenticated identity, or `null` to
+ * refuse. The gateway additionally refuses a hello whose claimed tenant or device id differ from the result.
+ * Throwing closes the connection as an internal error.
+ */
+export interface DeviceAuthenticator {
+  authenticate(hello: HelloFrameV1): Promise<DeviceAddress | null>;
+}
+
+/** The answer to a start claim. */
+export type StartClaimDecision =
+  | { readonly granted: true }
+  | { readonly granted: false; readonly reason: StartRefusalReason; readonly message: string };
+
+/** Why a device's connection ended. */
+export type DisconnectCause =
+  /** The socket closed (by the device, or the network); `code` 1006 means it dropped without a close frame. */
+  | { readonly kind: 'closed'; readonly code: number; readonly reason: string }
+  /** The device stopped answering pings. */
+  | { readonly kind: 'heartbeat_timeout' }
+  /** A newer connection of the same device took over. */
+  | { readonly kind: 'replaced'; readonly bySessionId: string }
+  /** The device sent a frame over the size limit (closed with 1009) or too many frames at once. */
+  | { readonly kind: 'protocol_violation'; readonly code: 'oversized' | 'overloaded' }
+  /** {@link DeviceGateway.disconnect} was called. */
+  | { readonly kind: 'disconnected'; readonly reason: string }
+  /** {@link DeviceGateway.close} was called. */
+  | { readonly kind: 'server_closing' };
+
+/**
+ * What the gateway calls for an authenticated device. Calls for one connection are made one at a time, in the order
+ * its frames arrived; a rejected promise is logged and answered with a non-fatal `internal` error frame.
+ */
+export interface ExecutionHandler {
+  /** The device was welcomed. Frames it sends next wait until this resolves. */
+  onConnected(device: ConnectedDevice, hello: HelloFrameV1): Promise<void> | void;
+  /**
+   * The device asks to start a request. Grant only once the start is recorded (winning against a seal).
+   * The same device may claim the same request again after a reconnect or restart when it never received the
+   * answer; it journals a start before running, so granting a repeated claim from the device that holds the grant
+   * cannot run the request twice. When this rejects, the device is told to retry later and nothing runs.
+   */
+  onStartClaim(device: ConnectedDevice, frame: StartClaimFrameV1): Promise<StartClaimDecision>;
+  /**
+   * The device reports an outcome. The gateway sends `outcome_ack` once this resolves; the device resends the
+   * outcome after reconnects until it is acknowledged, so the same outcome can arrive more than once.
+   */
+  onOutcome(device: ConnectedDevice, frame: OutcomeFrameV1): Promise<void>;
+  /** The device reports a request's journal state (an answer, a refusal before claiming, or an interrupted run). */
+  onStatusReport(device: ConnectedDevice, frame: StatusReportFrameV1): Promise<void> | void;
+  /** The connection ended. Never proof that a started request finished. Called once per welcomed connection. */
+  onDisconnected(device: ConnectedDevice, cause: DisconnectCause): Promise<void> | void;
+  /** Progress of a running request. */
+  onProgress?(device: ConnectedDevice, frame: ProgressFrameV1): Promise<void> | void;
+  /** The device refused a frame the bridge sent (e.g. a submit whose payload did not match its hash). */
+  onDeviceError?(device: ConnectedDevice, frame: ErrorFrameV1): Promise<void> | void;
+}
+
+/** Where the gateway reports what it does. Tokens and payloads are never passed to it. */
+export interface DeviceGatewayLogger {
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  warn?(message: string, fields?: Record<string, unknown>): void;
+  error?(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Options of {@link DeviceGateway}. */
+export interface DeviceGatewayOptions {
+  /** Interface to listen on, e.g. `127.0.0.1` or `0.0.0.0`. */
+  readonly host: string;
+  /** TCP port; 0 picks a free one (read it from {@link DeviceGateway.listen}). */
+  readonly port: number;
+  /** URL path of the endpoint; default {@link DEVICE_GATEWAY_PATH}. Other paths are refused with HTTP 400. */
+  readonly path?: string;
+  readonly authenticator: DeviceAuthenticator;
+  readonly handler: ExecutionHandler;
+  /** Ping interval in milliseconds; a device that misses one is dropped at the next. Default 15 000. */
+  readonly heartbeatIntervalMs?: number;
+  /** Time allowed from connect to an authenticated hello, in milliseconds. Default 10 000. */
+  readonly helloTimeoutMs?: number;
+  /** Largest accepted frame in bytes; larger ones close the connection with 1009. Default 256 KiB. */
+  readonly maxFrameBytes?: number;
+  /** Frames of one connection allowed to wait for processing before it is closed. Default 1 000. */
+  readonly maxQueuedFrames?: number;
+  readonly logger?: DeviceGatewayLogger;
+}
+
+/** Frames the platform sends to a device through {@link DeviceGateway.send}. */
+export type DeviceCommandDraft = DeviceFrameDraft<SubmitFrameV1 | StatusQueryFrameV1 | SealFrameV1 | CancelFrameV1>;
+
+interface Connection {
+  readonly ws: WebSocket;
+  readonly codec: DeviceFrameCodec;
+  readonly remoteAddress: string | undefined;
+  device?: ConnectedDevice;
+  alive: boolean;
+  queued: number;
+  chain: Promise<void>;
+  helloTimer?: NodeJS.Timeout;
+  /** Set when the end of the connection was decided here, so the close event reports it rather than a plain close. */
+  cause?: DisconnectCause;
+  disconnectReported: boolean;
+}
+
+const keyOf = (device: DeviceAddress): string => `${device.tenant}/${device.deviceId}`;
+
+function textOf(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8');
+}
+
+function clip(message: string): string {
+  const text = message.trim() === '' ? 'The start was refused.' : message;
+  return text.length <= 4096 ? text : `${text.slice(0, 4095)}…`;
+}
+
+/**
+ * A WebSocket server for devices at `ws://<host>:<port><path>`.
+ *
+ * Per connection: the first frame must be `hello` (anything else: fatal `hello_required`); the hello is checked by
+ * the {@link DeviceAuthenticator} (refusal: fatal `unauthenticated`, closed with 1008); a newer connection of the same
+ * device replaces the older (which gets a fatal `replaced` and close 4001). After the welcome, invalid frames get a
+ * non-fatal `error` frame and the connection stays; frames over the size limit close it with 1009. Every
+ * `heartbeatIntervalMs` each socket is pinged and one that did not answer the previous ping is terminated.
+ */
+export class DeviceGateway {
+  private readonly path: string;
+  private readonly heartbeatIntervalMs: number;
+  private readonly helloTimeoutMs: number;
+  private readonly maxFrameBytes: number;
+  private readonly maxQueuedFrames: number;
+  private readonly logger: DeviceGatewayLogger;
+  private readonly connections = new Set<Connection>();
+  private readonly devices = new Map<string, Connection>();
+  private server: WebSocketServer | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: DeviceGatewayOptions) {
+    this.path = options.path ?? DEVICE_GATEWAY_PATH;
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
+    this.helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
+    this.maxFrameBytes = options.maxFrameBytes ?? DEVICE_MAX_FRAME_BYTES;
+    this.maxQueuedFrames = options.maxQueuedFrames ?? 1_000;
+    this.logger = options.logger ?? {};
+  }
+
+  /**
+   * Starts listening. Resolves with the bound address once the port is open.
+   * @throws the listen error (e.g. EADDRINUSE); calling it twice or after {@link close} is an error.
+   */
+  async listen(): Promise<AddressInfo> {
+    if (this.server || this.closed) throw new Error('the device gateway is already listening or closed');
+    const server = new WebSocketServer({
+      host: this.options.host,
+      port: this.options.port,
+      path: this.path,
+      maxPayload: this.maxFrameBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    server.on('error', (err: Error) => this.logger.error?.('device gateway server error', { error: err.message }));
+    server.on('connection', (ws: WebSocket, request: IncomingMessage) => this.accept(ws, request));
+    this.heartbeat = setInterval(() => this.beat(), this.heartbeatIntervalMs);
+    this.heartbeat.unref();
+    return this.address();
+  }
+
+  /** The bound address. @throws when not listening. */
+  address(): AddressInfo {
+    const address = this.server?.address();
+    if (!address || typeof address === 'string') throw new Error('the device gateway is not listening');
+    return address;
+  }
+
+  /** The URL devices connect to, e.g. `ws://127.0.0.1:8787/v1/devices`. @throws when not listening. */
+  url(): string {
+    const { address, port, family } = this.address();
+    return `ws://${family === 'IPv6' ? `[${address}]` : address}:${port}${this.path}`;
+  }
+
+  /** True when the device has a welcomed, open connection. */
+  isConnected(device: DeviceAddress): boolean {
+    return this.devices.get(keyOf(device))?.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** The devices currently connected. */
+  connectedDevices(): ConnectedDevice[] {
+    return [...this.devices.values()].flatMap((c) => (c.device ? [c.device] : []));
+  }
+
+  /**
+   * Sends a submit (or a status query, seal or cancel) to a connected device.
+   *
+   * @returns `true` when the frame was handed to the device's socket (not a delivery receipt: the device's answer
+   *   is), `false` when the device is not connected.
+   * @throws DeviceProtocolError when the frame is invalid, e.g. a submit whose payload does not match its hash.
+   */
+  send(device: DeviceAddress, frame: DeviceCommandDraft): boolean {
+    const conn = this.devices.get(keyOf(device));
+    if (!conn || conn.ws.readyState !== WebSocket.OPEN) return false;
+    conn.ws.send(conn.codec.encode(frame));
+    return true;
+  }
+
+  /**
+   * Closes a device's connection on purpose (revoked credentials, operator action); `onDisconnected` is called with
+   * kind `disconnected`. The device will try to reconnect. @returns false when it was not connected.
+   */
+  disconnect(device: DeviceAddress, reason: string): boolean {
+    const conn = this.devices.get(keyOf(device));
+    if (!conn) return false;
+    this.end(conn, { kind: 'disconnected', reason }, DEVICE_CLOSE_CODES.disconnected, reason);
+    return true;
+  }
+
+  /** Stops accepting, closes every connection (`onDisconnected` with `server_closing`) and releases the port. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    const connections = [...this.connections];
+    const closing = connections.map(
+      (conn) =>
+        new Promise<void>((resolve) => {
+          if (conn.ws.readyState === WebSocket.CLOSED) return resolve();
+          conn.ws.once('close', () => resolve());
+          this.end(conn, { kind: 'server_closing' }, DEVICE_CLOSE_CODES.goingAway, 'bridge shutting down');
+          // A peer that does not answer the close handshake is cut off.
+          setTimeout(() => conn.ws.terminate(), 2_000).unref();
+        }),
+    );
+    await Promise.all(closing);
+    // Each close queued onDisconnected behind the connection's frames; let the handler finish them.
+    await Promise.all(connections.map((c) => c.chain));
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  // --- connections ------------------------------------------------------------------------------------------------
+
+  private accept(ws: WebSocket, request: IncomingMessage): void {
+    if (this.closed) {
+      ws.close(DEVICE_CLOSE_CODES.goingAway, 'bridge shutting down');
+      return;
+    }
+    const conn: Connection = {
+      ws,
+      codec: new DeviceFrameCodec(this.maxFrameBytes),
+      remoteAddress: request.socket.remoteAddress,
+      alive: true,
+      queued: 0,
+      chain: Promise.resolve(),
+      disconnectReported: false,
+    };
+    this.connections.add(conn);
+    conn.helloTimer = setTimeout(() => {
+      if (!conn.device) {
+        this.fatal(
+          conn,
+          'hello_timeout',
+          `No valid hello within ${this.helloTimeoutMs} ms; send hello first.`,
+          DEVICE_CLOSE_CODES.helloTimeout,
+        );
+      }
+    }, this.helloTimeoutMs);
+    ws.on('pong', () => {
+      conn.alive = true;
+    });
+    ws.on('message', (data: RawData, isBinary: boolean) => this.enqueue(conn, data, isBinary));
+    ws.on('error', (err: Error & { code?: string }) => {
+      // ws closes the socket with 1009 itself; remember why, for onDisconnected.
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH')
+        conn.cause ??= { kind: 'protocol_violation', code: 'oversized' };
+      this.logger.debug?.('device socket error', { error: err.message, code: err.code });
+    });
+    ws.on('close', (code: number, reason: Buffer) => {
+      clearTimeout(conn.helloTimer);
+      this.connections.delete(conn);
+      if (conn.device && this.devices.get(keyOf(conn.device)) === conn) this.devices.delete(keyOf(conn.device));
+      this.reportDisconnect(conn, conn.cause ?? { kind: 'closed', code, reason: reason.toString('utf8') });
+    });
+  }
+
+  private beat(): void {
+    for (const conn of this.connections) {
+      if (!conn.alive) {
+        this.logger.warn?.('device missed a heartbeat; dropping it', { deviceId: conn.device?.deviceId });
+        conn.cause ??= { kind: 'heartbeat_timeout' };
+        conn.ws.terminate();
+        continue;
+      }
+      conn.alive = false;
+      if (conn.ws.readyState === WebSocket.OPEN) conn.ws.ping();
+    }
+  }
+
+  /** Ends a connection for a reason decided here; the close event then reports `cause`. */
+  private end(conn: Connection, cause: DisconnectCause, code: number, reason: string): void {
+    conn.cause ??= cause;
+    clearTimeout(conn.helloTimer);
+    if (conn.ws.readyState === WebSocket.OPEN || conn.ws.readyState === WebSocket.CONNECTING)
+      conn.ws.close(code, reason.slice(0, 120));
+  }
+
+  private reportDisconnect(conn: Connection, cause: DisconnectCause): void {
+    const device = conn.device;
+    if (!device || conn.disconnectReported) return;
+    conn.disconnectReported = true;
+    // Behind the connection's queued frames, so the handler sees the disconnect after what preceded it.
+    conn.chain = conn.chain
+      .then(() => this.options.handler.onDisconnected(device, cause))
+      .catch((err: unknown) =>
+        this.logger.error?.('onDisconnected failed', { deviceId: device.deviceId, error: (err as Error).message }),
+      );
+  }
+
+  private fatal(conn: Connection, code: string, message: string, closeCode: number): void {
+    this.sendTo(conn, { type: 'error', code, message, fatal: true });
+    this.end(conn, { kind: 'closed', code: closeCode, reason: code }, closeCode, code);
+  }
+
+  /** @throws DeviceProtocolError when the draft is invalid (a bug here or in the handler's answer). */
+  private sendTo(conn: Connection, draft: DeviceFrameDraft): void {
+    if (conn.ws.readyState !== WebSocket.OPEN) return;
+    conn.ws.send(conn.codec.encode(draft));
+  }
+
+  private sendError(conn: Connection, code: string, message: string, requestId?: string): void {
+    this.sendTo(conn, { type: 'error', code, message, fatal: false, ...(requestId ? { request_id: requestId } : {}) });
+  }
+
+  // --- frames -----------------------------------------------------------------------------------------------------
+
+  private enqueue(conn: Connection, data: RawData, isBinary: boolean): void {
+    conn.alive = true;
+    if (conn.queued >= this.maxQueuedFrames) {
+      this.end(
+        conn,
+        { kind: 'protocol_violation', code: 'overloaded' },
+        DEVICE_CLOSE_CODES.overloaded,
+        'too many frames in flight',
+      );
+      return;
+    }
+    conn.queued += 1;
+    conn.chain = conn.chain
+      .then(() => this.process(conn, data, isBinary))
+      .catch((err: unknown) => {
+        this.logger.error?.('device frame handling failed', {
+          deviceId: conn.device?.deviceId,
+          error: (err as Error).message,
+        });
+      })
+      .finally(() => {
+        conn.queued -= 1;
+      });
+  }
+
+  private async process(conn: Connection, data: RawData, isBinary: boolean): Promise<void> {
+    if (conn.ws.readyState !== WebSocket.OPEN && !conn.device) return;
+    if (isBinary)
+      return this.refuse(
+        conn,
+        'malformed_json',
+        'Binary messages are not frames; send each frame as a JSON text message.',
+      );
+    let frame: DeviceFrame;
+    try {
+      frame = conn.codec.decode(textOf(data));
+    } catch (err) {
+      if (!isDeviceProtocolError(err)) throw err;
+      return this.refuse(conn, err.code, err.message, err.requestId);
+    }
+    if (!conn.device) {
+      if (frame.type !== 'hello') {
+        return this.fatal(
+          conn,
+          'hello_required',
+          `The first frame must be hello, not ${frame.type}.`,
+          DEVICE_CLOSE_CODES.policyViolation,
+        );
+      }
+      return this.onHello(conn, frame);
+    }
+    return this.dispatch(conn, conn.device, frame);
+  }
+
+  /** Answers a frame that could not be read: fatal before the hello (nothing can be trusted yet), non-fatal after. */
+  private refuse(conn: Connection, code: string, message: string, requestId?: string): void {
+    if (!conn.device)
+      return this.fatal(
+        conn,
+        code,
+        `${message} The first frame must be a valid hello.`,
+        DEVICE_CLOSE_CODES.policyViolation,
+      );
+    this.sendError(conn, code, message, requestId);
+  }
+
+  private async onHello(conn: Connection, hello: HelloFrameV1): Promise<void> {
+    let identity: DeviceAddress | null;
+    try {
+      identity = await this.options.authenticator.authenticate(hello);
+    } catch (err) {
+      this.logger.error?.('device authentication failed', { deviceId: hello.device_id, error: (err as Error).message });
+      return this.fatal(
+        conn,
+        'internal',
+        'The bridge could not check the device credential; try again later.',
+        DEVICE_CLOSE_CODES.internalError,
+      );
+    }
+    if (!identity) {
+      this.logger.warn?.('refused a device credential', { tenant: hello.tenant, deviceId: hello.device_id });
+      return this.fatal(
+        conn,
+        'unauthenticated',
+        'The device credential was not accepted. Refresh the device token or enrol the device again.',
+        DEVICE_CLOSE_CODES.policyViolation,
+      );
+    }
+    if (identity.tenant !== hello.tenant || identity.deviceId !== hello.device_id) {
+      return this.fatal(
+        conn,
+        'identity_mismatch',
+        `The credential belongs to device ${identity.deviceId} of tenant ${identity.tenant}, not to the device the hello names.`,
+        DEVICE_CLOSE_CODES.policyViolation,
+      );
+    }
+    if (conn.ws.readyState !== WebSocket.OPEN || this.closed) return;
+    clearTimeout(conn.helloTimer);
+    const device: ConnectedDevice = {
+      tenant: identity.tenant,
+      deviceId: identity.deviceId,
+      sessionId: randomUUID(),
+      bootId: hello.boot_id,
+      policyVersion: hello.policy_version,
+      connectedAt: new Date(),
+      remoteAddress: conn.remoteAddress,
+    };
+    const previous = this.devices.get(keyOf(device));
+    if (previous) {
+      this.sendTo(previous, {
+        type: 'error',
+        code: 'replaced',
+        message: 'A newer connection of this device took over; this one is closed.',
+        fatal: true,
+      });
+      this.end(previous, { kind: 'replaced', bySessionId: device.sessionId }, DEVICE_CLOSE_CODES.replaced, 'replaced');
+      this.reportDisconnect(previous, previous.cause ?? { kind: 'replaced', bySessionId: device.sessionId });
+      // The older connection's disconnect reaches the handler before this one's connect.
+      await previous.chain;
+    }
+    conn.device = device;
+    this.devices.set(keyOf(device), conn);
+    this.sendTo(conn, {
+      type: 'welcome',
+      tenant: device.tenant,
+      device_id: device.deviceId,
+      session_id: device.sessionId,
+      protocol_version: DEVICE_PROTOCOL_VERSION,
+      server_time: new Date().toISOString(),
+      heartbeat_interval_ms: this.heartbeatIntervalMs,
+      max_frame_bytes: this.maxFrameBytes,
+    });
+    await this.options.handler.onConnected(device, hello);
+  }
+
+  private async dispatch(conn: Connection, device: ConnectedDevice, frame: DeviceFrame): Promise<void> {
+    const handler = this.options.handler;
+    switch (frame.type) {
+      case 'start_claim': {
+        let decision: StartClaimDecision;
+        try {
+          decision = await handler.onStartClaim(device, frame);
+        } catch (err) {
+          this.logger.error?.('onStartClaim failed', {
+            deviceId: device.deviceId,
+            requestId: frame.request_id,
+            error: (err as Error).message,
+          });
+          return this.sendError(
+            conn,
+            'internal',
+            `The bridge could not record the start of ${frame.request_id}; do not run it. Claim it again later.`,
+            frame.request_id,
+          );
+        }
+        return this.sendTo(
+          conn,
+          decision.granted
+            ? { type: 'start_granted', request_id: frame.request_id }
+            : {
+                type: 'start_refused',
+                request_id: frame.request_id,
+                reason: decision.reason,
+                message: clip(decision.message),
+              },
+        );
+      }
+      case 'outcome':
+        try {
+          await handler.onOutcome(device, frame);
+        } catch (err) {
+          this.logger.error?.('onOutcome failed', {
+            deviceId: device.deviceId,
+            requestId: frame.request_id,
+            error: (err as Error).message,
+          });
+          return this.sendError(
+            conn,
+            'internal',
+            `The bridge could not record the outcome of ${frame.request_id}; keep it and send it again after reconnecting.`,
+            frame.request_id,
+          );
+        }
+        return this.sendTo(conn, { type: 'outcome_ack', request_id: frame.request_id });
+      case 'status_report':
+        return handler.onStatusReport(device, frame);
+      case 'progress':
+        return handler.onProgress?.(device, frame);
+      case 'error':
+        this.logger.warn?.('device reported an error', {
+          deviceId: device.deviceId,
+          code: frame.code,
+          requestId: frame.request_id,
+        });
+        return handler.onDeviceError?.(device, frame);
+      case 'heartbeat':
+        return;
+      case 'hello':
+        return this.sendError(
+          conn,
+          'unexpected_frame',
+          'This connection already said hello; reconnect to start a new session.',
+        );
+      case 'welcome':
+      case 'submit':
+      case 'start_granted':
+      case 'start_refused':
+      case 'outcome_ack':
+      case 'status_query':
+      case 'seal':
+      case 'cancel':
+        return this.sendError(conn, 'unexpected_frame', `Devices do not send ${frame.type} frames.`);
+      default: {
+        const unknown: never = frame;
+        throw new Error(`unhandled frame ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+}

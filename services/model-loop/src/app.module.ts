@@ -1,0 +1,89 @@
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { CommandBus, CqrsModule } from '@nestjs/cqrs';
+import { ProjectionRunner } from '@ormuz/event-log';
+import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { AdvanceConversationHandler } from './commands/advance-conversation.handler.js';
+import { RecordCallOutcomeHandler } from './commands/record-call-outcome.handler.js';
+import { StartConversationHandler } from './commands/start-conversation.handler.js';
+import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from './config.js';
+import { ModelProviders, type ModelProvider } from './domain/model-provider.js';
+import { ConversationViewRepository } from './persistence/conversation-view.repository.js';
+import { Conversations } from './persistence/conversations.js';
+import { MODEL_LOOP_SCHEMA } from './persistence/migrations.js';
+import { conversationViewProjection } from './projections/conversation-view.projection.js';
+import { ScriptedProvider } from './providers/scripted.provider.js';
+import { GetConversationHandler } from './queries/get-conversation.handler.js';
+import { callOutcomesReaction } from './reactors/call-outcomes.reaction.js';
+import { conversationDriverReaction } from './reactors/conversation-driver.reaction.js';
+import { DurableReactor } from './reactors/durable-reactor.js';
+import { PolicyClient } from './transport/policy.client.js';
+import { ModelLoopController } from './transport/model-loop.controller.js';
+
+/** Starts the read model and the loop's two reactors with the app, and stops them (reactors first) with it. */
+@Injectable()
+class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly projection: ProjectionRunner;
+  private readonly reactors: DurableReactor[];
+
+  constructor(@Inject(INFRA) infra: Infrastructure, commands: CommandBus) {
+    const ns = infra.config.namespace;
+    const opts = { schema: MODEL_LOOP_SCHEMA, logger: infra.logger };
+    this.projection = new ProjectionRunner(infra.js, infra.jsm, infra.db, conversationViewProjection(ns), {
+      logger: infra.logger,
+    });
+    this.reactors = [
+      new DurableReactor(infra.js, infra.jsm, infra.db, callOutcomesReaction(ns, commands), opts),
+      new DurableReactor(infra.js, infra.jsm, infra.db, conversationDriverReaction(ns, commands), opts),
+    ];
+  }
+
+  async onApplicationBootstrap() {
+    await this.projection.start();
+    for (const r of this.reactors) await r.start();
+  }
+
+  async onApplicationShutdown() {
+    for (const r of this.reactors) await r.stop();
+    await this.projection.stop();
+  }
+}
+
+export interface ModelLoopModuleOptions {
+  /** Model providers to serve; default: the scripted provider with its demo script. */
+  readonly modelProviders?: readonly ModelProvider[];
+}
+
+@Module({})
+export class ModelLoopModule {
+  static with(infra: Infrastructure, config: ModelLoopConfig, options: ModelLoopModuleOptions = {}): DynamicModule {
+    return {
+      module: ModelLoopModule,
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot()],
+      controllers: [ModelLoopController],
+      providers: [
+        { provide: MODEL_LOOP_CONFIG, useValue: config },
+        { provide: Conversations, useFactory: () => new Conversations(infra.store, config.namespace) },
+        // Read-only here: model-loop loads calls to route their outcomes; it never changes them.
+        { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/model-loop') },
+        {
+          provide: ModelProviders,
+          useFactory: () => new ModelProviders(options.modelProviders ?? [new ScriptedProvider()]),
+        },
+        PolicyClient,
+        ConversationViewRepository,
+        StartConversationHandler,
+        AdvanceConversationHandler,
+        RecordCallOutcomeHandler,
+        GetConversationHandler,
+        ModelLoopWorkers,
+      ],
+    };
+  }
+}

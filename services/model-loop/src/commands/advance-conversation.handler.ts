@@ -1,0 +1,215 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import {
+  MAX_MESSAGE_CHARS,
+  MAX_TOOL_CALLS_PER_REPLY,
+  type ConversationMessageV1,
+  type RequestedToolCallV1,
+} from '@ormuz/contracts';
+import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { deriveCallId } from '@ormuz/tool-call';
+import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
+import {
+  nextAction,
+  type ConversationCommand,
+  type LiveConversation,
+  type LoopAction,
+} from '../domain/conversation.js';
+import { isConversationStateError } from '../domain/errors.js';
+import { LOOP_INSTRUCTIONS, ModelProviders, type ModelReply } from '../domain/model-provider.js';
+import { toolResult, type CallOutcomeReport } from '../domain/tool-result.js';
+import { Conversations } from '../persistence/conversations.js';
+import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
+
+/** Runs one step of one conversation's loop; answers which step it was. */
+export class AdvanceConversationCommand extends Command<LoopAction['kind']> {
+  constructor(
+    readonly tenant: string,
+    readonly conversationId: string,
+    /** The event that triggered this step (the causation of what it appends). */
+    readonly causationId: string,
+    /** 1 on the first delivery of the trigger; counts retries of a failing step. */
+    readonly attempt: number,
+  ) {
+    super();
+  }
+}
+
+/**
+ * The loop driver. Each event on a conversation triggers one step: read the conversation from the log, ask the pure
+ * `nextAction` what is due, do it, append the result. The appended event triggers the next step, so the loop runs
+ * until it waits on something outside (an outcome, an owner) and resumes when that arrives, also after a restart.
+ * Every step is safe to repeat: call ids are derived from (conversation, turn, index), so a re-submit is a duplicate
+ * that observes the original call, and the decider ignores a second reply for a turn or a second result for a call.
+ */
+@CommandHandler(AdvanceConversationCommand)
+export class AdvanceConversationHandler implements ICommandHandler<AdvanceConversationCommand> {
+  constructor(
+    private readonly conversations: Conversations,
+    private readonly models: ModelProviders,
+    private readonly policy: PolicyClient,
+    @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
+    @Inject(INFRA) private readonly infra: Infrastructure,
+  ) {}
+
+  async execute(cmd: AdvanceConversationCommand): Promise<LoopAction['kind']> {
+    const { state, messages } = await this.conversations.read(cmd.tenant, cmd.conversationId);
+    const action = nextAction(state, new Date());
+    if (state.status === 'absent' || action.kind === 'idle') return action.kind;
+    const conversation_id = cmd.conversationId;
+    try {
+      switch (action.kind) {
+        case 'submit':
+          await this.submit(cmd, state, messages, action.call_ids);
+          break;
+        case 'call_model':
+          await this.callModel(cmd, state, messages, action.turn);
+          break;
+        case 'pause':
+          await this.apply(cmd, { type: 'PauseConversation', data: { conversation_id } });
+          break;
+        case 'resume':
+          await this.apply(cmd, {
+            type: 'ResumeConversation',
+            data: { conversation_id, reason: 'Every call the conversation waited on has its final outcome.' },
+          });
+          break;
+        case 'complete':
+          await this.apply(cmd, {
+            type: 'CompleteConversation',
+            data: { conversation_id, reason: action.reason, final_text: action.final_text },
+          });
+          break;
+        default:
+          return assertNever(action);
+      }
+    } catch (err) {
+      // The conversation moved on between the read and the append; the event that moved it triggers the next step.
+      if (!isConversationStateError(err)) throw err;
+      this.infra.logger.debug({ conversation_id, step: action.kind, err: err.message }, 'step overtaken');
+    }
+    return action.kind;
+  }
+
+  /** Step 3: hand each outstanding request to policy; record what policy decided that the model must hear now. */
+  private async submit(
+    cmd: AdvanceConversationCommand,
+    state: LiveConversation,
+    messages: readonly ConversationMessageV1[],
+    callIds: readonly string[],
+  ): Promise<void> {
+    const requested = new Map(
+      messages.flatMap((m) => m.tool_calls ?? []).map((c): [string, RequestedToolCallV1] => [c.call_id, c]),
+    );
+    for (const callId of callIds) {
+      const request = requested.get(callId);
+      const tracked = state.calls[callId];
+      if (!request || !tracked) throw new Error(`call ${callId} is tracked but missing from the transcript`);
+      const outcome = await this.policy.submit({
+        tenant: cmd.tenant,
+        agent_id: state.facts.agent_id,
+        tool: request.name,
+        arguments: request.arguments,
+        origin: { kind: 'conversation', conversation_id: cmd.conversationId, turn: tracked.turn, index: tracked.index },
+        device_id: state.facts.device_id,
+        correlation_id: cmd.conversationId,
+      });
+      if (outcome.kind === 'decided' && outcome.reply.call_id !== callId) {
+        throw new Error(`policy issued ${outcome.reply.call_id} for call ${callId}: the call-id derivations disagree`);
+      }
+      const report = reportOfSubmit(outcome);
+      if (!report) continue;
+      const result = toolResult(
+        { call_id: callId, tool: request.name, source: 'ormuz', outcome: report },
+        this.config.toolResultMaxBytes,
+      );
+      await this.apply(cmd, {
+        type: 'AddToolResult',
+        data: { conversation_id: cmd.conversationId, call_id: callId, ...result },
+      });
+    }
+  }
+
+  /** Steps 1–2: send the conversation to the model and record its reply, issuing a call id for each request. */
+  private async callModel(
+    cmd: AdvanceConversationCommand,
+    state: LiveConversation,
+    messages: readonly ConversationMessageV1[],
+    turn: number,
+  ): Promise<void> {
+    const conversation_id = cmd.conversationId;
+    const provider = this.models.for(state.facts.model);
+    let reply: ModelReply;
+    try {
+      if (!provider) throw new Error(`no provider serves ${state.facts.model} any more`);
+      reply = await provider.complete({
+        model: state.facts.model,
+        turn,
+        system: LOOP_INSTRUCTIONS,
+        messages,
+        tools: [],
+      });
+    } catch (err) {
+      if (cmd.attempt < this.config.modelAttempts) throw err;
+      const why = err instanceof Error ? err.message : String(err);
+      await this.apply(cmd, {
+        type: 'CompleteConversation',
+        data: {
+          conversation_id,
+          reason: 'failed',
+          final_text: `The agent stopped: the model did not answer after ${cmd.attempt} attempts (${why}).`,
+        },
+      });
+      return;
+    }
+    if (reply.tool_calls.length > MAX_TOOL_CALLS_PER_REPLY) {
+      await this.apply(cmd, {
+        type: 'CompleteConversation',
+        data: {
+          conversation_id,
+          reason: 'tool_limit',
+          final_text: `The agent stopped: the model asked for ${reply.tool_calls.length} tools in one reply, more than the ${MAX_TOOL_CALLS_PER_REPLY} allowed; none of them was run.`,
+        },
+      });
+      return;
+    }
+    const tool_calls = reply.tool_calls.map((c, index) => ({
+      index,
+      name: c.name,
+      arguments: c.arguments,
+      call_id: deriveCallId(cmd.tenant, { kind: 'conversation', conversation_id, turn, index }),
+    }));
+    await this.apply(cmd, {
+      type: 'AddModelReply',
+      data: {
+        conversation_id,
+        turn,
+        content: reply.content.slice(0, MAX_MESSAGE_CHARS),
+        tool_calls,
+        usage: reply.usage,
+      },
+    });
+  }
+
+  private apply(cmd: AdvanceConversationCommand, command: ConversationCommand) {
+    return this.conversations.execute(cmd.tenant, cmd.conversationId, command, {
+      correlationid: cmd.conversationId,
+      causationid: cmd.causationId,
+    });
+  }
+}
+
+/** What the model hears right after the submit: refusals and pending confirmations. Other outcomes arrive as events. */
+function reportOfSubmit(outcome: SubmitOutcome): CallOutcomeReport | null {
+  if (outcome.kind === 'rejected') return { status: 'rejected', message: outcome.message };
+  const r = outcome.reply;
+  if (r.status === 'refused') return { status: 'refused', message: r.message ?? 'Policy refused this call.' };
+  if (r.status === 'staged' && r.approval_id && r.summary) {
+    return { status: 'pending_confirmation', approval_id: r.approval_id, summary: r.summary };
+  }
+  return null;
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled loop action ${JSON.stringify(value)}`);
+}

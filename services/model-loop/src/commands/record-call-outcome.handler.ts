@@ -1,0 +1,58 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { isToolCallEvent, type OrmuzEvent } from '@ormuz/contracts';
+import { ToolCalls } from '@ormuz/service-kit';
+import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
+import { isConversationNotFoundError, isUnknownToolCallError } from '../domain/errors.js';
+import { reportOf, toolResult } from '../domain/tool-result.js';
+import { Conversations } from '../persistence/conversations.js';
+
+/** Returns true when the event became a tool result in one of this service's conversations. */
+export class RecordCallOutcomeCommand extends Command<boolean> {
+  constructor(readonly event: OrmuzEvent) {
+    super();
+  }
+}
+
+/**
+ * Step 5 of the loop: a tool-call event that settles (or stages) a call of one of our conversations becomes a tool
+ * message in it. The call's origin comes from the call's own record, not from the event's correlation id, so
+ * outcomes appended by any service are routed. Idempotent: a second result for a call adds nothing.
+ */
+@CommandHandler(RecordCallOutcomeCommand)
+export class RecordCallOutcomeHandler implements ICommandHandler<RecordCallOutcomeCommand> {
+  constructor(
+    private readonly calls: ToolCalls,
+    private readonly conversations: Conversations,
+    @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
+  ) {}
+
+  async execute({ event }: RecordCallOutcomeCommand): Promise<boolean> {
+    const report = isToolCallEvent(event) ? reportOf(event) : null;
+    if (!report) return false;
+    const { state: call } = await this.calls.load(event.tenant, event.subject);
+    if (call.status === 'absent' || call.call.origin.kind !== 'conversation') return false;
+    const executor = 'dispatch' in call && call.dispatch ? call.dispatch.executor.device_id : null;
+    const fromExecutor =
+      report.status === 'succeeded' || report.status === 'failed' || report.status === 'outcome_unknown';
+    const source = fromExecutor && executor ? `device:${executor}` : 'ormuz';
+    const result = toolResult(
+      { call_id: call.call.call_id, tool: call.call.tool, source, outcome: report },
+      this.config.toolResultMaxBytes,
+    );
+    const conversationId = call.call.origin.conversation_id;
+    try {
+      const { events } = await this.conversations.execute(
+        event.tenant,
+        conversationId,
+        { type: 'AddToolResult', data: { conversation_id: conversationId, call_id: call.call.call_id, ...result } },
+        { correlationid: conversationId, causationid: event.id },
+      );
+      return events.length > 0;
+    } catch (err) {
+      // A call made in another deployment's conversation, or by an API caller reusing a conversation origin.
+      if (isConversationNotFoundError(err) || isUnknownToolCallError(err)) return false;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { sql } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import { projectionBookkeepingMigration } from '@ormuz/event-log';
+
+/** Model-loop's Postgres schema. */
+export const MODEL_LOOP_SCHEMA = 'model_loop';
+
+export const modelLoopMigrations: Record<string, Migration> = {
+  // Also holds the messages the loop's reactors park after too many failed attempts.
+  '0001_projection_bookkeeping': projectionBookkeepingMigration,
+  // Raw SQL is not rewritten by withSchema, so it names the schema itself.
+  '0002_conversation_view': {
+    async up(db) {
+      await db.schema
+        .createTable('conversations')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('device_id', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('pending', 'jsonb', (c) => c.notNull())
+        .addColumn('final_text', 'text')
+        .addColumn('completion_reason', 'text')
+        .addColumn('turns', 'integer', (c) => c.notNull())
+        .addColumn('last_seq', 'bigint', (c) => c.notNull())
+        .addColumn('started_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('conversations_pk', ['tenant', 'conversation_id'])
+        .execute();
+      await db.schema
+        .createIndex('conversations_by_status')
+        .on('conversations')
+        .columns(['tenant', 'status'])
+        .execute();
+      await db.schema
+        .createTable('conversation_messages')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('turn', 'integer', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('tool_calls', 'jsonb')
+        .addColumn('tool_call_id', 'text')
+        .addColumn('provenance', 'jsonb')
+        .addColumn('added_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('conversation_messages_pk', ['tenant', 'conversation_id', 'seq'])
+        .execute();
+      await sql`comment on table ${sql.id(MODEL_LOOP_SCHEMA, 'conversations')} is 'Read model: every conversation and where it stands, built from the conversations stream.'`.execute(
+        db,
+      );
+      await sql`comment on table ${sql.id(MODEL_LOOP_SCHEMA, 'conversation_messages')} is 'Read model: every message of every conversation in log order; NULL where a field does not apply to the role.'`.execute(
+        db,
+      );
+    },
+  },
+};

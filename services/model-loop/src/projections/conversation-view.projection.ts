@@ -1,0 +1,127 @@
+import type { Transaction } from 'kysely';
+import {
+  contextFilter,
+  ConversationEventType as E,
+  type ConversationEventDraft,
+  type OrmuzEvent,
+  type PendingConfirmationV1,
+} from '@ormuz/contracts';
+import { streamName, type Projection } from '@ormuz/event-log';
+import type { ConversationViewDB } from '../persistence/conversation-view.tables.js';
+import { MODEL_LOOP_SCHEMA } from '../persistence/migrations.js';
+
+type Trx = Transaction<ConversationViewDB>;
+
+/**
+ * Builds `model_loop.conversations` and `model_loop.conversation_messages` from the conversations stream: where each
+ * conversation stands, the approvals it waits on (listed from the moment a call is staged) and every message.
+ */
+export function conversationViewProjection(namespace: string): Projection<ConversationViewDB> {
+  return {
+    name: 'model_loop_conversation_view',
+    schema: MODEL_LOOP_SCHEMA,
+    stream: streamName(namespace, 'conversations'),
+    filterSubject: contextFilter(namespace, 'conversations'),
+    async apply(trx: Trx, event: OrmuzEvent, seq: number) {
+      const e = event as unknown as ConversationEventDraft & OrmuzEvent;
+      const t = trx.withSchema(MODEL_LOOP_SCHEMA);
+      const tenant = event.tenant;
+      const conversationId = event.subject;
+      const time = new Date(event.time);
+      const update = (set: Partial<ConversationViewDB['conversations']>) =>
+        t
+          .updateTable('conversations')
+          .set({ ...set, last_seq: seq, updated_at: time })
+          .where('tenant', '=', tenant)
+          .where('conversation_id', '=', conversationId)
+          .where('last_seq', '<', seq)
+          .execute();
+      switch (e.type) {
+        case E.Started:
+          await t
+            .insertInto('conversations')
+            .values({
+              tenant,
+              conversation_id: conversationId,
+              agent_id: e.data.agent_id,
+              model: e.data.model,
+              device_id: e.data.device_id,
+              status: 'running',
+              pending: '[]',
+              final_text: null,
+              completion_reason: null,
+              turns: 0,
+              last_seq: seq,
+              started_at: time,
+              updated_at: time,
+            })
+            .onConflict((oc) => oc.columns(['tenant', 'conversation_id']).doNothing())
+            .execute();
+          return;
+        case E.MessageAdded: {
+          const m = e.data.message;
+          await t
+            .insertInto('conversation_messages')
+            .values({
+              tenant,
+              conversation_id: conversationId,
+              seq,
+              turn: e.data.turn,
+              role: m.role,
+              content: m.content,
+              tool_calls: m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+              tool_call_id: m.tool_call_id ?? null,
+              provenance: m.provenance ? JSON.stringify(m.provenance) : null,
+              added_at: time,
+            })
+            .onConflict((oc) => oc.columns(['tenant', 'conversation_id', 'seq']).doNothing())
+            .execute();
+          if (m.role === 'assistant') {
+            await update({ turns: e.data.turn + 1 });
+          } else if (m.role === 'tool' && m.provenance) {
+            const p = m.provenance;
+            const pending = (await currentPending(t, tenant, conversationId)).filter((c) => c.call_id !== p.call_id);
+            if (p.approval) pending.push({ call_id: p.call_id, ...p.approval });
+            await update({ pending: JSON.stringify(pending) });
+          } else {
+            await update({});
+          }
+          return;
+        }
+        case E.Paused:
+          await update({ status: 'paused', pending: JSON.stringify(e.data.pending) });
+          return;
+        case E.Resumed:
+          await update({ status: 'running' });
+          return;
+        case E.Completed:
+          await update({ status: 'completed', final_text: e.data.final_text, completion_reason: e.data.reason });
+          return;
+        default:
+          return assertNever(e);
+      }
+    },
+    async reset(trx: Trx) {
+      await trx.withSchema(MODEL_LOOP_SCHEMA).deleteFrom('conversation_messages').execute();
+      await trx.withSchema(MODEL_LOOP_SCHEMA).deleteFrom('conversations').execute();
+    },
+  };
+}
+
+async function currentPending(
+  t: ReturnType<Trx['withSchema']>,
+  tenant: string,
+  conversationId: string,
+): Promise<PendingConfirmationV1[]> {
+  const row = await t
+    .selectFrom('conversations')
+    .select('pending')
+    .where('tenant', '=', tenant)
+    .where('conversation_id', '=', conversationId)
+    .executeTakeFirst();
+  return row ? [...(row.pending as PendingConfirmationV1[])] : [];
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled conversation event ${JSON.stringify(value)}`);
+}

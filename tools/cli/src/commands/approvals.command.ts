@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import type { ApprovalViewV1 } from '@ormuz/contracts';
+import type { CliContext } from '../context.js';
+
+const line = (a: ApprovalViewV1) =>
+  `${a.approval_id}  ${a.status.padEnd(8)}  ${a.tool}  call ${a.call_id}\n    ${a.summary}\n    expires ${a.expires_at}` +
+  (a.decided_by ? `; decided by ${a.decided_by} at ${a.decided_at}` : '');
+
+export function registerApprovalCommands(program: Command, ctx: () => CliContext): void {
+  const approvals = program.command('approvals').description("the owner's inbox of staged calls");
+
+  approvals
+    .command('list')
+    .requiredOption('--tenant <tenant>', 'tenant id')
+    .option('--all', 'include decided and expired approvals')
+    .action(async (o: { tenant: string; all?: boolean }) => {
+      const reply = await ctx().call<{ approvals: ApprovalViewV1[] }>('approvals', 'list', {
+        tenant: o.tenant,
+        status: o.all ? 'all' : 'pending',
+      });
+      ctx().print(reply, (r: { approvals: ApprovalViewV1[] }) =>
+        r.approvals.length === 0 ? 'no approvals' : r.approvals.map(line).join('\n'),
+      );
+    });
+
+  for (const decision of ['approve', 'deny'] as const) {
+    approvals
+      .command(`${decision} <approval-id>`)
+      .requiredOption('--tenant <tenant>', 'tenant id')
+      .requiredOption('--by <who>', 'who decides (recorded in the audit trail)')
+      .option('--reason <text>', 'why (deny)')
+      .action(async (approvalId: string, o: { tenant: string; by: string; reason?: string }) => {
+        const reply = await ctx().call<ApprovalViewV1>('approvals', decision, {
+          tenant: o.tenant,
+          approval_id: approvalId,
+          decided_by: o.by,
+          ...(o.reason ? { reason: o.reason } : {}),
+        });
+        ctx().print(reply, line);
+      });
+  }
+}

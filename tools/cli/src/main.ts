@@ -1,0 +1,42 @@
+/**
+ * `ormuz`: the operator CLI. Every command accepts --json for one JSON value on stdout.
+ */
+import { Command } from 'commander';
+import { isOrmuzError } from '@ormuz/contracts';
+import { registerApprovalCommands } from './commands/approvals.command.js';
+import { registerCallCommands } from './commands/call.command.js';
+import { registerDemoCommand } from './commands/demo.command.js';
+import { registerDeviceCommands } from './commands/device.command.js';
+import { registerEventCommands } from './commands/events.command.js';
+import { registerMigrateCommand } from './commands/migrate.command.js';
+import { CliContext, type GlobalOptions } from './context.js';
+
+const program = new Command('ormuz')
+  .description('Operate Ormuz: submit and inspect tool calls, decide approvals, read the log, run the demo.')
+  .option('--json', 'machine-readable output')
+  .option('--nats <url>', 'NATS URL (default: $NATS_URL or nats://127.0.0.1:4222)')
+  .option('--namespace <ns>', 'subject namespace (default: $ORMUZ_NAMESPACE or ormuz)')
+  .showHelpAfterError();
+
+let context: CliContext | undefined;
+const ctx = () => (context ??= new CliContext(program.opts<GlobalOptions>()));
+
+registerCallCommands(program, ctx);
+registerApprovalCommands(program, ctx);
+registerEventCommands(program, ctx);
+registerMigrateCommand(program, ctx);
+registerDemoCommand(program, ctx);
+registerDeviceCommands(program, ctx);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  const json = program.opts<GlobalOptions>().json;
+  const code = isOrmuzError(err) ? err.code : 'error';
+  const message = err instanceof Error ? err.message : String(err);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  else process.stderr.write(`ormuz: ${message}\n`);
+  process.exitCode = process.exitCode || 1;
+} finally {
+  await context?.close();
+}

@@ -1,0 +1,103 @@
+/**
+ * Starts the five services as separate processes (the way they run in production, one process each) and waits for
+ * each to answer its health command over NATS.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { callService } from '@ormuz/service-kit';
+
+export const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** The repository root, found from this file's place in tools/cli/dist. */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export function serviceEntry(service: ServiceName): string {
+  const entry = join(REPO_ROOT, 'services', service, 'dist', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} does not exist. Run \`npm run build\` at the repository root first.`);
+  return entry;
+}
+
+export interface ServiceProcess {
+  readonly name: ServiceName;
+  readonly child: ChildProcess;
+  readonly logFile: string;
+  exited: boolean;
+}
+
+/** Spawns one service; its logs go to `logDir/<service>.log`. */
+export function spawnService(name: ServiceName, env: NodeJS.ProcessEnv, logDir: string): ServiceProcess {
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, ['--enable-source-maps', serviceEntry(name)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const proc: ServiceProcess = { name, child, logFile, exited: false };
+  child.once('exit', () => {
+    proc.exited = true;
+  });
+  return proc;
+}
+
+/** The last lines of a service's log, for error messages. */
+export function tailLog(proc: ServiceProcess, lines = 15): string {
+  try {
+    return readFileSync(proc.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Polls every service's `health` command until all answer, or throws naming the ones that did not. */
+export async function waitHealthy(
+  nc: NatsConnection,
+  namespace: string,
+  procs: readonly ServiceProcess[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Set(procs);
+  while (pending.size > 0) {
+    for (const proc of [...pending]) {
+      if (proc.exited) {
+        throw new Error(`${proc.name} exited during start-up. Its last log lines:\n${tailLog(proc)}`);
+      }
+      const ok = await callService(nc, namespace, proc.name, 'health', {}, 500).then(
+        () => true,
+        () => false,
+      );
+      if (ok) pending.delete(proc);
+    }
+    if (pending.size === 0) return;
+    if (Date.now() > deadline) {
+      const names = [...pending].map((p) => p.name).join(', ');
+      throw new Error(`${names} did not become healthy within ${timeoutMs} ms. Logs: ${[...pending].map((p) => p.logFile).join(', ')}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Sends SIGTERM and waits (bounded) for every process to exit; SIGKILL after the bound. */
+export async function stopAll(procs: readonly ServiceProcess[], timeoutMs = 10_000): Promise<void> {
+  await Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((resolve) => {
+          if (p.exited) return resolve();
+          const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
+          p.child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          p.child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
