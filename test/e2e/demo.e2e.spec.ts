@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { randomNamespace, testEnv } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -23,7 +23,14 @@ function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number 
 }
 
 describe('demo (npm start)', () => {
-  const { natsUrl, databaseUrl } = testEnv();
+  const { natsUrl } = testEnv();
+  let database: TestDatabase;
+  let databaseUrl: string;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    databaseUrl = database.url;
+  });
+  afterAll(() => database.drop());
 
   it('runs one low-risk and one approved high-risk call through all five services and exits 0', async () => {
     const r = await runCli(['demo', '--timeout', '60000'], {
@@ -35,7 +42,7 @@ describe('demo (npm start)', () => {
     expect(r.stdout).toMatch(/owner approved apr_/);
     expect(r.stdout).toMatch(/device\.screen_observe: succeeded/);
     expect(r.stdout).toMatch(/device\.send_message: succeeded/);
-    expect(r.stdout).toMatch(/staged .*\n.*approved .*\n.*authorized/s);
+    expect(r.stdout).toMatch(/staged\.v1 .*\n.*approved\.v1 .*\n.*authorized\.v1/);
     expect(r.stdout).toMatch(/audit row: status=succeeded decided_by=owner@demo/);
   });
 

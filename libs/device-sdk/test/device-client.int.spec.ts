@@ -139,7 +139,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
   it('runs nothing when the payload does not match its hash, and says so', async () => {
     const client = await connect();
     bridge.send({
-      ...submit('r1', 'device.send_message', { to: 'Alice Martin', body: 'Hi' }),
+      ...submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Hi' }),
       payload: '{"body":"Pay 500","to":"Alice Martin"}',
     });
 
@@ -188,7 +188,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
 
   it('claims again after a reconnect when the grant was lost, and runs once', async () => {
     await connect();
-    bridge.send(submit('r1', 'device.open_app', { package: 'com.example.messages' }));
+    bridge.send(submit('r1', 'device.open_app', { package_name: 'com.example.messages' }));
     await waitFor(() => bridge.of('start_claim')[0], 'the first claim');
 
     bridge.drop();

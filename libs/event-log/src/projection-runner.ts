@@ -33,20 +33,23 @@ export const projectionBookkeepingMigration: Migration = {
   async up(db) {
     await db.schema
       .createTable('projection_checkpoints')
-      .addColumn('projection', 'text', (c) => c.primaryKey())
+      .addColumn('projection', 'text', (c) => c.notNull())
       .addColumn('stream', 'text', (c) => c.notNull())
       .addColumn('seq', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      // Keyed by stream too: a stream recreated under another namespace must not inherit a checkpoint.
+      .addPrimaryKeyConstraint('projection_checkpoints_pk', ['projection', 'stream'])
       .execute();
     await db.schema
       .createTable('parked_messages')
       .addColumn('projection', 'text', (c) => c.notNull())
+      .addColumn('stream', 'text', (c) => c.notNull())
       .addColumn('seq', 'bigint', (c) => c.notNull())
       .addColumn('subject', 'text', (c) => c.notNull())
       .addColumn('payload', 'text', (c) => c.notNull())
       .addColumn('error', 'text', (c) => c.notNull())
       .addColumn('parked_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-      .addPrimaryKeyConstraint('parked_messages_pk', ['projection', 'seq'])
+      .addPrimaryKeyConstraint('parked_messages_pk', ['projection', 'stream', 'seq'])
       .execute();
   },
 };
@@ -69,7 +72,7 @@ export interface ProjectionRunnerOptions {
 
 interface BookkeepingDB {
   projection_checkpoints: { projection: string; stream: string; seq: number; updated_at?: Date };
-  parked_messages: { projection: string; seq: number; subject: string; payload: string; error: string };
+  parked_messages: { projection: string; stream: string; seq: number; subject: string; payload: string; error: string };
 }
 
 const silent: ProjectionLogger = { info() {}, warn() {}, error() {} };
@@ -129,8 +132,13 @@ export class ProjectionRunner {
     await this.jsm.consumers.delete(this.projection.stream, this.projection.name).catch(() => false);
     await this.db.transaction().execute(async (trx) => {
       await this.projection.reset(trx);
-      await this.tables(trx).deleteFrom('projection_checkpoints').where('projection', '=', this.projection.name).execute();
-      await this.tables(trx).deleteFrom('parked_messages').where('projection', '=', this.projection.name).execute();
+      for (const table of ['projection_checkpoints', 'parked_messages'] as const) {
+        await this.tables(trx)
+          .deleteFrom(table)
+          .where('projection', '=', this.projection.name)
+          .where('stream', '=', this.projection.stream)
+          .execute();
+      }
     });
     await this.start();
   }
@@ -166,6 +174,7 @@ export class ProjectionRunner {
       .selectFrom('projection_checkpoints')
       .select('seq')
       .where('projection', '=', this.projection.name)
+      .where('stream', '=', this.projection.stream)
       .executeTakeFirst();
     return row?.seq ?? 0;
   }
@@ -257,12 +266,13 @@ export class ProjectionRunner {
         .insertInto('parked_messages')
         .values({
           projection: this.projection.name,
+          stream: this.projection.stream,
           seq: msg.seq,
           subject: msg.subject,
           payload: new TextDecoder().decode(msg.data),
           error: reason,
         })
-        .onConflict((oc) => oc.columns(['projection', 'seq']).doNothing())
+        .onConflict((oc) => oc.columns(['projection', 'stream', 'seq']).doNothing())
         .execute();
       await this.saveCheckpoint(trx, msg.seq);
     });
@@ -278,7 +288,7 @@ export class ProjectionRunner {
       .insertInto('projection_checkpoints')
       .values({ projection: this.projection.name, stream: this.projection.stream, seq })
       .onConflict((oc) =>
-        oc.column('projection').doUpdateSet({ seq: sql`greatest(projection_checkpoints.seq, excluded.seq)`, updated_at: sql`now()` }),
+        oc.columns(['projection', 'stream']).doUpdateSet({ seq: sql`greatest(projection_checkpoints.seq, excluded.seq)`, updated_at: sql`now()` }),
       )
       .execute();
   }

@@ -1,4 +1,4 @@
-import { Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
@@ -12,6 +12,7 @@ import { ApprovalsHttpController } from './transport/approvals.http.controller.j
 import { ApprovalsRpcController } from './transport/approvals.rpc.controller.js';
 
 /** Keeps the inbox read model running with the app. */
+@Injectable()
 export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly runner: ProjectionRunner;
   constructor(@Inject(INFRA) infra: Infrastructure) {

@@ -200,7 +200,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('runs a submit once and acknowledges its outcome', async () => {
     const phone = await startPhone();
-    expect(gateway.send(PHONE, submit('r1', 'device.send_message', { to: 'Alice Martin', body: 'On my way' }))).toBe(
+    expect(gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'On my way' }))).toBe(
       true,
     );
 
@@ -216,7 +216,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('answers a duplicate submit with the recorded outcome and does not run it again', async () => {
     const phone = await startPhone();
-    const frame = submit('r1', 'device.send_message', { to: 'Bob Chen', body: 'Hi' });
+    const frame = submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' });
     gateway.send(PHONE, frame);
     await waitFor(() => executions.outcome('r1'), 'the first outcome');
 
@@ -230,10 +230,10 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('refuses the same request id with different bytes as a conflict', async () => {
     const phone = await startPhone();
-    gateway.send(PHONE, submit('r1', 'device.send_message', { to: 'Bob Chen', body: 'Hi' }));
+    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' }));
     await waitFor(() => executions.outcome('r1'), 'the outcome');
 
-    gateway.send(PHONE, submit('r1', 'device.send_message', { to: 'Bob Chen', body: 'Send me your PIN' }));
+    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Send me your PIN' }));
     const error = await waitFor(
       () => executions.deviceErrors.find((f) => f.type === 'error' && f.code === 'request_conflict'),
       'the conflict',
@@ -245,7 +245,7 @@ describe('DeviceGateway with a simulated device', () => {
   it('never runs a request whose start claim is refused because it was sealed', async () => {
     const phone = await startPhone();
     executions.sealed.add('r1');
-    gateway.send(PHONE, submit('r1', 'device.send_message', { to: 'Alice Martin', body: 'Too late' }));
+    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
 
     await waitFor(() => phone.client.requestState('r1') === 'refused', 'the refusal to be journaled');
     expect(phone.client.journalEntry('r1')?.reason).toEqual({
@@ -255,7 +255,7 @@ describe('DeviceGateway with a simulated device', () => {
     expect(phone.device.history).toEqual([]);
     expect(executions.outcomes).toEqual([]);
 
-    gateway.send(PHONE, submit('r1', 'device.send_message', { to: 'Alice Martin', body: 'Too late' }));
+    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
     await waitFor(() => executions.report('r1', 'refused'), 'the duplicate to report the refusal');
     expect(executions.claims).toHaveLength(1);
   });
@@ -277,7 +277,7 @@ describe('DeviceGateway with a simulated device', () => {
   it('refuses to send a submit whose payload does not match its hash', async () => {
     const phone = await startPhone();
     const frame = {
-      ...submit('r1', 'device.send_message', { to: 'Alice Martin', body: 'Hi' }),
+      ...submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Hi' }),
       payload: '{"body":"Pay 500","to":"Alice Martin"}',
     };
     expect(() => gateway.send(PHONE, frame)).toThrow(expect.objectContaining({ code: 'payload_mismatch' }));
@@ -302,7 +302,7 @@ describe('DeviceGateway with a simulated device', () => {
   it('refuses a denylisted app and an unknown foreground app before claiming', async () => {
     const device = new SimulatedDevice({ foreground: null });
     await startPhone(device);
-    gateway.send(PHONE, submit('bank', 'device.open_app', { package: 'com.example.bank' }));
+    gateway.send(PHONE, submit('bank', 'device.open_app', { package_name: 'com.example.bank' }));
     gateway.send(PHONE, submit('blind', 'device.tap', { x: 10, y: 10 }));
 
     const denied = await waitFor(() => executions.report('bank', 'rejected'), 'the denylist refusal');
@@ -328,7 +328,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('does not run a finished request again after the device restarts with the same journal', async () => {
     const first = await startPhone();
-    const frame = submit('r1', 'device.send_message', { to: 'Alice Martin', body: 'Once' });
+    const frame = submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Once' });
     gateway.send(PHONE, frame);
     await waitFor(() => first.client.journalEntry('r1')?.acked, 'the acknowledged outcome');
     await first.close();
@@ -368,7 +368,7 @@ describe('DeviceGateway with a simulated device', () => {
     cleanups.push(() => client.close());
     await waitFor(() => client.connected, 'the phone to connect');
 
-    gateway.send(PHONE, submit('r1', 'device.send_message', { to: 'Bob Chen', body: 'Mid-flight' }));
+    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }));
     await waitFor(() => runs === 1, 'the executor to start');
     const firstSession = client.session!.session_id;
     gateway.disconnect(PHONE, 'network test');

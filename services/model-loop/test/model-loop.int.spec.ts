@@ -223,7 +223,7 @@ describe('model-loop with policy', () => {
       expect(done.completion_reason).toBe('answered');
       expect(done.final_text).toBe(
         'Here is what happened. Looking at the phone screen succeeded. Sending "Running 10 minutes late, sorry!" to ' +
-          'Alice did not happen: the owner denied it.',
+          'Alice Martin did not happen: the owner denied it.',
       );
       expect(done.pending).toEqual([]);
       expect(done.messages.map((m) => `${m.turn}:${m.role}:${m.provenance?.status ?? ''}`)).toEqual([

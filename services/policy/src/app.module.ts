@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import { Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, Inject } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
@@ -10,6 +10,7 @@ import { CallStatusHandler } from './queries/call-status.handler.js';
 import { PolicyController } from './transport/policy.controller.js';
 
 /** Starts policy's projections with the app and stops them with it. */
+@Injectable()
 class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly runners: ProjectionRunner[];
   constructor(@Inject(INFRA) infra: Infrastructure) {

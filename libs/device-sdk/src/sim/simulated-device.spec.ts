@@ -27,7 +27,7 @@ describe('SimulatedDevice', () => {
   it('refuses a continuation once the screen has changed', async () => {
     const device = new SimulatedDevice();
     const first = (await device.execute('device.screen_observe', { max_elements: 1 })) as Observation;
-    await device.execute('device.open_app', { package: SIM_PACKAGES.settings });
+    await device.execute('device.open_app', { package_name: SIM_PACKAGES.settings });
     await expect(device.execute('device.screen_observe', { continuation: first.continuation! })).rejects.toMatchObject({
       code: 'stale_continuation',
     });
@@ -79,16 +79,16 @@ describe('SimulatedDevice', () => {
 
   it('sends a message to a contact by name or number, and refuses an unknown recipient', async () => {
     const device = new SimulatedDevice({ now: () => new Date('2026-05-01T10:00:00.000Z') });
-    expect(await device.execute('device.send_message', { to: 'alice martin', body: 'Hello' })).toEqual({
+    expect(await device.execute('device.send_message', { recipient: 'alice martin', message_body: 'Hello' })).toEqual({
       message_id: 'msg-1',
       to: { name: 'Alice Martin', number: '+33612345678' },
       sent_at: '2026-05-01T10:00:00.000Z',
     });
-    expect(await device.execute('device.send_message', { to: '+1 415 555 0123', body: 'Hi' })).toMatchObject({
+    expect(await device.execute('device.send_message', { recipient: '+1 415 555 0123', message_body: 'Hi' })).toMatchObject({
       message_id: 'msg-2',
       to: { name: 'Bob Chen' },
     });
-    await expect(device.execute('device.send_message', { to: 'Zed', body: 'Hi' })).rejects.toMatchObject({
+    await expect(device.execute('device.send_message', { recipient: 'Zed', message_body: 'Hi' })).rejects.toMatchObject({
       code: 'unknown_recipient',
       message: expect.stringMatching(/device\.list_contacts/),
     });
@@ -97,7 +97,7 @@ describe('SimulatedDevice', () => {
 
   it('names the installed apps when asked to open a missing one', async () => {
     await expect(
-      new SimulatedDevice().execute('device.open_app', { package: 'com.example.nope' }),
+      new SimulatedDevice().execute('device.open_app', { package_name: 'com.example.nope' }),
     ).rejects.toMatchObject({
       code: 'app_not_installed',
       message: expect.stringMatching(/com\.example\.bank/),
@@ -108,7 +108,7 @@ describe('SimulatedDevice', () => {
     const device = new SimulatedDevice({ foreground: null });
     expect(device.targetPackage('device.tap', { ref: 'e1' })).toBeNull();
     expect(device.targetPackage('device.screen_observe', {})).toBeUndefined();
-    expect(device.targetPackage('device.open_app', { package: SIM_PACKAGES.bank })).toBe(SIM_PACKAGES.bank);
+    expect(device.targetPackage('device.open_app', { package_name: SIM_PACKAGES.bank })).toBe(SIM_PACKAGES.bank);
     device.setForeground({ package: SIM_PACKAGES.bank, screen: 'accounts' });
     expect(device.targetPackage('device.tap', { ref: 'e1' })).toBe(SIM_PACKAGES.bank);
   });

@@ -312,7 +312,7 @@ export class SimulatedDevice {
   targetPackage(tool: string, args: ToolArguments): string | null | undefined {
     switch (tool) {
       case 'device.open_app':
-        return typeof args['package'] === 'string' ? args['package'] : undefined;
+        return typeof args['package_name'] === 'string' ? args['package_name'] : undefined;
       case 'device.tap':
         return this.fg?.package ?? null;
       case 'device.screen_observe':
@@ -501,7 +501,7 @@ export class SimulatedDevice {
   }
 
   private openApp(args: ToolArguments): JsonValue {
-    const pkg = requiredText(args, 'package', 'the app package name, e.g. com.example.messages');
+    const pkg = requiredText(args, 'package_name', 'the app package name, e.g. com.example.messages');
     const app = APPS[pkg];
     if (!app) {
       throw new DeviceToolError(
@@ -523,10 +523,10 @@ export class SimulatedDevice {
   }
 
   private sendMessage(args: ToolArguments): JsonValue {
-    const to = requiredText(args, 'to', "the contact's exact name or phone number from device.list_contacts");
-    const body = requiredText(args, 'body', 'the text to send');
+    const to = requiredText(args, 'recipient', "the contact's exact name or phone number from device.list_contacts");
+    const body = requiredText(args, 'message_body', 'the text to send');
     if (body.length > MAX_BODY_LENGTH)
-      throw invalid(`body is ${body.length} characters; send at most ${MAX_BODY_LENGTH}.`);
+      throw invalid(`message_body is ${body.length} characters; send at most ${MAX_BODY_LENGTH}.`);
     const contact = this.findContact(to);
     if (!contact) {
       throw new DeviceToolError(
@@ -546,9 +546,9 @@ export class SimulatedDevice {
   }
 
   private listContacts(args: ToolArguments): JsonValue {
-    const query = args['query'];
+    const query = args['name_query'];
     if (query !== undefined && query !== null && typeof query !== 'string')
-      throw invalid('query must be text, or left out to list everyone.');
+      throw invalid('name_query must be text, or left out to list everyone.');
     const limit = optionalInteger(args, 'limit', 1, 200) ?? DEFAULT_CONTACTS_LIMIT;
     const matching =
       typeof query === 'string' && query !== ''

@@ -80,6 +80,7 @@ export interface ProjectionCheckpointsTable {
 
 export interface ParkedMessagesTable {
   projection: string;
+  stream: string;
   seq: number;
   subject: string;
   payload: string;

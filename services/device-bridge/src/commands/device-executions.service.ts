@@ -9,25 +9,25 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { HelloFrameV1, OutcomeFrameV1, StartClaimFrameV1, SubmitFrameV1 } from '@ormuz/contracts';
+import type { OutcomeFrameV1, StartClaimFrameV1, SubmitFrameV1 } from '@ormuz/contracts';
 import { INFRA, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { isCallAlreadyStartedError, isSealedCallError, isToolCallError } from '@ormuz/tool-call';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';
 import { ExecutionsRepository, type ExecutionRow } from '../persistence/executions.repository.js';
 
-/** How the service reaches connected devices (implemented by the WebSocket gateway). */
+/** How the service reaches connected devices (implemented over the WebSocket gateway). */
 export interface DeviceLink {
-  isConnected(tenant: string, deviceId: string): boolean;
+  isConnected(device: DeviceIdentity): boolean;
   /** Sends a submit frame; false when the device is not connected. */
-  sendSubmit(tenant: string, deviceId: string, frame: Omit<SubmitFrameV1, 'v' | 'seq'>): boolean;
-  sendCancel(tenant: string, deviceId: string, requestId: string, reason: string): void;
+  sendSubmit(device: DeviceIdentity, frame: Omit<SubmitFrameV1, 'v' | 'seq'>): boolean;
+  sendCancel(device: DeviceIdentity, requestId: string, reason: string): void;
   connected(): DeviceIdentity[];
 }
 
 export type ClaimAnswer =
-  | { granted: true }
-  | { granted: false; reason: 'sealed' | 'unknown_request' | 'already_started' | 'not_assigned'; message: string };
+  | { readonly granted: true }
+  | { readonly granted: false; readonly reason: 'sealed' | 'unknown_request' | 'already_started' | 'not_assigned'; readonly message: string };
 
 @Injectable()
 export class DeviceExecutionsService {
@@ -76,7 +76,7 @@ export class DeviceExecutionsService {
 
   private async dispatchFor(device: DeviceIdentity): Promise<void> {
     for (const row of await this.executions.sendable(device.tenant, device.deviceId)) {
-      if (!this.link?.isConnected(device.tenant, device.deviceId)) return;
+      if (!this.link?.isConnected(device)) return;
       let deadline = row.deadline?.toISOString();
       if (row.status === 'ready') {
         deadline = new Date(Date.now() + this.config.executionTimeoutMs).toISOString();
@@ -101,7 +101,7 @@ export class DeviceExecutionsService {
           throw err;
         }
       }
-      this.link.sendSubmit(row.tenant, row.device_id, {
+      this.link.sendSubmit(device, {
         type: 'submit',
         request_id: row.request_id ?? row.call_id,
         call_id: row.call_id,
@@ -115,10 +115,10 @@ export class DeviceExecutionsService {
   }
 
   /** A device says hello: a new boot id means started calls of the previous boot have an unknown outcome. */
-  async onConnected(device: DeviceIdentity, hello: HelloFrameV1): Promise<void> {
+  async onConnected(device: DeviceIdentity, bootId: string): Promise<void> {
     for (const row of await this.executions.started(device.tenant, device.deviceId)) {
-      if (row.boot_id && row.boot_id !== hello.boot_id) {
-        await this.markUnknown(row, 'reboot', `device booted again (boot ${hello.boot_id}) while the call was running`);
+      if (row.boot_id && row.boot_id !== bootId) {
+        await this.markUnknown(row, 'reboot', `device booted again (boot ${bootId}) while the call was running`);
       }
     }
     this.kick();
@@ -197,7 +197,7 @@ export class DeviceExecutionsService {
   /** Calls past their deadline: cancel on the device and record outcome_unknown (timeout). */
   async sweepOverdue(now = new Date()): Promise<void> {
     for (const row of await this.executions.overdue(now)) {
-      this.link?.sendCancel(row.tenant, row.device_id, row.request_id ?? row.call_id, 'deadline passed');
+      this.link?.sendCancel({ tenant: row.tenant, deviceId: row.device_id }, row.request_id ?? row.call_id, 'deadline passed');
       if (row.status === 'started') {
         await this.markUnknown(row, 'timeout', `no outcome by the deadline ${row.deadline?.toISOString()}`);
       } else {

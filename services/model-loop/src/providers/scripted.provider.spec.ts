@@ -30,7 +30,7 @@ describe('scripted:demo', () => {
       { name: 'device.screen_observe', arguments: {} },
       {
         name: 'device.send_message',
-        arguments: { recipient: 'Alice', message_body: 'Running 10 minutes late, sorry!' },
+        arguments: { recipient: 'Alice Martin', message_body: 'Running 10 minutes late, sorry!' },
       },
     ]);
   });
@@ -49,7 +49,7 @@ describe('scripted:demo', () => {
     expect(reply.tool_calls).toEqual([]);
     expect(reply.content).toBe(
       'Here is what happened. Looking at the phone screen succeeded. Sending "Running 10 minutes late, sorry!" to ' +
-        'Alice did not happen: the owner denied it.',
+        'Alice Martin did not happen: the owner denied it.',
     );
   });
 
@@ -58,7 +58,7 @@ describe('scripted:demo', () => {
     const sent = result(SEND, { status: 'succeeded', result: { message_id: 'm1' } });
     const reply = await ask(task, asked, unknown, sent);
     expect(reply.content).toMatch(/I cannot tell whether looking at the phone screen took effect/);
-    expect(reply.content).toMatch(/to Alice succeeded\./);
+    expect(reply.content).toMatch(/to Alice Martin succeeded\./);
   });
 
   it('answers the same conversation the same way every time, with estimated usage', async () => {

@@ -38,7 +38,7 @@ export class ScriptedProvider implements ModelProvider {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** What the demo asks the phone to send. */
-export const DEMO_MESSAGE = { recipient: 'Alice', message_body: 'Running 10 minutes late, sorry!' } as const;
+export const DEMO_MESSAGE = { recipient: 'Alice Martin', message_body: 'Running 10 minutes late, sorry!' } as const;
 
 /**
  * Turn 1 asks for two tools at once: `device.screen_observe` (low risk) and `device.send_message` (high risk). While a

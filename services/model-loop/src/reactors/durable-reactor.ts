@@ -52,7 +52,7 @@ export interface DurableReactorOptions {
 }
 
 interface ParkedDB {
-  parked_messages: { projection: string; seq: number; subject: string; payload: string; error: string };
+  parked_messages: { projection: string; stream: string; seq: number; subject: string; payload: string; error: string };
 }
 
 export class DurableReactor {
@@ -178,12 +178,13 @@ export class DurableReactor {
         .insertInto('parked_messages')
         .values({
           projection: this.reaction.name,
+          stream: this.reaction.stream,
           seq: msg.seq,
           subject: msg.subject,
           payload: new TextDecoder().decode(msg.data),
           error: reason,
         })
-        .onConflict((oc) => oc.columns(['projection', 'seq']).doNothing())
+        .onConflict((oc) => oc.columns(['projection', 'stream', 'seq']).doNothing())
         .execute();
     } catch (parkErr) {
       this.opts.logger.error(
