@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectNats, NatsUnavailableError } from '@ormuz/event-log';
+import { NatsUnavailableError } from '@ormuz/event-log';
 import { openDatabase, PostgresUnavailableError } from '@ormuz/postgres';
 import { runSimulatedDevice } from '@ormuz/device-sdk';
 import { freePort } from '@ormuz/testing';
@@ -73,7 +73,7 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
         await waitHealthy(nc, c.config.namespace, procs, remaining());
         out(`services up: ${SERVICES.join(', ')}`);
 
-        device = await runSimulatedDevice({
+        device = runSimulatedDevice({
           url: `ws://127.0.0.1:${bridgePort}/v1/devices`,
           tenant: TENANT,
           deviceId: DEVICE,

@@ -16,7 +16,7 @@ export function registerDeviceCommands(program: Command, _ctx: () => CliContext)
     .requiredOption('--token <token>', 'device credential')
     .option('--journal <dir>', 'journal directory (kept across restarts)')
     .action(async (o: { url: string; tenant: string; device: string; token: string; journal?: string }) => {
-      const handle = await runSimulatedDevice({
+      const handle = runSimulatedDevice({
         url: o.url,
         tenant: o.tenant,
         deviceId: o.device,
