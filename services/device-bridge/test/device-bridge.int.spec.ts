@@ -1,0 +1,187 @@
+/**
+ * The bridge wired to the log: the tracked execution protocol against real NATS, Postgres and WebSocket, with the
+ * call's lifecycle appended through the same decider policy uses.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { canonicalPayload } from '@ormuz/contracts';
+import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
+import { streamName } from '@ormuz/event-log';
+import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { deriveCallId } from '@ormuz/tool-call';
+import {
+  DEVICE_BRIDGE_SCHEMA,
+  DeviceBridgeModule,
+  DeviceLinkHost,
+  deviceBridgeMigrations,
+  loadDeviceBridgeConfig,
+} from '../src/index.js';
+import { RawDevice } from './raw-device.fixture.js';
+
+const TENANT = 'acme';
+
+describe('device-bridge', () => {
+  let db: TestDatabase;
+  let svc: RunningService;
+  let calls: ToolCalls;
+  let url: string;
+  let dir: string;
+  const namespace = randomNamespace();
+  const cleanups: (() => Promise<void>)[] = [];
+  const cause = { correlationid: 'test', causationid: 'test' };
+
+  /** Records and authorizes a call for `deviceId`, as policy would. */
+  async function authorize(operation: string, tool: string, args: Record<string, unknown>, deviceId = 'phone-1') {
+    const callId = deriveCallId(TENANT, { kind: 'operation', operation_id: operation });
+    const { payload, sha256 } = canonicalPayload(args);
+    await calls.execute(
+      TENANT,
+      callId,
+      {
+        type: 'SubmitCall',
+        data: {
+          call_id: callId,
+          tool,
+          contract_version: '1',
+          payload,
+          payload_sha256: sha256,
+          origin: { kind: 'operation', operation_id: operation },
+          agent_id: 'agent-1',
+          target: { device_id: deviceId },
+        },
+      },
+      cause,
+    );
+    await calls.execute(TENANT, callId, { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } }, cause);
+    return callId;
+  }
+
+  const status = async (callId: string) => (await calls.load(TENANT, callId)).state.status;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const config = loadDeviceBridgeConfig({
+      NATS_URL: testEnv().natsUrl,
+      DATABASE_URL: db.url,
+      ORMUZ_NAMESPACE: namespace,
+      LOG_LEVEL: 'silent',
+      DEVICE_BRIDGE_PORT: '0',
+      DEVICE_TOKENS: `${TENANT}:phone-1:secret-1,${TENANT}:phone-2:secret-2`,
+      DEVICE_HEARTBEAT_MS: '500',
+    });
+    svc = await startService({
+      service: 'device-bridge',
+      config,
+      streams: ['calls'],
+      schema: DEVICE_BRIDGE_SCHEMA,
+      migrations: deviceBridgeMigrations,
+      module: (infra) => DeviceBridgeModule.with(infra, config),
+    });
+    calls = new ToolCalls(svc.infra.store, namespace, '/test/policy');
+    url = svc.app.get(DeviceLinkHost).gateway.url();
+    dir = mkdtempSync(join(tmpdir(), 'ormuz-bridge-'));
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    await svc.close();
+    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function phone(deviceId = 'phone-1', token = 'secret-1'): SimulatedDeviceHandle {
+    const handle = runSimulatedDevice({
+      url,
+      tenant: TENANT,
+      deviceId,
+      token,
+      journalDir: join(dir, `${deviceId}-${Math.random().toString(36).slice(2)}`),
+      backoff: { initialDelayMs: 20, maxDelayMs: 200 },
+    });
+    cleanups.push(() => handle.close());
+    return handle;
+  }
+
+  async function raw(deviceId = 'phone-1', token = 'secret-1', bootId = 'boot-1'): Promise<RawDevice> {
+    const device = await RawDevice.connect(url);
+    cleanups.push(() => device.close());
+    device.hello(TENANT, deviceId, token, bootId);
+    await waitFor(() => device.frame('welcome') !== undefined, { message: 'welcome' });
+    return device;
+  }
+
+  it('runs an authorized call once on the connected device and records the real outcome', async () => {
+    const handle = phone();
+    const callId = await authorize('op-run', 'device.list_contacts', { name_query: 'Alice' });
+    await waitFor(async () => (await status(callId)) === 'succeeded', { message: 'the call to succeed' });
+    const types = (await calls.timeline(TENANT, callId)).map((t) => t.event.type.split('.')[2]);
+    expect(types).toEqual(['requested', 'authorized', 'dispatched', 'started', 'succeeded']);
+    expect(handle.device.history.filter((h) => h.tool === 'device.list_contacts')).toHaveLength(1);
+  });
+
+  it('keeps a call for an offline device until it connects, then dispatches it', async () => {
+    const callId = await authorize('op-offline', 'device.screen_observe', {}, 'phone-2');
+    await new Promise((r) => setImmediate(r));
+    expect(await status(callId)).toBe('authorized');
+    phone('phone-2', 'secret-2');
+    await waitFor(async () => (await status(callId)) === 'succeeded', { message: 'the call to run after connecting' });
+  });
+
+  it('refuses a start claim that arrives after a seal: the device is told, nothing runs', async () => {
+    const device = await raw();
+    const callId = await authorize('op-sealed', 'device.screen_observe', {});
+    await waitFor(() => device.frame('submit', callId) !== undefined, { message: 'the submit frame' });
+    await calls.execute(TENANT, callId, { type: 'SealCall', data: { call_id: callId, sealed_by: 'ops@acme', reason: 'test' } }, cause);
+    device.send({ type: 'start_claim', request_id: callId });
+    await waitFor(() => device.frame('start_refused', callId) !== undefined, { message: 'the refusal' });
+    expect(device.frame('start_refused', callId)).toMatchObject({ reason: 'sealed' });
+    expect(device.frame('start_granted', callId)).toBeUndefined();
+    expect(await status(callId)).toBe('sealed');
+  });
+
+  it('marks a started call outcome_unknown when the connection drops, and still records the late real outcome', async () => {
+    const first = await raw();
+    const callId = await authorize('op-drop', 'device.screen_observe', {});
+    await waitFor(() => first.frame('submit', callId) !== undefined, { message: 'the submit frame' });
+    first.send({ type: 'start_claim', request_id: callId });
+    await waitFor(() => first.frame('start_granted', callId) !== undefined, { message: 'the grant' });
+    await first.close();
+    await waitFor(async () => (await status(callId)) === 'outcome_unknown', { message: 'outcome_unknown' });
+    const unknown = (await calls.load(TENANT, callId)).state;
+    expect(unknown).toMatchObject({ unknown: { cause: 'connection_lost' } });
+
+    const again = await raw();
+    again.send({ type: 'outcome', request_id: callId, status: 'succeeded', result: { screen: 'home' } } as never);
+    await waitFor(() => again.frame('outcome_ack', callId) !== undefined, { message: 'the ack' });
+    expect(await status(callId)).toBe('succeeded');
+  });
+
+  it('ignores an outcome a device reports for another device’s request', async () => {
+    const owner = await raw('phone-1', 'secret-1');
+    const callId = await authorize('op-other', 'device.screen_observe', {});
+    await waitFor(() => owner.frame('submit', callId) !== undefined, { message: 'the submit frame' });
+    owner.send({ type: 'start_claim', request_id: callId });
+    await waitFor(() => owner.frame('start_granted', callId) !== undefined, { message: 'the grant' });
+    const intruder = await raw('phone-2', 'secret-2');
+    intruder.send({ type: 'start_claim', request_id: callId });
+    await waitFor(() => intruder.frame('start_refused', callId) !== undefined, { message: 'the refusal' });
+    expect(intruder.frame('start_refused', callId)).toMatchObject({ reason: 'unknown_request' });
+    intruder.send({ type: 'outcome', request_id: callId, status: 'succeeded', result: { forged: true } } as never);
+    await waitFor(() => intruder.frame('outcome_ack', callId) !== undefined || intruder.frame('error') !== undefined, {
+      message: 'an answer to the forged outcome',
+    });
+    expect(await status(callId)).toBe('started');
+  });
+
+  it('refuses a device with a wrong token', async () => {
+    const device = await RawDevice.connect(url);
+    cleanups.push(() => device.close());
+    device.hello(TENANT, 'phone-1', 'wrong');
+    await waitFor(() => device.closed, { message: 'the connection to close' });
+    expect(device.frame('welcome')).toBeUndefined();
+  });
+});
