@@ -142,7 +142,7 @@ describe('model-loop with policy', () => {
         name: 'device.screen_observe',
         call_id: expect.stringMatching(/^call_/),
       });
-      expect(send).toMatchObject({ index: 1, name: 'device.send_message', arguments: { recipient: 'Alice' } });
+      expect(send).toMatchObject({ index: 1, name: 'device.send_message', arguments: { recipient: 'Alice Martin' } });
       expect((await callStatus(observe!.call_id)).status).toBe('authorized');
       const staged = await callStatus(send!.call_id);
       expect(staged.status).toBe('staged');
