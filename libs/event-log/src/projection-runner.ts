@@ -24,6 +24,11 @@ export interface Projection<DB = any> {
   /** One subject filter (NATS 2.9 accepts only one per consumer). */
   readonly filterSubject: string;
   apply(trx: Transaction<DB>, event: OrmuzEvent, seq: number): Promise<void>;
+  /**
+   * Optional: applies a whole batch at once (e.g. one multi-row upsert), in stream order. Used for healthy batches;
+   * when a batch fails, its messages go through `apply` one by one so a poison message can be parked.
+   */
+  applyBatch?(trx: Transaction<DB>, items: readonly { event: OrmuzEvent; seq: number }[]): Promise<void>;
   /** Empties the read model's tables, for a rebuild from sequence 1. */
   reset(trx: Transaction<DB>): Promise<void>;
 }
@@ -66,6 +71,8 @@ export interface ProjectionRunnerOptions {
   /** How long one pull waits for messages, in milliseconds. Default 1000. */
   readonly pullExpiresMs?: number;
   readonly logger?: ProjectionLogger;
+  /** How long an open batch waits for one more message before it is applied, in milliseconds. Default 2. */
+  readonly lingerMs?: number;
   /** Called after each committed batch with the checkpoint reached, e.g. to wake a dispatcher that reads the table. */
   readonly onCommitted?: (checkpoint: number) => void;
 }
@@ -74,6 +81,9 @@ interface BookkeepingDB {
   projection_checkpoints: { projection: string; stream: string; seq: number; updated_at?: Date };
   parked_messages: { projection: string; stream: string; seq: number; subject: string; payload: string; error: string };
 }
+
+const IDLE = Symbol('idle');
+const idleAfter = (ms: number) => new Promise<typeof IDLE>((resolve) => setTimeout(resolve, ms, IDLE));
 
 const silent: ProjectionLogger = { info() {}, warn() {}, error() {} };
 
@@ -85,6 +95,7 @@ export class ProjectionRunner {
   private checkpoint = 0;
   private readonly batchSize: number;
   private readonly pullExpiresMs: number;
+  private readonly lingerMs: number;
   private readonly logger: ProjectionLogger;
   private readonly onCommitted: ((checkpoint: number) => void) | undefined;
   /** Messages parked since start, for reporting. */
@@ -99,6 +110,7 @@ export class ProjectionRunner {
   ) {
     this.batchSize = opts.batchSize ?? 256;
     this.pullExpiresMs = opts.pullExpiresMs ?? 1000;
+    this.lingerMs = opts.lingerMs ?? 2;
     this.logger = opts.logger ?? silent;
     this.onCommitted = opts.onCommitted;
   }
@@ -156,13 +168,20 @@ export class ProjectionRunner {
 
   /** Resolves once every message currently in the stream's filter has been applied. */
   async catchUp(timeoutMs = 10_000): Promise<void> {
-    const info = await this.jsm.streams.info(this.projection.stream, { subjects_filter: this.projection.filterSubject });
-    await this.waitFor(info.state.last_seq, timeoutMs).catch(async (err) => {
-      // last_seq counts the whole stream; the filter may match none of the last messages.
-      const consumer = await this.jsm.consumers.info(this.projection.stream, this.projection.name);
-      if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) return;
-      throw err;
-    });
+    // Acks are sent only after commit, so an empty consumer (nothing undelivered, nothing unacknowledged) means
+    // every message in the filter is applied, whatever else the stream holds.
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const info = await this.jsm.consumers.info(this.projection.stream, this.projection.name);
+      if (info.num_pending === 0 && info.num_ack_pending === 0 && this.checkpoint >= info.ack_floor.stream_seq) return;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `projection ${this.projection.name} did not catch up within ${timeoutMs} ms ` +
+            `(${info.num_pending} undelivered, ${info.num_ack_pending} unacknowledged, checkpoint ${this.checkpoint})`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 
   private tables(db: Kysely<any> | Transaction<any>): Kysely<BookkeepingDB> {
@@ -200,18 +219,32 @@ export class ProjectionRunner {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        // consume() keeps a window of messages flowing; a batch is whatever is buffered when the previous one is
-        // done (up to batchSize), so latency stays low when idle and throughput high under load.
-        const messages = await this.consumer!.consume({ max_messages: this.batchSize * 2, expires: Math.max(1000, this.pullExpiresMs) });
+        // consume() keeps a window of messages flowing. A batch closes when batchSize messages are in, or when no
+        // further message arrives within lingerMs: a couple of milliseconds of latency when idle, full batches under
+        // load. (The iterator's pending count includes its own pull requests, so it cannot tell when the buffer is
+        // empty.)
+        const messages = await this.consumer!.consume({
+          max_messages: this.batchSize * 2,
+          expires: Math.max(1000, this.pullExpiresMs),
+        });
         this.messages = messages;
+        const iterator = messages[Symbol.asyncIterator]();
         let batch: JsMsg[] = [];
-        for await (const m of messages) {
-          batch.push(m);
-          if (batch.length >= this.batchSize || messages.getPending() === 0) {
+        let next = iterator.next();
+        while (this.running) {
+          const item = batch.length === 0 ? await next : await Promise.race([next, idleAfter(this.lingerMs)]);
+          if (item === IDLE) {
+            await this.applyBatch(batch);
+            batch = [];
+            continue;
+          }
+          if (item.done) break;
+          batch.push(item.value);
+          next = iterator.next();
+          if (batch.length >= this.batchSize) {
             await this.applyBatch(batch);
             batch = [];
           }
-          if (!this.running) break;
         }
         if (batch.length > 0 && this.running) await this.applyBatch(batch);
       } catch (err) {
@@ -250,10 +283,12 @@ export class ProjectionRunner {
   }
 
   private async commit(msgs: JsMsg[], upTo: number): Promise<void> {
+    const items = msgs.map((msg) => ({ event: decodeEvent(msg.subject, msg.seq, msg.data), seq: msg.seq }));
     await this.db.transaction().execute(async (trx) => {
-      for (const msg of msgs) {
-        const event = decodeEvent(msg.subject, msg.seq, msg.data);
-        await this.projection.apply(trx, event, msg.seq);
+      if (this.projection.applyBatch && items.length > 1) {
+        await this.projection.applyBatch(trx, items);
+      } else {
+        for (const { event, seq } of items) await this.projection.apply(trx, event, seq);
       }
       await this.saveCheckpoint(trx, upTo);
     });
