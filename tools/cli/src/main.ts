@@ -5,10 +5,12 @@ import { Command } from 'commander';
 import { isOrmuzError } from '@ormuz/contracts';
 import { registerApprovalCommands } from './commands/approvals.command.js';
 import { registerCallCommands } from './commands/call.command.js';
+import { registerCatalogCommands } from './commands/catalog.command.js';
 import { registerDemoCommand } from './commands/demo.command.js';
 import { registerDeviceCommands } from './commands/device.command.js';
 import { registerEventCommands } from './commands/events.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
+import { registerRiskCommands } from './commands/risk.command.js';
 import { CliContext, type GlobalOptions } from './context.js';
 
 const program = new Command('ormuz')
@@ -27,6 +29,8 @@ registerEventCommands(program, ctx);
 registerMigrateCommand(program, ctx);
 registerDemoCommand(program, ctx);
 registerDeviceCommands(program, ctx);
+registerCatalogCommands(program, ctx);
+registerRiskCommands(program, ctx);
 
 try {
   await program.parseAsync(process.argv);

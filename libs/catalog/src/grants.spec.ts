@@ -1,0 +1,168 @@
+import { Catalog } from './catalog.js';
+import { manifest, tool } from './catalog.fixtures.js';
+import { CORE_EXTENSION } from './extensions/core.extension.js';
+import { DEVICE_EXTENSION } from './extensions/device.extension.js';
+import { DEFAULT_DESIGNER_CONFIG } from './extensions/shipped.js';
+import {
+  checkGrant,
+  grantProblems,
+  offeredTools,
+  parseGrantRule,
+  pinGrant,
+  searchTools,
+  type Grant,
+} from './grants.js';
+
+const shipped = Catalog.load([DEVICE_EXTENSION], { core: CORE_EXTENSION, designer: DEFAULT_DESIGNER_CONFIG });
+const grant = (allow: string[], deny: string[] = [], pins?: Record<string, number>): Grant => ({
+  tenant: 'acme',
+  agent_id: 'helper',
+  allow,
+  deny,
+  ...(pins ? { pins } : {}),
+});
+const names = (catalog: Catalog, g: Grant): string[] => offeredTools(catalog, g).map((e) => `${e.name}@${e.version}`);
+
+describe('parseGrantRule', () => {
+  it('reads extension, tool and version rules', () => {
+    expect(parseGrantRule('device')).toEqual({ extension: 'device' });
+    expect(parseGrantRule('device.tap')).toEqual({ extension: 'device', tool: 'device.tap' });
+    expect(parseGrantRule('device.tap@2')).toEqual({ extension: 'device', tool: 'device.tap', version: 2 });
+  });
+
+  it.each(['device@1', 'device.*', '*', 'Device.tap', 'device.tap@0', ''])('refuses %j', (rule) => {
+    expect(() => parseGrantRule(rule)).toThrow(/is not valid/);
+  });
+});
+
+describe('offeredTools', () => {
+  it('offers the grant intersected with the catalog', () => {
+    expect(names(shipped, grant(['device.tap', 'device.send_message', 'weather.forecast']))).toEqual([
+      'device.send_message@1',
+      'device.tap@1',
+    ]);
+  });
+
+  it('lets deny win over allow, by extension, tool or version', () => {
+    expect(names(shipped, grant(['device'], ['device']))).toEqual([]);
+    expect(names(shipped, grant(['device.tap'], ['device.tap@1']))).toEqual([]);
+    const offered = names(shipped, grant(['device', 'ormuz'], ['device.send_message', 'ormuz.read_more']));
+    expect(offered).toHaveLength(12);
+    expect(offered).not.toContain('device.send_message@1');
+  });
+
+  describe('with several versions', () => {
+    const catalog = Catalog.load([manifest('shop', [tool(), tool({ version: 2, risk_level: 'high' })])]);
+
+    it('offers the highest permitted version when nothing is pinned', () => {
+      expect(names(catalog, grant(['shop']))).toEqual(['shop.order_status@2']);
+      expect(names(catalog, grant(['shop'], ['shop.order_status@2']))).toEqual(['shop.order_status@1']);
+      expect(names(catalog, grant(['shop.order_status@1']))).toEqual(['shop.order_status@1']);
+    });
+
+    it('offers exactly the pinned version, never a newer one', () => {
+      expect(names(catalog, grant(['shop'], [], { 'shop.order_status': 1 }))).toEqual(['shop.order_status@1']);
+    });
+
+    it('offers nothing rather than another version when the pinned one is gone or denied', () => {
+      expect(names(catalog, grant(['shop'], [], { 'shop.order_status': 3 }))).toEqual([]);
+      expect(names(catalog, grant(['shop'], ['shop.order_status@1'], { 'shop.order_status': 1 }))).toEqual([]);
+    });
+
+    it("pinGrant freezes today's versions so a later version needs a grant change", () => {
+      const pinned = pinGrant(catalog, grant(['shop.order_status@1', 'shop']));
+      expect(pinned.pins).toEqual({ 'shop.order_status': 2 });
+      const later = Catalog.load([
+        manifest('shop', [tool(), tool({ version: 2, risk_level: 'high' }), tool({ version: 3 })]),
+      ]);
+      expect(names(later, pinned)).toEqual(['shop.order_status@2']);
+      expect(checkGrant(later, pinned, 'shop.order_status')).toMatchObject({ kind: 'allowed', version: 2 });
+    });
+  });
+
+  it('offers nothing for a malformed grant, and says why', () => {
+    const bad = grant(['device', 'device.*']);
+    expect(offeredTools(shipped, bad)).toEqual([]);
+    expect(grantProblems(bad)[0]).toMatch(/"device\.\*" is not valid/);
+    expect(grantProblems({ ...grant(['device']), tenant: 'a.b' })[0]).toMatch(/tenant is not valid/);
+    expect(checkGrant(shipped, bad, 'device.tap').kind).toBe('not_offered');
+  });
+});
+
+describe('checkGrant', () => {
+  const g = grant(['device', 'ormuz'], ['device.delete_contacts_verified']);
+
+  it('allows an offered tool at its version', () => {
+    expect(checkGrant(shipped, g, 'device.tap')).toMatchObject({ kind: 'allowed', version: 1 });
+  });
+
+  it('refuses a tool that exists but is not granted as not permitted in this conversation', () => {
+    const check = checkGrant(shipped, g, 'device.delete_contacts_verified');
+    expect(check.kind).toBe('not_offered');
+    expect(check.kind === 'not_offered' && check.message).toMatch(
+      /^device\.delete_contacts_verified is not permitted in this conversation\./,
+    );
+  });
+
+  it('answers a misspelt name with the closest real name', () => {
+    const check = checkGrant(shipped, g, 'device.send_mesage');
+    expect(check).toMatchObject({ kind: 'unknown', suggestions: ['device.send_message'] });
+    expect(check.kind === 'unknown' && check.message).toBe(
+      'There is no tool named "device.send_mesage". Did you mean device.send_message? Call it by that exact name.',
+    );
+  });
+
+  it('finds names by word overlap and by the tool part alone', () => {
+    expect(checkGrant(shipped, g, 'device.message_send')).toMatchObject({ suggestions: ['device.send_message'] });
+    expect(checkGrant(shipped, g, 'open_app')).toMatchObject({ suggestions: ['device.open_app'] });
+  });
+
+  it('never suggests a tool the grant does not offer', () => {
+    const check = checkGrant(shipped, g, 'device.delete_contact_verified');
+    expect(check.kind === 'unknown' && check.suggestions).not.toContain('device.delete_contacts_verified');
+  });
+
+  it('points at a matching skill', () => {
+    const check = checkGrant(shipped, g, 'sms.send');
+    expect(check).toMatchObject({ kind: 'unknown', skill: { keyword: 'sms', tools: ['device.send_message'] } });
+    expect(check.kind === 'unknown' && check.message).toContain('For "sms", use device.send_message.');
+  });
+
+  it('says how to search the directory when nothing is close', () => {
+    const check = checkGrant(shipped, g, 'weather.get_forecast');
+    expect(check.kind === 'unknown' && check.message).toBe(
+      'There is no tool named "weather.get_forecast". Search the tool directory with ormuz.search_tools ' +
+        '(e.g. {"query": "weather get forecast"}) and activate what you find with ormuz.activate_tool.',
+    );
+  });
+
+  it('does not mention the directory when the grant does not offer search', () => {
+    const check = checkGrant(shipped, grant(['device']), 'weather.get_forecast');
+    expect(check.kind === 'unknown' && check.message).toMatch(/Use only the tools you were offered\.$/);
+  });
+});
+
+describe('searchTools', () => {
+  const g = grant(['device', 'ormuz'], ['device.toggle_setting']);
+
+  it('ranks offered tools by word overlap with name, skills and description', () => {
+    const hits = searchTools(shipped, g, 'send a text message');
+    expect(hits[0]).toMatchObject({ name: 'device.send_message', version: 1 });
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]?.score ?? 0);
+  });
+
+  it('finds tools by skill keyword', () => {
+    expect(searchTools(shipped, g, 'address book')[0]?.name).toBe('device.list_contacts');
+  });
+
+  it('never returns a tool the grant does not offer', () => {
+    expect(searchTools(shipped, g, 'wifi bluetooth airplane').map((h) => h.name)).not.toContain(
+      'device.toggle_setting',
+    );
+  });
+
+  it('returns nothing for a query without words, and at most the limit', () => {
+    expect(searchTools(shipped, g, '  !! ')).toEqual([]);
+    expect(searchTools(shipped, g, 'device screen contacts message', 2)).toHaveLength(2);
+  });
+});

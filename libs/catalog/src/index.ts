@@ -1,0 +1,16 @@
+export * from './errors.js';
+export * from './tool-definition.js';
+export * from './manifest.js';
+export * from './catalog.js';
+export * from './contract-lock.js';
+export * from './lock-file.js';
+export * from './model-schema.js';
+export * from './normalize.js';
+export * from './validate.js';
+export * from './grants.js';
+export * from './lint.js';
+export * from './prepare-call.js';
+export { toSnakeCase } from './text.js';
+export * from './extensions/device.extension.js';
+export * from './extensions/core.extension.js';
+export * from './extensions/shipped.js';

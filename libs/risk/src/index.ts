@@ -1,0 +1,27 @@
+export {
+  classifyRisk,
+  FOREGROUND_PACKAGE_FIX,
+  MAX_REASON_LENGTH,
+  MAX_REASONS,
+  MAX_TARGET_TEXT_LENGTH,
+  RiskClassifier,
+  type RiskClassifierOptions,
+  type RiskInput,
+  type RiskLevel,
+  type RiskVerdict,
+} from './risk-classifier.js';
+export { classifyLine, classifyLines, parseRiskInput, type LineErrorCode, type LineResult } from './classify-lines.js';
+export { latinSkeleton, normalizeForMatching, segmentWords } from './normalize.js';
+export {
+  HIGH_RISK_CONCEPTS,
+  LANGUAGES,
+  READ_ONLY_NEIGHBOURS,
+  READ_ONLY_PHRASES,
+  type ConceptId,
+  type HighRiskConcept,
+  type LanguageCode,
+  type LanguageInfo,
+} from './lexicon.js';
+export { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
+export { SCREEN_ACTION_TOOLS } from './system-actions.js';
+export type { ExtraHighRiskWords, WordMatch } from './word-matcher.js';

@@ -1,0 +1,385 @@
+/**
+ * The deterministic risk classifier: no model, no I/O, no clock. Every table is compiled when the module loads (or
+ * when a {@link RiskClassifier} with extra words is built); a classification only looks words up.
+ */
+import { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
+import { LANGUAGES, type LanguageCode } from './lexicon.js';
+import {
+  CONTENT_ARGUMENT_WORDS,
+  DEVICE_ACTION_PHRASES,
+  KEY_ARGUMENTS,
+  KEY_TOOLS,
+  KEYS,
+  SCREEN_ACTION_TOOLS,
+  SETTING_TOOLS,
+} from './system-actions.js';
+import { WordMatcher, type ExtraHighRiskWords, type WordMatch } from './word-matcher.js';
+
+/** `high` waits for the owner's approval, `low` runs with the verdict stamped in, `refused` never runs as sent. */
+export type RiskLevel = 'high' | 'low' | 'refused';
+
+/** One tool call as the classifier sees it. */
+export interface RiskInput {
+  /** Tool name, `<extension>.<snake_case>` (`device.tap`); judged by the part after the last dot. */
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  /** Text of the element the action targets (a button's label), from the latest observation. */
+  readonly target_text?: string | null;
+  /** Package of the app in front, from the latest observation (`device.screen_observe` returns it). */
+  readonly foreground_package?: string | null;
+}
+
+/**
+ * The classifier's verdict. `reasons` are short, stable sentences naming what was matched (word, meaning and
+ * language; app; action) or, for a low verdict, what was checked; at most {@link MAX_REASONS} of at most
+ * {@link MAX_REASON_LENGTH} characters each. `fix` is present only when the call is refused, and says what to send.
+ */
+export interface RiskVerdict {
+  readonly level: RiskLevel;
+  readonly reasons: readonly string[];
+  readonly fix?: string;
+}
+
+/** Options of a {@link RiskClassifier}. */
+export interface RiskClassifierOptions {
+  /** More payment, banking, wallet or exchange packages; each also covers the packages under it (`.*` is allowed). */
+  readonly extraHighRiskPackages?: readonly string[];
+  /** More high-risk words, per meaning and language. */
+  readonly extraWords?: readonly ExtraHighRiskWords[];
+}
+
+/** Target text beyond this many UTF-16 code units is not read, and the call is high (no label is that long). */
+export const MAX_TARGET_TEXT_LENGTH = 2000;
+/** Most reasons a verdict carries (the wire contract's limit). */
+export const MAX_REASONS = 32;
+/** Longest reason, in characters (the wire contract's limit). */
+export const MAX_REASON_LENGTH = 512;
+
+/** What a model should do when a screen action is refused for want of a foreground package. */
+export const FOREGROUND_PACKAGE_FIX =
+  'Pass foreground_package from your most recent observation: device.screen_observe returns it with every screen. ' +
+  'If the screen may have changed since, call device.screen_observe again and retry with the foreground_package it returns.';
+
+const ANDROID_PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+$/;
+const MAX_PACKAGE_LENGTH = 255;
+const PACKAGE_WORD_SPLIT = /[_\d]+|(?<=[a-z])(?=[A-Z])/;
+const IDENTIFIER = /^[\p{L}\p{N}_.:\-/$#@]+$/u;
+const MAX_IDENTIFIER_LENGTH = 200;
+const IDENTIFIER_WORD_SPLIT = /[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
+const MAX_ARG_DEPTH = 8;
+const MAX_ARG_NODES = 512;
+const MAX_PHRASE_WORDS = 3;
+const MAX_CACHED_TOOL_NAMES = 1024;
+
+const SCREEN_TOOLS = new Set(SCREEN_ACTION_TOOLS);
+const SETTING_TOOL_SET = new Set(SETTING_TOOLS);
+const KEY_TOOL_SET = new Set(KEY_TOOLS);
+const CONTENT_WORDS = new Set(CONTENT_ARGUMENT_WORDS);
+const PACKAGE_WORDS = new Set(PAYMENT_PACKAGE_WORDS);
+const DEVICE_ACTIONS = new Map<string, string>(
+  Object.entries(DEVICE_ACTION_PHRASES).flatMap(([meaning, phrases]) => phrases.map((p) => [p, meaning] as const)),
+);
+
+function knownApps(apps: readonly KnownApp[]): Map<string, string> {
+  return new Map(apps.map((a) => [a.package.toLowerCase(), a.app]));
+}
+const SYSTEM_APPS = knownApps(SYSTEM_CONTROL_APPS);
+
+/** `s` quoted as JSON, shortened to `max` characters: safe to embed whatever the caller sent. */
+function quote(s: string, max = 120): string {
+  return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
+}
+
+function languageList(languages: readonly string[]): string {
+  const names = languages.map((l) => LANGUAGES[l as LanguageCode]?.name ?? l);
+  return names.length <= 2 ? names.join(' and ') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+function wordReason(subject: string, m: WordMatch): string {
+  const look = m.lookalike ? ', written with look-alike letters from another script' : '';
+  return `${subject} means ${m.meaning}: ${quote(m.word)} (${languageList(m.languages)})${look}`;
+}
+
+/** The app that owns `pkg` in `apps`: the package itself or the nearest listed package above it. */
+function lookupApp(apps: ReadonlyMap<string, string>, pkg: string): string | undefined {
+  let name = pkg;
+  for (;;) {
+    const app = apps.get(name);
+    if (app !== undefined) return app;
+    const dot = name.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    name = name.slice(0, dot);
+  }
+}
+
+function identifierWords(identifier: string): string[] {
+  return identifier
+    .split(IDENTIFIER_WORD_SPLIT)
+    .filter((w) => w.length > 0)
+    .map((w) => w.toLowerCase());
+}
+
+/** Device actions an identifier's words spell (`airplane_mode` → airplane mode), in order, without repeats. */
+function deviceActions(words: readonly string[]): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    let phrase = '';
+    for (let j = i; j < words.length && j < i + MAX_PHRASE_WORDS; j++) {
+      phrase = j === i ? (words[j] as string) : `${phrase} ${words[j]}`;
+      const meaning = DEVICE_ACTIONS.get(phrase);
+      if (meaning !== undefined && !found.includes(meaning)) found.push(meaning);
+    }
+  }
+  return found;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Outcome of reading a foreground package. */
+type Foreground = { readonly kind: 'unknown'; readonly why: string } | { readonly kind: 'known'; readonly pkg: string };
+
+function readForeground(value: string | null): Foreground {
+  if (value === null) return { kind: 'unknown', why: 'foreground_package is missing' };
+  const pkg = value.trim();
+  if (pkg === '') return { kind: 'unknown', why: 'foreground_package is empty' };
+  if (pkg.length > MAX_PACKAGE_LENGTH || !ANDROID_PACKAGE.test(pkg)) {
+    return { kind: 'unknown', why: `foreground_package ${quote(value)} is not an Android package name` };
+  }
+  return { kind: 'known', pkg };
+}
+
+/**
+ * Classifies tool calls by risk. Build one per configuration and reuse it: construction compiles the lexicon
+ * (a few milliseconds); {@link classify} is pure and takes microseconds.
+ */
+export class RiskClassifier {
+  private readonly words: WordMatcher;
+  private readonly paymentApps: Map<string, string>;
+  private readonly toolNames = new Map<string, readonly string[]>();
+
+  constructor(options: RiskClassifierOptions = {}) {
+    this.words = new WordMatcher(options.extraWords ?? []);
+    this.paymentApps = knownApps(PAYMENT_APPS);
+    for (const pkg of options.extraHighRiskPackages ?? []) {
+      this.paymentApps.set(pkg.trim().toLowerCase().replace(/\.\*$/, ''), 'listed by configuration');
+    }
+  }
+
+  /**
+   * The verdict for one call. Total: never throws, whatever `input` holds (missing or mistyped fields are read as
+   * absent), and deterministic (the same input always gives the same verdict).
+   *
+   * - `refused` when the tool acts on the screen (`tap`, `long_press`, `double_tap`, `type_text`, `swipe`, `scroll`,
+   *   `press_key`) and `foreground_package` is missing, empty or not an Android package name; `fix` says to pass the
+   *   one from the latest observation.
+   * - `high` when the target text means a high-risk action in any lexicon language; when a screen action runs in a
+   *   payment, banking, wallet, exchange or system-settings app; when the tool or an identifier-like argument means
+   *   a setting change, power, airplane mode, device admin, install or uninstall, or a factory reset; when
+   *   `press_key` presses POWER or CALL, or ENTER with no target text to say what it activates.
+   * - `low` otherwise, with one reason per check that passed.
+   */
+  classify(input: RiskInput): RiskVerdict {
+    const raw = (isRecord(input) ? input : {}) as Partial<Record<keyof RiskInput, unknown>>;
+    const tool = typeof raw.tool === 'string' ? raw.tool : '';
+    const args = isRecord(raw.args) ? raw.args : {};
+    const targetText = typeof raw.target_text === 'string' ? raw.target_text : null;
+    const foreground = typeof raw.foreground_package === 'string' ? raw.foreground_package : null;
+    const name = tool.slice(tool.lastIndexOf('.') + 1).toLowerCase();
+    const toolLabel = tool === '' ? 'the tool (no name given)' : `tool ${quote(tool)}`;
+
+    const high: string[] = [];
+    const low: string[] = [];
+
+    const hasTarget = targetText !== null && targetText.trim() !== '';
+    this.checkTarget(targetText, high, low);
+
+    let refusal: string | null = null;
+    if (SCREEN_TOOLS.has(name)) {
+      const fg = readForeground(foreground);
+      if (fg.kind === 'unknown') refusal = `foreground app unknown: ${toolLabel} acts on the screen, and ${fg.why}`;
+      else this.checkForeground(fg.pkg, high, low);
+    } else {
+      low.push(`foreground app not checked: ${toolLabel} does not act on the screen`);
+    }
+
+    const actions = this.checkAction(tool, name, toolLabel, args, hasTarget);
+    if (actions.length > 0) high.push(...actions);
+    else low.push(`${toolLabel} does not change settings, power, airplane mode, device admin or installed apps`);
+
+    if (refusal !== null) return { level: 'refused', reasons: cap([refusal, ...high]), fix: FOREGROUND_PACKAGE_FIX };
+    if (high.length > 0) return { level: 'high', reasons: cap(high) };
+    return { level: 'low', reasons: cap(low) };
+  }
+
+  private checkTarget(targetText: string | null, high: string[], low: string[]): void {
+    if (targetText === null || targetText.trim() === '') {
+      low.push('no target text to check');
+      return;
+    }
+    let text = targetText;
+    if (text.length > MAX_TARGET_TEXT_LENGTH) {
+      high.push(
+        `target text is ${text.length} characters long; only the first ${MAX_TARGET_TEXT_LENGTH} were read, ` +
+          'and no element label is that long',
+      );
+      text = text.slice(0, MAX_TARGET_TEXT_LENGTH);
+    }
+    const matches = this.words.match(text);
+    for (const m of matches) high.push(wordReason('target text', m));
+    if (matches.length === 0 && text === targetText) low.push('no high-risk word in the target text');
+  }
+
+  private checkForeground(pkg: string, high: string[], low: string[]): void {
+    const lower = pkg.toLowerCase();
+    const listed = lookupApp(this.paymentApps, lower);
+    if (listed !== undefined) {
+      high.push(`foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (${listed})`);
+      return;
+    }
+    const system = lookupApp(SYSTEM_APPS, lower);
+    if (system !== undefined) {
+      high.push(`foreground app ${quote(pkg)} is ${system}, where screen actions change system settings`);
+      return;
+    }
+    const word = pkg
+      .split('.')
+      .flatMap((segment) => segment.split(PACKAGE_WORD_SPLIT))
+      .map((w) => w.toLowerCase())
+      .find((w) => PACKAGE_WORDS.has(w));
+    if (word !== undefined) {
+      high.push(
+        `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (its name has the word ${quote(word)})`,
+      );
+      return;
+    }
+    low.push(`foreground app ${quote(pkg)} is not a payment, banking, wallet, exchange or system-settings app`);
+  }
+
+  /** What the tool's name alone means; memoised, since a deployment has few tool names and each is read per call. */
+  private toolNameReasons(tool: string, name: string, toolLabel: string): readonly string[] {
+    const cached = this.toolNames.get(tool);
+    if (cached) return cached;
+    const reasons: string[] = [];
+    const toolWords = identifierWords(tool);
+    for (const meaning of deviceActions(toolWords)) {
+      if (!(SETTING_TOOL_SET.has(name) && meaning === 'a system setting'))
+        reasons.push(`${toolLabel} means ${meaning}`);
+    }
+    for (const m of this.words.match(toolWords.join(' '))) reasons.push(wordReason(toolLabel, m));
+    // Bounded, so a caller sending ever-new names cannot grow it without limit; clearing keeps results identical.
+    if (this.toolNames.size >= MAX_CACHED_TOOL_NAMES) this.toolNames.clear();
+    this.toolNames.set(tool, reasons);
+    return reasons;
+  }
+
+  private checkAction(
+    tool: string,
+    name: string,
+    toolLabel: string,
+    args: Readonly<Record<string, unknown>>,
+    hasTarget: boolean,
+  ): string[] {
+    const found: string[] = [];
+    if (SETTING_TOOL_SET.has(name)) {
+      const setting = ['setting', 'setting_name', 'name'].map((k) => args[k]).find((v) => typeof v === 'string');
+      found.push(`${toolLabel} changes a system setting${typeof setting === 'string' ? ` (${quote(setting)})` : ''}`);
+    }
+    found.push(...this.toolNameReasons(tool, name, toolLabel));
+
+    if (KEY_TOOL_SET.has(name)) {
+      const key = KEY_ARGUMENTS.map((k) => args[k]).find((v) => typeof v === 'string' || typeof v === 'number');
+      const id =
+        typeof key === 'number'
+          ? String(key)
+          : typeof key === 'string'
+            ? key
+                .trim()
+                .toUpperCase()
+                .replace(/^KEYCODE_/, '')
+            : '';
+      const rule = KEYS[id];
+      if (rule?.effect === 'high') found.push(`key ${rule.name} ${rule.does}`);
+      if (rule?.effect === 'activates' && !hasTarget) {
+        found.push(`key ${rule.name} ${rule.does}, and no target_text says what that is`);
+      }
+    }
+
+    try {
+      found.push(...argumentActions(args));
+    } catch {
+      found.push('the arguments could not be read, so what they change is unknown');
+    }
+    return found;
+  }
+}
+
+/** Device actions named by argument names and identifier-like argument values; free-text arguments are skipped. */
+function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
+  const found: string[] = [];
+  // Breadth first, so reasons follow the arguments' order; bounded in depth and in nodes visited.
+  const queue: { value: unknown; path: string; depth: number; content: boolean }[] = [
+    { value: args, path: '', depth: 0, content: false },
+  ];
+  let unread = false;
+  for (let next = 0; next < queue.length; next++) {
+    const { value, path, depth, content } = queue[next] as (typeof queue)[number];
+    if (typeof value === 'string') {
+      if (content || value.length > MAX_IDENTIFIER_LENGTH || !IDENTIFIER.test(value)) continue;
+      for (const meaning of deviceActions(identifierWords(value))) {
+        found.push(`argument ${quote(path, 80)} = ${quote(value)} means ${meaning}`);
+      }
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_ARG_DEPTH) {
+      unread = true;
+      continue;
+    }
+    const isArray = Array.isArray(value);
+    for (const key of Object.keys(value)) {
+      if (queue.length >= MAX_ARG_NODES) {
+        unread = true;
+        break;
+      }
+      const child = (value as Record<string, unknown>)[key];
+      const childPath = isArray ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+      const keyWords = isArray ? [] : identifierWords(key);
+      if (!isArray) {
+        for (const meaning of deviceActions(keyWords)) found.push(`argument ${quote(childPath, 80)} means ${meaning}`);
+      }
+      const isContent = content || keyWords.some((w) => CONTENT_WORDS.has(w));
+      queue.push({ value: child, path: childPath, depth: depth + 1, content: isContent });
+    }
+  }
+  if (unread) {
+    found.push(
+      `the arguments nest deeper than ${MAX_ARG_DEPTH} levels or hold more than ${MAX_ARG_NODES} values, so not all of them were read`,
+    );
+  }
+  return [...new Set(found)];
+}
+
+function cap(reasons: readonly string[]): string[] {
+  return [...new Set(reasons)]
+    .slice(0, MAX_REASONS)
+    .map((r) => (r.length > MAX_REASON_LENGTH ? `${r.slice(0, MAX_REASON_LENGTH - 1)}…` : r));
+}
+
+const DEFAULT_CLASSIFIER = new RiskClassifier();
+const CONFIGURED = new WeakMap<RiskClassifierOptions, RiskClassifier>();
+
+/**
+ * Classifies one tool call with the built-in lexicon and app lists (see {@link RiskClassifier.classify}). With
+ * `options`, the classifier built for that options object is cached, so pass the same object each time.
+ */
+export function classifyRisk(input: RiskInput, options?: RiskClassifierOptions): RiskVerdict {
+  if (options === undefined) return DEFAULT_CLASSIFIER.classify(input);
+  let classifier = CONFIGURED.get(options);
+  if (!classifier) {
+    classifier = new RiskClassifier(options);
+    CONFIGURED.set(options, classifier);
+  }
+  return classifier.classify(input);
+}

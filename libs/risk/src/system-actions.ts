@@ -1,0 +1,93 @@
+/**
+ * Tools and arguments that act on the device itself: settings, power, airplane mode, device admin, installed apps.
+ * Data only; `risk-classifier.ts` compiles it at load. Tools are matched by the part of their name after the last
+ * dot (`device.tap` and `acme.tap` are both `tap`), so another extension's screen tools are judged the same way.
+ */
+
+/**
+ * Tools that act on whatever screen is in front. They need the foreground package (a call without a valid one is
+ * refused) and are high when that app is a payment or system-control app.
+ */
+export const SCREEN_ACTION_TOOLS: readonly string[] = [
+  'tap',
+  'long_press',
+  'double_tap',
+  'type_text',
+  'swipe',
+  'scroll',
+  'press_key',
+];
+
+/** Tools that always change a system setting. */
+export const SETTING_TOOLS: readonly string[] = ['toggle_setting', 'set_setting', 'change_setting', 'put_setting'];
+
+/** Tools whose key argument is checked, and the argument names that may hold the key. */
+export const KEY_TOOLS: readonly string[] = ['press_key'];
+export const KEY_ARGUMENTS: readonly string[] = ['key', 'key_code', 'keycode', 'key_name'];
+
+/**
+ * Android keys by name (without the `KEYCODE_` prefix) and by key code. `high` keys act on the device or place a
+ * call; `activates` keys press whatever has focus, so they are judged by the target text, and are high without one.
+ */
+export interface KeyRule {
+  readonly name: string;
+  readonly effect: 'high' | 'activates';
+  /** What pressing it does, as reasons say it. */
+  readonly does: string;
+}
+
+const POWER: KeyRule = { name: 'POWER', effect: 'high', does: 'turns the screen off or opens the power menu' };
+const SOFT_SLEEP: KeyRule = { name: 'SOFT_SLEEP', effect: 'high', does: 'puts the device to sleep' };
+const CALL: KeyRule = { name: 'CALL', effect: 'high', does: 'places a phone call' };
+const ENTER: KeyRule = { name: 'ENTER', effect: 'activates', does: 'presses whatever has focus' };
+const NUMPAD_ENTER: KeyRule = { name: 'NUMPAD_ENTER', effect: 'activates', does: 'presses whatever has focus' };
+const DPAD_CENTER: KeyRule = { name: 'DPAD_CENTER', effect: 'activates', does: 'presses whatever has focus' };
+
+export const KEYS: Readonly<Record<string, KeyRule>> = {
+  POWER,
+  '26': POWER,
+  SOFT_SLEEP,
+  '276': SOFT_SLEEP,
+  CALL,
+  '5': CALL,
+  ENTER,
+  '66': ENTER,
+  NUMPAD_ENTER,
+  '160': NUMPAD_ENTER,
+  DPAD_CENTER,
+  '23': DPAD_CENTER,
+};
+
+/**
+ * What a tool name or an identifier-like argument (`airplane_mode`, `android.intent.action.REBOOT`, `factoryReset`)
+ * means when it acts on the device. Identifiers are split into lower-case words at dots, underscores, hyphens,
+ * digits and case changes; a phrase matches consecutive words. Free text (anything with a space) is content, not an
+ * action, and is not read here.
+ */
+export const DEVICE_ACTION_PHRASES: Readonly<Record<string, readonly string[]>> = {
+  'power off or reboot': ['power off', 'poweroff', 'power down', 'shutdown', 'shut down', 'reboot'],
+  'airplane mode': ['airplane', 'aeroplane', 'airplanemode', 'flight mode', 'flightmode'],
+  'device admin': ['device admin', 'deviceadmin', 'device owner', 'device policy'],
+  'install or uninstall apps': ['install', 'uninstall', 'reinstall', 'install package', 'delete package'],
+  'factory reset or wipe': ['factory reset', 'factoryreset', 'master clear', 'masterclear', 'wipe', 'wipe data'],
+  'a system setting': ['toggle setting', 'set setting', 'write settings', 'put setting', 'change setting'],
+};
+
+/**
+ * Arguments that hold free text the tool types or sends (content, not an action): their values are never read as
+ * device actions, however they are spelled. Matched against the argument name's words.
+ */
+export const CONTENT_ARGUMENT_WORDS: readonly string[] = [
+  'text',
+  'message',
+  'body',
+  'content',
+  'query',
+  'caption',
+  'subject',
+  'comment',
+  'note',
+  'title',
+  'description',
+  'label',
+];

@@ -1,0 +1,297 @@
+/**
+ * Compiles the lexicon into lookup tables once, then finds high-risk words in text by whole words. Pure.
+ *
+ * Text is folded (`foldText`), segmented (`segmentWords`) and each word also stripped of Latin/Greek/Cyrillic marks
+ * (`stripMarks`). Every run of up to {@link MAX_SPAN} consecutive words is looked up as a key: the words joined by one
+ * space, and (for entries in scripts written without spaces: Han, Kana, Thai, Hangul) the words joined with nothing,
+ * so a dictionary segmenter splitting `卸载` into `卸` + `载`, or Korean written with or without a space, still
+ * matches. A key is always aligned on word boundaries: `Postcode` never contains `post`.
+ */
+import {
+  HIGH_RISK_CONCEPTS,
+  LANGUAGES,
+  READ_ONLY_NEIGHBOURS,
+  READ_ONLY_PHRASES,
+  type LanguageCode,
+  type WordsByLanguage,
+} from './lexicon.js';
+import { foldText, latinSkeleton, segmentWords, stripMarks } from './normalize.js';
+
+/** Longest run of words looked up as one key. */
+const MAX_SPAN = 8;
+const UNSPACED_SCRIPT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Hangul}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** Words a deployment adds to the lexicon: a meaning (an existing concept's or a new one), a language, the words. */
+export interface ExtraHighRiskWords {
+  /** What the words mean, as reasons say it (`pay`, `send`, `cancel my plan`). */
+  readonly meaning: string;
+  /** A lexicon language code, or any other tag (reasons then name the tag). */
+  readonly language: string;
+  readonly words: readonly string[];
+}
+
+/** One high-risk word found in text. */
+export interface WordMatch {
+  /** The lexicon's spelling of the word. */
+  readonly word: string;
+  readonly meaning: string;
+  /** Languages the word belongs to, in lexicon order. */
+  readonly languages: readonly string[];
+  /** The text spelled it with Cyrillic or Greek look-alike letters among Latin ones. */
+  readonly lookalike: boolean;
+}
+
+interface Entry {
+  readonly word: string;
+  readonly meaning: string;
+  readonly language: string;
+  readonly rank: number;
+  readonly latin: boolean;
+}
+
+interface Neighbours {
+  readonly before: ReadonlySet<string>;
+  readonly after: ReadonlySet<string>;
+}
+
+interface Hit {
+  readonly start: number;
+  readonly end: number;
+  readonly entry: Entry;
+  readonly lookalike: boolean;
+}
+
+type Table = Map<string, Entry[]>;
+
+function addKey(table: Table, key: string, entry: Entry): void {
+  const list = table.get(key);
+  if (!list) table.set(key, [entry]);
+  else if (!list.some((e) => e.word === entry.word && e.meaning === entry.meaning && e.language === entry.language)) {
+    list.push(entry);
+  }
+}
+
+/** Finds high-risk words in text; build once, use many times. */
+export class WordMatcher {
+  /** Keys of entries matched with marks stripped, and of those matched with marks kept (Vietnamese). */
+  private readonly high: { stripped: Table; exact: Table } = { stripped: new Map(), exact: new Map() };
+  private readonly readOnly: { stripped: Table; exact: Table } = { stripped: new Map(), exact: new Map() };
+  private readonly neighbours = new Map<string, Neighbours>();
+  /** Most words in a spaced key; runs of unspaced-script words may take up to MAX_SPAN. */
+  private maxSpacedWords = 1;
+  /**
+   * Every prefix of every key in any table (word by word for spaced keys, character by character for joined-up
+   * ones): a run of words is extended only while it can still become a key, so most words cost one lookup.
+   */
+  private readonly prefixes = new Set<string>();
+
+  constructor(extraWords: readonly ExtraHighRiskWords[] = []) {
+    const languageOrder = Object.keys(LANGUAGES);
+    const rank = (language: string) => {
+      const i = languageOrder.indexOf(language);
+      return i === -1 ? languageOrder.length : i;
+    };
+    const add = (tables: { stripped: Table; exact: Table }, meaning: string, words: WordsByLanguage) => {
+      for (const [language, list] of Object.entries(words) as [string, readonly string[]][]) {
+        const info = LANGUAGES[language as LanguageCode] as (typeof LANGUAGES)[LanguageCode] | undefined;
+        for (const word of list) {
+          const entry: Entry = {
+            word,
+            meaning,
+            language,
+            rank: rank(language),
+            latin: !info || info.script === 'Latin',
+          };
+          const folded = segmentWords(foldText(word));
+          if (folded.length === 0) continue;
+          const tokens = info?.keepMarks ? folded : folded.map(stripMarks);
+          const table = info?.keepMarks ? tables.exact : tables.stripped;
+          addKey(table, tokens.join(' '), entry);
+          for (let k = 1; k <= tokens.length; k++) this.prefixes.add(tokens.slice(0, k).join(' '));
+          if (UNSPACED_SCRIPT.test(word)) {
+            addKey(table, tokens.join(''), entry);
+            let prefix = '';
+            for (const char of tokens.join('')) this.prefixes.add((prefix += char));
+          }
+          this.maxSpacedWords = Math.max(this.maxSpacedWords, Math.min(tokens.length, MAX_SPAN));
+        }
+      }
+    };
+    for (const concept of HIGH_RISK_CONCEPTS) add(this.high, concept.meaning, concept.words);
+    for (const extra of extraWords) add(this.high, extra.meaning, { [extra.language]: extra.words });
+    add(this.readOnly, 'read-only', READ_ONLY_PHRASES);
+    for (const [language, n] of Object.entries(READ_ONLY_NEIGHBOURS)) {
+      const fold = (words: readonly string[] = []) =>
+        new Set(
+          words
+            .flatMap((w) => segmentWords(foldText(w)))
+            .map(LANGUAGES[language as LanguageCode].keepMarks ? (w) => w : stripMarks),
+        );
+      this.neighbours.set(language, { before: fold(n.before), after: fold(n.after) });
+    }
+  }
+
+  /**
+   * The high-risk words in `text`, in order of first appearance, one per word and meaning. Empty when there is none.
+   */
+  match(text: string): WordMatch[] {
+    const exact = segmentWords(foldText(text));
+    if (exact.length === 0) return [];
+    const stripped = exact.map(stripMarks);
+    // Hits and read-only spans, indexed by the word they start at: containment checks then look back at most
+    // MAX_SPAN words, so long text stays linear.
+    const hits = new Map<number, Hit[]>();
+    const readOnly = new Map<number, number[]>();
+    // Joined-up keys only exist for scripts written without spaces; text with none of them needs neither those
+    // lookups nor runs longer than the longest spaced entry.
+    const unspaced = UNSPACED_SCRIPT.test(text);
+    const span = unspaced ? MAX_SPAN : this.maxSpacedWords;
+    this.scan(stripped, exact, hits, readOnly, false, span, unspaced);
+
+    const skeletons = stripped.map(latinSkeleton);
+    if (skeletons.some((s) => s !== null)) {
+      const latin = stripped.map((w, i) => skeletons[i] ?? w);
+      this.scan(latin, null, hits, readOnly, true, span, unspaced, skeletons);
+    }
+
+    const covering = <T>(index: Map<number, T[]>, start: number, covers: (item: T) => boolean): boolean => {
+      for (let s = Math.max(0, start - MAX_SPAN); s <= start; s++) if (index.get(s)?.some(covers)) return true;
+      return false;
+    };
+    const kept = new Map<number, Hit[]>();
+    for (const [start, list] of hits) {
+      const ok = list.filter(
+        (h) => !covering(readOnly, start, (end) => h.end <= end) && !this.nextToReadOnlyWord(h, stripped, exact),
+      );
+      if (ok.length > 0) kept.set(start, ok);
+    }
+    // A word inside a longer match of the same meaning (`order` in `place order`) adds nothing to the reasons.
+    const outermost = [...kept.values()]
+      .flat()
+      .filter(
+        (h) =>
+          !covering(
+            kept,
+            h.start,
+            (k) => k.entry.meaning === h.entry.meaning && h.end <= k.end && k.end - k.start > h.end - h.start,
+          ),
+      );
+    outermost.sort((a, b) => a.start - b.start || b.end - a.end);
+    const byWord = new Map<string, { word: string; meaning: string; entries: Entry[]; lookalike: boolean }>();
+    for (const h of outermost) {
+      const key = `${h.entry.word}\u0000${h.entry.meaning}`;
+      const found = byWord.get(key);
+      if (!found)
+        byWord.set(key, { word: h.entry.word, meaning: h.entry.meaning, entries: [h.entry], lookalike: h.lookalike });
+      else if (!found.entries.includes(h.entry)) found.entries.push(h.entry);
+    }
+    return [...byWord.values()].map((m) => ({
+      word: m.word,
+      meaning: m.meaning,
+      languages: [...new Set(m.entries.sort((a, b) => a.rank - b.rank).map((e) => e.language))],
+      lookalike: m.lookalike,
+    }));
+  }
+
+  private scan(
+    words: readonly string[],
+    exact: readonly string[] | null,
+    hits: Map<number, Hit[]>,
+    readOnly: Map<number, number[]>,
+    lookalike: boolean,
+    span: number,
+    unspaced: boolean,
+    skeletons?: readonly (string | null)[],
+  ): void {
+    const n = words.length;
+    for (let i = 0; i < n; i++) {
+      let spaced = '';
+      let tight = '';
+      let exactSpaced = '';
+      let exactTight = '';
+      let changed = false;
+      for (let j = i; j < n && j < i + span; j++) {
+        const w = words[j] as string;
+        spaced = j === i ? w : `${spaced} ${w}`;
+        if (unspaced) tight += w;
+        const multi = unspaced && j > i;
+        const p = this.prefixes;
+        const alive = p.has(spaced) || (multi && p.has(tight));
+        let exactAlive = false;
+        if (exact) {
+          const e = exact[j] as string;
+          exactSpaced = j === i ? e : `${exactSpaced} ${e}`;
+          if (unspaced) exactTight += e;
+          exactAlive = exactSpaced === spaced ? alive : p.has(exactSpaced) || (multi && p.has(exactTight));
+        }
+        if (!alive && !exactAlive) break;
+        if (skeletons && skeletons[j] !== null) changed = true;
+        if (lookalike && !changed) continue;
+        if (alive) {
+          this.collect(this.high.stripped, spaced, tight, multi, i, j + 1, hits, lookalike);
+          this.collectReadOnly(this.readOnly.stripped, spaced, tight, multi, i, j + 1, readOnly);
+        }
+        if (exactAlive) {
+          this.collect(this.high.exact, exactSpaced, exactTight, multi, i, j + 1, hits, false);
+          this.collectReadOnly(this.readOnly.exact, exactSpaced, exactTight, multi, i, j + 1, readOnly);
+        }
+      }
+    }
+  }
+
+  private collect(
+    table: Table,
+    spaced: string,
+    tight: string,
+    multi: boolean,
+    start: number,
+    end: number,
+    hits: Map<number, Hit[]>,
+    lookalike: boolean,
+  ): void {
+    const byKey = table.get(spaced);
+    const byTight = multi ? table.get(tight) : undefined;
+    if (byKey) this.push(byKey, start, end, hits, lookalike);
+    if (byTight) this.push(byTight, start, end, hits, lookalike);
+  }
+
+  private push(
+    entries: readonly Entry[],
+    start: number,
+    end: number,
+    hits: Map<number, Hit[]>,
+    lookalike: boolean,
+  ): void {
+    for (const entry of entries) {
+      if (lookalike && !entry.latin) continue;
+      let list = hits.get(start);
+      if (!list) hits.set(start, (list = []));
+      if (!list.some((h) => h.end === end && h.entry === entry)) list.push({ start, end, entry, lookalike });
+    }
+  }
+
+  private collectReadOnly(
+    table: Table,
+    spaced: string,
+    tight: string,
+    multi: boolean,
+    start: number,
+    end: number,
+    readOnly: Map<number, number[]>,
+  ): void {
+    if (!table.has(spaced) && !(multi && table.has(tight))) return;
+    const ends = readOnly.get(start);
+    if (ends) ends.push(end);
+    else readOnly.set(start, [end]);
+  }
+
+  private nextToReadOnlyWord(hit: Hit, stripped: readonly string[], exact: readonly string[]): boolean {
+    const n = this.neighbours.get(hit.entry.language);
+    if (!n) return false;
+    const words = LANGUAGES[hit.entry.language as LanguageCode].keepMarks ? exact : stripped;
+    const before = words[hit.start - 1];
+    const after = words[hit.end];
+    return (before !== undefined && n.before.has(before)) || (after !== undefined && n.after.has(after));
+  }
+}
