@@ -66,11 +66,11 @@ describe('prepareCall', () => {
     ],
     [
       'an invalid argument',
-      { tool: 'device.tap', arguments: { x: '12', y: 3 } },
+      { tool: 'device.tap', arguments: { foreground_package: 'com.example.messages', x: '12', y: 3 } },
       'invalid_arguments',
       /`x` must be a number/,
     ],
-    ['a broken combination', { tool: 'device.tap', arguments: { y: 3 } }, 'combination', /or both x and y/],
+    ['a broken combination', { tool: 'device.tap', arguments: { foreground_package: 'com.example.messages', y: 3 } }, 'combination', /or both x and y/],
   ])('refuses %s with a reason code and an instruction', (_what, request, code, message) => {
     const r = refusal(prepareCall(catalog, GRANT, request));
     expect(r.reason_code).toBe(code);

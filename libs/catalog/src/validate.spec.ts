@@ -19,13 +19,15 @@ function message(result: ValidationResult): string {
   return result.message;
 }
 
+const FG = { foreground_package: 'com.example.messages' };
+
 describe('validateArguments', () => {
   it('accepts valid arguments', () => {
     expect(validate('device.send_message', { recipient: 'Alice Martin', message_body: 'Hi' })).toEqual({ ok: true });
   });
 
   it('says which argument, what was wrong and what to send instead', () => {
-    expect(message(validate('device.tap', { x: '12', y: 40 }))).toBe(
+    expect(message(validate('device.tap', { ...FG, x: '12', y: 40 }))).toBe(
       '`x` must be a number (pixels from the left edge of the screen); you sent the text "12". Send a number such as 120.',
     );
   });
@@ -75,7 +77,7 @@ describe('validateArguments', () => {
 
 describe('tap combination rule', () => {
   it.each([[{ ref: 'e3' }], [{ x: 10, y: 20 }]])('accepts %j', (args) => {
-    expect(validate('device.tap', args)).toEqual({ ok: true });
+    expect(validate('device.tap', { ...FG, ...args })).toEqual({ ok: true });
   });
 
   it.each<[Record<string, unknown>, string]>([
@@ -83,13 +85,13 @@ describe('tap combination rule', () => {
     [{ x: 10 }, 'You sent x without y.'],
     [{ ref: 'e3', x: 10, y: 20 }, 'You sent ref and x and y; choose one of the forms, not several.'],
   ])('refuses %j with the plain instruction', (args, detail) => {
-    const r = validate('device.tap', args);
+    const r = validate('device.tap', { ...FG, ...args });
     expect(r).toMatchObject({ ok: false, reason_code: 'combination' });
     expect(message(r)).toBe(`Send a ref from the latest device.screen_observe, or both x and y (pixels). ${detail}`);
   });
 
   it('is reported by combinationProblems for a definition directly', () => {
-    expect(combinationProblems(catalog.resolve('device.tap')!.definition, { y: 3 })).toHaveLength(1);
+    expect(combinationProblems(catalog.resolve('device.tap')!.definition, { ...FG, y: 3 })).toHaveLength(1);
   });
 });
 

@@ -3,6 +3,10 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { SealCallHandler } from './commands/seal-call.handler.js';
+import { SetGrantHandler } from './commands/set-grant.handler.js';
+import { catalogProvider } from './domain/catalog.provider.js';
+import { GrantsRepository } from './persistence/grants.repository.js';
+import { OfferedToolsHandler, SearchToolsHandler } from './queries/offered-tools.handler.js';
 import { SubmitCallHandler } from './commands/submit-call.handler.js';
 import { POLICY_CONFIG, type PolicyConfig } from './config.js';
 import { callStatusProjection } from './projections/call-status.projection.js';
@@ -38,9 +42,14 @@ export class PolicyModule {
       providers: [
         { provide: POLICY_CONFIG, useValue: config },
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
+        catalogProvider,
+        GrantsRepository,
         SubmitCallHandler,
         SealCallHandler,
+        SetGrantHandler,
         CallStatusHandler,
+        OfferedToolsHandler,
+        SearchToolsHandler,
         PolicyProjections,
       ],
     };

@@ -47,11 +47,11 @@ describe('policy service', () => {
     expect(high.message).toMatch(/pending_confirmation/);
   });
 
-  it('refuses an unknown tool with the closest real names', async () => {
-    const r = await submit({ tool: 'device.send_mesage', arguments: { recipient: 'A' } });
-    expect(r.status).toBe('refused');
-    expect(r.message).toMatch(/device\.send_message/);
-    expect(r.message).toMatch(/ormuz\.search_tools/);
+  it('refuses a misspelt tool with the closest real name, and a far-off one with how to search', async () => {
+    const near = await submit({ tool: 'device.send_mesage', arguments: { recipient: 'A' } });
+    expect(near).toMatchObject({ status: 'refused', message: expect.stringContaining('device.send_message') });
+    const far = await submit({ tool: 'weather.forecast', arguments: { city: 'Paris' } });
+    expect(far).toMatchObject({ status: 'refused', message: expect.stringContaining('ormuz.search_tools') });
   });
 
   it('lets a duplicate with the same bytes observe the original, and refuses different bytes naming the id', async () => {
@@ -130,5 +130,77 @@ describe('policy service', () => {
 
   it('validates its configuration at boot', () => {
     expect(() => loadBaseConfig({ ORMUZ_NAMESPACE: 'a.b' })).toThrow(/ORMUZ_NAMESPACE/);
+  });
+
+  describe('the dispatch gate', () => {
+    const tap = (args: Record<string, unknown>, op = `op-${Math.random().toString(36).slice(2)}`) =>
+      submit({ tool: 'device.tap', arguments: args, origin: { kind: 'operation', operation_id: op } });
+
+    it('maps camelCase and kebab-case keys to the schema before hashing, so both spellings are the same call', async () => {
+      const origin = { kind: 'operation', operation_id: 'op-camel' };
+      const camel = await submit({ origin, tool: 'device.send_message', arguments: { recipient: 'Bob', messageBody: 'hi' } });
+      const kebab = await submit({ origin, tool: 'device.send_message', arguments: { recipient: 'Bob', 'message-body': 'hi' } });
+      expect(camel.status).toBe('staged');
+      expect(kebab).toMatchObject({ duplicate: true, payload_sha256: camel.payload_sha256 });
+      expect(camel.payload_sha256).toBe(canonicalPayload({ recipient: 'Bob', message_body: 'hi' }).sha256);
+    });
+
+    it('refuses an argument that matches nothing, naming the allowed ones', async () => {
+      const r = await submit({ tool: 'device.send_message', arguments: { recipient: 'Bob', message_body: 'hi', urgent: true } });
+      expect(r).toMatchObject({ status: 'refused', message: expect.stringMatching(/urgent[\s\S]*recipient[\s\S]*message_body/) });
+    });
+
+    it('refuses a designer-controlled argument sent by the model', async () => {
+      const r = await submit({ tool: 'ormuz.read_more', arguments: { continuation: 'c1', max_result_chars: 999999 } });
+      expect(r).toMatchObject({ status: 'refused', message: expect.stringContaining('max_result_chars') });
+    });
+
+    it('answers wrong types with an instruction naming the argument', async () => {
+      const r = await tap({ foreground_package: 'com.example.messages', x: '12', y: 40 });
+      expect(r).toMatchObject({ status: 'refused', message: expect.stringMatching(/`x` must be a number/) });
+    });
+
+    it('stages a tap whose target text means pay, in any language, and authorizes a harmless one with its verdict', async () => {
+      const pay = await tap({ foreground_package: 'com.example.shop', ref: 'e4', target_text: 'Jetzt bezahlen' });
+      expect(pay).toMatchObject({ status: 'staged', summary: expect.stringContaining('Jetzt bezahlen') });
+      const open = await tap({ foreground_package: 'com.example.shop', ref: 'e5', target_text: 'Sender details' });
+      expect(open.status).toBe('authorized');
+      const { status } = await call<{ status: { status: string } }>('status', { tenant: 'acme', call_id: open.call_id, timeline: true });
+      expect(status.status).toBe('authorized');
+    });
+
+    it('stages any screen action in a banking app', async () => {
+      expect((await tap({ foreground_package: 'com.example.bank', ref: 'e1', target_text: 'Accounts' })).status).toBe('staged');
+    });
+
+    it('refuses a screen action without its foreground app, saying to pass it from the latest observation', async () => {
+      const r = await tap({ ref: 'e1', target_text: 'Open' });
+      expect(r).toMatchObject({ status: 'refused', message: expect.stringContaining('device.screen_observe') });
+    });
+
+    it('never offers a denied tool, and refuses it at dispatch as not permitted here', async () => {
+      await call('grants.set', { tenant: 'acme', agent_id: 'restricted', allow: ['device', 'ormuz'], deny: ['device.send_message'] });
+      const offered = await call<{ tools: { name: string }[] }>('tools', { tenant: 'acme', agent_id: 'restricted' });
+      expect(offered.tools.map((t) => t.name)).not.toContain('device.send_message');
+      expect(offered.tools.map((t) => t.name)).toContain('device.tap');
+      const r = await submit({ agent_id: 'restricted', tool: 'device.send_message', arguments: { recipient: 'Bob', message_body: 'hi' } });
+      expect(r).toMatchObject({ status: 'refused', message: expect.stringMatching(/not permitted/) });
+    });
+
+    it('pins grants to the versions that exist when they are set', async () => {
+      const grant = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'pinned', allow: ['device.tap'] });
+      expect(grant.pins).toEqual({ 'device.tap': 1 });
+    });
+
+    it('refuses a malformed grant rule with a clear error', async () => {
+      await expect(call('grants.set', { tenant: 'acme', agent_id: 'x', allow: ['device.*'] })).rejects.toMatchObject({
+        message: expect.stringContaining('device.*'),
+      });
+    });
+
+    it('searches the granted directory', async () => {
+      const r = await call<{ hits: { name: string }[] }>('tools.search', { tenant: 'acme', agent_id: 'agent-1', query: 'send a text message' });
+      expect(r.hits[0]?.name).toBe('device.send_message');
+    });
   });
 });

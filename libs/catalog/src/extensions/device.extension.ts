@@ -20,6 +20,23 @@ const continuation = (from: string): ParameterDefinition => ({
   optional: true,
 });
 
+/**
+ * Screen actions name the app they expect in front and, when they target an element, its visible text: both come
+ * from the latest device.screen_observe. The gate classifies risk from them (a tap on "Pay" is staged), refuses an
+ * action whose foreground app it cannot tell, and the device checks the app again before acting.
+ */
+const foregroundPackage: ParameterDefinition = {
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)+$' },
+  description: 'foreground_package from the latest device.screen_observe: the app you expect to be in front',
+  controller: 'model',
+};
+const targetText = (what: string): ParameterDefinition => ({
+  schema: { type: 'string', maxLength: 2000 },
+  description: `Visible text of ${what}, copied from the latest device.screen_observe; empty when it has none`,
+  controller: 'model',
+  optional: true,
+});
+
 const nullableText: JsonSchema = { type: ['string', 'null'] };
 
 /** What every screen action reports: the outcome, not just "success" (changed may be false). */
@@ -149,6 +166,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
         '(observe again) or the point lies outside the screen. A tap on a send, pay, delete or confirm button ' +
         "waits for the owner's approval.",
       parameters: {
+        foreground_package: foregroundPackage,
+        target_text: targetText('the element you tap'),
         ref: ref('the element to tap'),
         x: {
           schema: { type: 'number', minimum: 0, examples: [120] },
@@ -190,6 +209,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
         'send or OK button afterwards. Returns whether the text was entered, the field it went into and whether ' +
         'the screen changed. Fails when no input field is focused or the ref is not an input on the current screen.',
       parameters: {
+        foreground_package: foregroundPackage,
+        target_text: targetText('the field you type into'),
         text: {
           schema: { type: 'string', minLength: 1, maxLength: 5000, examples: ['Running 10 minutes late'] },
           description: 'The exact text to type into the field, up to 5000 characters',
@@ -215,6 +236,7 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
         'the whole screen scrolls. Returns whether the swipe was made and whether the screen changed; changed is ' +
         'false at the end of a list. Fails when the ref is not on the current screen.',
       parameters: {
+        foreground_package: foregroundPackage,
         direction: {
           schema: { enum: ['up', 'down', 'left', 'right'], examples: ['up'] },
           description: 'Direction the finger moves: up, down, left or right',
@@ -240,6 +262,7 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
         'on-screen button does the job. Returns whether the key was pressed, whether the screen changed and the ' +
         'app in front afterwards. Fails when the current app blocks the key.',
       parameters: {
+        foreground_package: foregroundPackage,
         key: {
           schema: { enum: ['back', 'home', 'enter', 'recent_apps'], examples: ['back'] },
           description: 'The system key to press: back, home, enter or recent_apps',

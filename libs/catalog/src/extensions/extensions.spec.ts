@@ -56,7 +56,7 @@ describe('shipped extensions', () => {
     expect(Object.keys(definition('device.open_app').parameters)).toEqual(['package_name']);
     expect(Object.keys(definition('device.send_message').parameters)).toEqual(['recipient', 'message_body']);
     expect(Object.keys(definition('device.list_contacts').parameters)).toEqual(['name_query', 'limit', 'continuation']);
-    expect(Object.keys(definition('device.tap').parameters)).toEqual(['ref', 'x', 'y']);
+    expect(Object.keys(definition('device.tap').parameters)).toEqual(['foreground_package', 'target_text', 'ref', 'x', 'y']);
     expect(Object.keys(definition('device.screen_observe').parameters)).toEqual(['max_elements', 'continuation']);
   });
 

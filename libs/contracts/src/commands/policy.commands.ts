@@ -108,3 +108,63 @@ registerSchema(POLICY_SEAL_V1, {
     reason: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 });
+
+/** `policy.grants.set`: what an agent of a tenant may call. Rules: `device`, `device.tap`, `device.tap@1`. */
+export interface SetGrantRequestV1 {
+  readonly tenant: string;
+  readonly agent_id: string;
+  readonly allow: readonly string[];
+  readonly deny?: readonly string[];
+}
+
+/** `policy.grants.get` and `policy.tools`: for one agent of a tenant. */
+export interface AgentRequestV1 {
+  readonly tenant: string;
+  readonly agent_id: string;
+}
+
+/** `policy.tools.search`: search the tools an agent is granted (what `ormuz.search_tools` runs). */
+export interface SearchToolsRequestV1 extends AgentRequestV1 {
+  readonly query: string;
+  readonly limit?: number;
+}
+
+/** One tool as a model is offered it. */
+export interface OfferedToolV1 {
+  readonly name: string;
+  readonly version: number;
+  readonly description: string;
+  /** JSON Schema of the arguments the model may send (designer parameters are absent). */
+  readonly parameters: Record<string, unknown>;
+  readonly effect: string;
+  readonly risk_level: string;
+}
+
+export const POLICY_SET_GRANT_V1 = 'policy.grants.set.v1';
+export const POLICY_AGENT_V1 = 'policy.agent.v1';
+export const POLICY_SEARCH_TOOLS_V1 = 'policy.tools.search.v1';
+
+const grantRules = { type: 'array', maxItems: 500, items: { type: 'string', minLength: 1, maxLength: 200 } };
+registerSchema(POLICY_SET_GRANT_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'agent_id', 'allow'],
+  properties: { tenant: fragments.identifier, agent_id: fragments.identifier, allow: grantRules, deny: grantRules },
+});
+registerSchema(POLICY_AGENT_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'agent_id'],
+  properties: { tenant: fragments.identifier, agent_id: fragments.identifier },
+});
+registerSchema(POLICY_SEARCH_TOOLS_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'agent_id', 'query'],
+  properties: {
+    tenant: fragments.identifier,
+    agent_id: fragments.identifier,
+    query: { type: 'string', minLength: 1, maxLength: 1000 },
+    limit: { type: 'integer', minimum: 1, maximum: 50 },
+  },
+});

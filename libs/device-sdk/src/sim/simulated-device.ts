@@ -432,6 +432,14 @@ export class SimulatedDevice {
       throw invalid('Provide ref (an element ref from the latest device.screen_observe), or both x and y (pixels).');
     }
     if (!this.fg) throw this.unavailableScreen();
+    const expected = args['foreground_package'];
+    if (typeof expected === 'string' && expected !== this.fg.package) {
+      // The tap was decided (and risk-classified) for another app than the one now in front: never act on it.
+      throw new DeviceToolError(
+        'foreground_changed',
+        `The app in front is ${this.fg.package}, not ${expected}; nothing was tapped. Call device.screen_observe and decide again.`,
+      );
+    }
     const elements = this.elements();
     const token = this.screenToken();
     let target: PlacedElement | undefined;

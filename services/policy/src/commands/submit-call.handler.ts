@@ -1,12 +1,14 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
-import { canonicalPayload, type SubmitCallReplyV1, type SubmitCallRequestV1 } from '@ormuz/contracts';
-import { deriveCallId, type ToolCallState } from '@ormuz/tool-call';
+import type { Catalog } from '@ormuz/catalog';
+import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import { deriveCallId, type ToolCallCommand, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
-import { findTool } from '../domain/catalog.js';
-import { decideGate } from '../domain/gate.js';
+import { CATALOG } from '../domain/catalog.provider.js';
+import { decideGate, type GateDecision } from '../domain/gate.js';
+import { GrantsRepository } from '../persistence/grants.repository.js';
 
 export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
   constructor(readonly request: SubmitCallRequestV1) {
@@ -14,16 +16,26 @@ export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
   }
 }
 
-/** Records the request (bytes and hash first), then records the gate's decision. A duplicate observes the original. */
+/**
+ * The one place every transport's tool request passes through. Decides (pure), records the request with its
+ * canonical bytes and hash, then records the decision. A duplicate observes the original and nothing else happens.
+ */
 @CommandHandler(SubmitCallCommand)
 export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
   constructor(
     private readonly calls: ToolCalls,
+    private readonly grants: GrantsRepository,
+    @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(POLICY_CONFIG) private readonly config: PolicyConfig,
   ) {}
 
   async execute({ request }: SubmitCallCommand): Promise<SubmitCallReplyV1> {
-    const { payload, sha256 } = canonicalPayload(request.arguments);
+    const grant = await this.grants.effective(request.tenant, request.agent_id);
+    const gate = decideGate(
+      { catalog: this.catalog, grant, approvalTtlMs: this.config.approvalTtlMs },
+      { tool: request.tool, arguments: request.arguments, deviceId: request.device_id },
+      new Date(),
+    );
     const callId = deriveCallId(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
     const submitted = await this.calls.execute(
@@ -33,10 +45,10 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
         type: 'SubmitCall',
         data: {
           call_id: callId,
-          tool: request.tool,
-          contract_version: findTool(request.tool)?.contractVersion ?? 'unknown',
-          payload,
-          payload_sha256: sha256,
+          tool: gate.tool,
+          contract_version: gate.contractVersion,
+          payload: gate.payload.payload,
+          payload_sha256: gate.payload.sha256,
           origin: request.origin,
           agent_id: request.agent_id,
           target: request.device_id ? { device_id: request.device_id } : null,
@@ -46,33 +58,29 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     );
     const duplicate = submitted.events.length === 0;
     // A call still in `requested` was recorded but not yet decided (a crash in between): decide it now.
-    if (duplicate && submitted.state.status !== 'requested') return reply(callId, sha256, submitted.state, true);
+    if (duplicate && submitted.state.status !== 'requested') return reply(callId, gate.payload.sha256, submitted.state, true);
+    const decided = await this.calls.execute(request.tenant, callId, decisionCommand(callId, gate), cause);
+    return reply(callId, gate.payload.sha256, decided.state, duplicate);
+  }
+}
 
-    const gate = decideGate(
-      { tool: request.tool, args: JSON.parse(payload) as Record<string, unknown>, target: request.device_id ? { device_id: request.device_id } : null },
-      new Date(),
-      this.config.approvalTtlMs,
-    );
-    const decided = await this.calls.execute(
-      request.tenant,
-      callId,
-      gate.kind === 'refuse'
-        ? { type: 'RefuseCall', data: { call_id: callId, reason_code: gate.reasonCode, message: gate.message } }
-        : gate.kind === 'stage'
-          ? {
-              type: 'StageCall',
-              data: {
-                call_id: callId,
-                approval_id: `apr_${callId.slice(5)}`,
-                summary: gate.summary,
-                expires_at: gate.expiresAt.toISOString(),
-                verdict: gate.verdict,
-              },
-            }
-          : { type: 'AuthorizeCall', data: { call_id: callId, verdict: gate.verdict } },
-      cause,
-    );
-    return reply(callId, sha256, decided.state, duplicate);
+function decisionCommand(callId: string, gate: GateDecision): ToolCallCommand {
+  switch (gate.kind) {
+    case 'refuse':
+      return { type: 'RefuseCall', data: { call_id: callId, reason_code: gate.reasonCode, message: gate.message } };
+    case 'stage':
+      return {
+        type: 'StageCall',
+        data: {
+          call_id: callId,
+          approval_id: `apr_${callId.slice(5)}`,
+          summary: gate.summary,
+          expires_at: gate.expiresAt.toISOString(),
+          verdict: gate.verdict,
+        },
+      };
+    case 'authorize':
+      return { type: 'AuthorizeCall', data: { call_id: callId, verdict: gate.verdict } };
   }
 }
 

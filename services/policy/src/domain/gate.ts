@@ -1,57 +1,126 @@
 /**
- * Step 3 of the agent loop in its walking-skeleton form: what policy decides for a requested call. Pure.
+ * Step 3 of the agent loop: what policy decides for one tool request. Pure: the catalog, the grant, the designer
+ * configuration and the clock are passed in.
+ *
+ * Order: the catalog and grant resolve the tool (unknown names get the closest real ones; tools not offered are
+ * refused as not permitted here), arguments are normalised, designer values filled and validated, then the risk
+ * level is decided: the tool's own level, or the deterministic classifier for tools marked `classify`. High risk is
+ * staged for the owner; low risk is authorized with the verdict stamped in; an action whose foreground app cannot be
+ * told is refused with the fix.
  */
-import { findTool, closestNames, type ToolDefinition } from './catalog.js';
+import { canonicalPayload, type CanonicalPayload } from '@ormuz/contracts';
+import { prepareCall, type Catalog, type DesignerConfig, type Grant, type ToolDefinition } from '@ormuz/catalog';
+import { classifyRisk } from '@ormuz/risk';
 
-export type GateDecision =
-  | { readonly kind: 'refuse'; readonly reasonCode: string; readonly message: string }
-  | {
-      readonly kind: 'stage';
-      readonly summary: string;
-      readonly expiresAt: Date;
-      readonly verdict: { level: 'high'; reasons: string[] };
-    }
-  | { readonly kind: 'authorize'; readonly verdict: { level: 'low'; reasons: string[] } };
-
-export interface GateInput {
+export interface GateRequest {
   readonly tool: string;
-  readonly args: Record<string, unknown>;
-  readonly target: { device_id: string } | null;
+  readonly arguments: unknown;
+  /** The device the session acts on (trusted context), or null. */
+  readonly deviceId: string | null;
 }
 
-/** Describes a staged call for the owner who must decide on it. */
-export function ownerSummary(def: ToolDefinition, args: Record<string, unknown>): string {
-  if (def.name === 'device.send_message') {
-    return `Send a text message to ${String(args.recipient)}: "${String(args.message_body).slice(0, 200)}"`;
-  }
-  return `Run ${def.name} with ${JSON.stringify(args).slice(0, 300)}`;
+interface Recorded {
+  /** The bytes recorded and, when the call runs, sent: normalised arguments when valid, else the model's own. */
+  readonly payload: CanonicalPayload;
+  /** Canonical tool name when the catalog knows it, else the name as sent. */
+  readonly tool: string;
+  readonly contractVersion: string;
 }
 
-export function decideGate(input: GateInput, now: Date, approvalTtlMs: number): GateDecision {
-  const def = findTool(input.tool);
-  if (!def) {
+export type GateDecision = Recorded &
+  (
+    | { readonly kind: 'refuse'; readonly reasonCode: string; readonly message: string }
+    | {
+        readonly kind: 'stage';
+        readonly summary: string;
+        readonly expiresAt: Date;
+        readonly verdict: { level: 'high'; reasons: string[] };
+      }
+    | { readonly kind: 'authorize'; readonly verdict: { level: 'low'; reasons: string[] } }
+  );
+
+export interface GateContext {
+  readonly catalog: Catalog;
+  readonly grant: Grant;
+  readonly designer?: DesignerConfig;
+  readonly approvalTtlMs: number;
+}
+
+/** Decides one request. Throws only NonCanonicalValueError, for arguments that have no canonical bytes at all. */
+export function decideGate(ctx: GateContext, request: GateRequest, now: Date): GateDecision {
+  const prepared = prepareCall(ctx.catalog, ctx.grant, { tool: request.tool, arguments: request.arguments }, ctx.designer);
+  if (!prepared.ok) {
     return {
       kind: 'refuse',
-      reasonCode: 'unknown_tool',
-      message:
-        `There is no tool named "${input.tool}". The closest real tools are ${closestNames(input.tool).join(', ')}; ` +
-        'call one of them, or search the directory with ormuz.search_tools.',
+      reasonCode: prepared.reason_code,
+      message: prepared.message,
+      payload: canonicalPayload(request.arguments ?? {}),
+      tool: prepared.tool ?? request.tool,
+      contractVersion: 'unknown',
     };
   }
-  if (def.name.startsWith('device.') && !input.target) {
+  const { definition, args } = prepared;
+  const recorded: Recorded = {
+    payload: canonicalPayload(args),
+    tool: definition.name,
+    contractVersion: String(prepared.version),
+  };
+  if (definition.name.startsWith('device.') && !request.deviceId) {
     return {
+      ...recorded,
       kind: 'refuse',
       reasonCode: 'no_device',
-      message: `${def.name} acts on a phone, and this conversation has no device attached. Ask the owner to connect one.`,
+      message: `${definition.name} acts on a phone, and this conversation has no device attached. Tell the user to connect one.`,
     };
   }
-  if (def.risk === 'high') {
+  const verdict =
+    definition.risk_level === 'classify'
+      ? classifyRisk({
+          tool: definition.name,
+          args,
+          target_text: typeof args.target_text === 'string' ? args.target_text : null,
+          foreground_package: typeof args.foreground_package === 'string' ? args.foreground_package : null,
+        })
+      : { level: definition.risk_level, reasons: [`${definition.name} is declared ${definition.risk_level} risk`] };
+  if (verdict.level === 'refused') {
     return {
-      kind: 'stage',
-      summary: ownerSummary(def, input.args),
-      expiresAt: new Date(now.getTime() + approvalTtlMs),
-      verdict: { level: 'high', reasons: [`${def.name} is a high-risk tool`] },
+      ...recorded,
+      kind: 'refuse',
+      reasonCode: 'risk_undetermined',
+      message: `${verdict.reasons.join('; ')}. ${'fix' in verdict && verdict.fix ? verdict.fix : ''}`.trim(),
     };
   }
-  return { kind: 'authorize', verdict: { level: 'low', reasons: [`${def.name} is a low-risk ${def.effect}`] } };
+  if (verdict.level === 'high') {
+    return {
+      ...recorded,
+      kind: 'stage',
+      summary: ownerSummary(definition, args),
+      expiresAt: new Date(now.getTime() + ctx.approvalTtlMs),
+      verdict: { level: 'high', reasons: [...verdict.reasons] },
+    };
+  }
+  return { ...recorded, kind: 'authorize', verdict: { level: 'low', reasons: [...verdict.reasons] } };
+}
+
+const quote = (v: unknown, max = 200) => {
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  return `"${text.length > max ? `${text.slice(0, max)}…` : text}"`;
+};
+
+/** One sentence an owner can decide on: what will happen, to whom or what. */
+export function ownerSummary(def: ToolDefinition, args: Record<string, unknown>): string {
+  switch (def.name) {
+    case 'device.send_message':
+      return `Send a text message to ${String(args.recipient)}: ${quote(args.message_body)}`;
+    case 'device.delete_contacts_verified':
+      return `Delete these contacts after re-checking each one: ${(args.contact_names as string[] | undefined)?.join(', ') ?? '(none)'}`;
+    case 'device.toggle_setting':
+      return `Turn ${String(args.desired_state)} the setting ${String(args.setting)}`;
+    case 'device.tap':
+      return `Tap ${args.target_text ? quote(args.target_text, 80) : 'an element'} in ${String(args.foreground_package)}`;
+    case 'device.type_text':
+      return `Type ${quote(args.text, 120)} in ${String(args.foreground_package)}`;
+    default:
+      return `Run ${def.name} with ${quote(args, 300)}`;
+  }
 }

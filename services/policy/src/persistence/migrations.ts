@@ -26,4 +26,18 @@ export const policyMigrations: Record<string, Migration> = {
       await db.schema.createIndex('call_status_by_status').on('call_status').columns(['tenant', 'status']).execute();
     },
   },
+  '0003_grants': {
+    async up(db) {
+      await db.schema
+        .createTable('grants')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('allow', 'jsonb', (c) => c.notNull())
+        .addColumn('deny', 'jsonb', (c) => c.notNull())
+        .addColumn('pins', 'jsonb', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('grants_pk', ['tenant', 'agent_id'])
+        .execute();
+    },
+  },
 };

@@ -1,0 +1,33 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { GrantError, grantProblems, pinGrant, type Catalog, type Grant } from '@ormuz/catalog';
+import type { SetGrantRequestV1 } from '@ormuz/contracts';
+import { CATALOG } from '../domain/catalog.provider.js';
+import { GrantsRepository } from '../persistence/grants.repository.js';
+
+export class SetGrantCommand extends Command<Grant> {
+  constructor(readonly request: SetGrantRequestV1) {
+    super();
+  }
+}
+
+/**
+ * Stores a grant pinned to the versions the catalog has now, so publishing a new (broader) version later never
+ * changes what an agent may call without a new grant.
+ */
+@CommandHandler(SetGrantCommand)
+export class SetGrantHandler implements ICommandHandler<SetGrantCommand> {
+  constructor(
+    private readonly grants: GrantsRepository,
+    @Inject(CATALOG) private readonly catalog: Catalog,
+  ) {}
+
+  async execute({ request }: SetGrantCommand): Promise<Grant> {
+    const grant: Grant = { tenant: request.tenant, agent_id: request.agent_id, allow: request.allow, deny: request.deny ?? [] };
+    const problems = grantProblems(grant);
+    if (problems.length > 0) throw new GrantError(problems.join(' '));
+    const pinned = pinGrant(this.catalog, grant);
+    await this.grants.save(pinned);
+    return pinned;
+  }
+}
