@@ -63,3 +63,17 @@ export const isConcurrencyConflictError = (e: unknown): e is ConcurrencyConflict
   e instanceof ConcurrencyConflictError;
 export const isStreamMissingError = (e: unknown): e is StreamMissingError => e instanceof StreamMissingError;
 export const isNatsUnavailableError = (e: unknown): e is NatsUnavailableError => e instanceof NatsUnavailableError;
+
+/**
+ * The server did not acknowledge an append in time, even after retrying with the same message ids. The events may
+ * or may not be stored: a lost acknowledgement is not proof either way. Retrying the command is safe (the retry
+ * reloads the aggregate, and a republished event id is deduplicated by the server).
+ */
+export class AppendTimeoutError extends OrmuzError {
+  readonly code = 'append_unacknowledged';
+  constructor(readonly subject: string) {
+    super(`NATS did not acknowledge the append to ${subject}; it may or may not be stored. Retry the command: it is safe.`);
+  }
+}
+
+export const isAppendTimeoutError = (e: unknown): e is AppendTimeoutError => e instanceof AppendTimeoutError;

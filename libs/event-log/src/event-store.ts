@@ -15,7 +15,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { assertValidEvent, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
 import type { Decider } from './decider.js';
-import { ConcurrencyConflictError, CorruptEventError, StreamMissingError } from './errors.js';
+import { AppendTimeoutError, ConcurrencyConflictError, CorruptEventError, StreamMissingError } from './errors.js';
 
 /** Header carrying the JSON state of the aggregate after the event. Derived data: never read by projections. */
 export const SNAPSHOT_HEADER = 'Ormuz-Snapshot';
@@ -111,7 +111,7 @@ export class EventStore {
         h.set(SNAPSHOT_VERSION_HEADER, String(snapshot.stateVersion));
       }
       try {
-        const ack = await this.js.publish(subject, this.encoder.encode(JSON.stringify(event)), {
+        const ack = await this.publishWithRetry(subject, this.encoder.encode(JSON.stringify(event)), {
           msgID: event.id,
           expect: { lastSubjectSequence: expected },
           headers: h,
@@ -180,6 +180,27 @@ export class EventStore {
       if (!msg) return;
       yield { seq: msg.seq, event: decodeEvent(subject, msg.seq, msg.data) };
       seq = msg.seq + 1;
+    }
+  }
+
+  /**
+   * A publish whose acknowledgement did not arrive (a server restart, a lost connection) is sent again with the same
+   * message id: if the first one was stored, the server answers with the original acknowledgement (duplicate).
+   */
+  private async publishWithRetry(
+    subject: string,
+    data: Uint8Array,
+    opts: { msgID: string; expect: { lastSubjectSequence: number }; headers: ReturnType<typeof natsHeaders>; timeout: number },
+    attempts = 3,
+  ) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.js.publish(subject, data, opts);
+      } catch (err) {
+        const timedOut = /timeout|timed out|disconnect|closed|reconnect/i.test(`${(err as Error).name} ${(err as Error).message}`);
+        if (!timedOut) throw err;
+        if (attempt >= attempts) throw new AppendTimeoutError(subject);
+      }
     }
   }
 

@@ -24,6 +24,8 @@ export interface Infrastructure {
   readonly jsm: JetStreamManager;
   readonly store: EventStore;
   readonly db: Kysely<any>;
+  /** URLs this process serves (`http`, `devices`, ...), filled in as listeners start; reported by `health`. */
+  readonly endpoints: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     jsm,
     store,
     db,
+    endpoints: {},
     async close() {
       await nc.drain().catch(() => undefined);
       await db.destroy();

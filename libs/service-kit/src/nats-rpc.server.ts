@@ -6,7 +6,7 @@
  * test runs share one NATS account) and one reply shape with error codes, so the strategy is ours. It reuses the
  * service's single NATS connection.
  */
-import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Catch, HttpException, Logger as NestLogger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
@@ -105,9 +105,12 @@ export class OrmuzExceptionFilter implements ExceptionFilter<unknown> {
       return;
     }
     const body = toErrorBody(exception);
+    if (body.code === 'internal') httpLog.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     res.status(httpStatusFor(body.code)).json({ error: body });
   }
 }
+
+const httpLog = new NestLogger('http');
 
 const HTTP_STATUS: Record<string, number> = {
   schema_violation: 400,
@@ -117,6 +120,7 @@ const HTTP_STATUS: Record<string, number> = {
   payload_too_large: 413,
   internal: 500,
   service_unavailable: 503,
+  append_unacknowledged: 503,
 };
 
 /** HTTP status for an error code: explicit map first, then by suffix (`*_not_found` 404, `*_conflict` 409, ...). */

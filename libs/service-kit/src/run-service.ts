@@ -34,22 +34,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const infra = await openInfrastructure(opts);
   const logger = new PinoNestLogger(infra.logger);
   const strategy = new NatsRpcServer(infra.nc, opts.config.namespace, opts.service, infra.logger);
-  // Every service answers `health`, so orchestrators can wait for readiness over NATS.
-  infra.nc.subscribe(commandSubject(opts.config.namespace, opts.service, 'health'), {
-    callback: (_err, msg) => void msg.respond(JSON.stringify({ ok: true, data: { service: opts.service, pid: process.pid } })),
-  });
   let app: INestApplicationContext;
   let httpUrl: string | undefined;
   try {
     if (opts.httpPort !== undefined) {
       const web = await NestFactory.create(opts.module(infra), { logger, abortOnError: false, bodyParser: true });
-      web.connectMicroservice<MicroserviceOptions>({ strategy }, { inheritAppConfig: true });
+      // Filters first: connectMicroservice binds its handlers immediately and inherits only what is set by then.
       web.useGlobalFilters(new OrmuzExceptionFilter());
+      web.connectMicroservice<MicroserviceOptions>({ strategy }, { inheritAppConfig: true });
       web.enableShutdownHooks();
       await web.startAllMicroservices();
       await web.listen(opts.httpPort, opts.httpHost ?? '127.0.0.1');
       const address = web.getHttpServer().address() as { port: number };
       httpUrl = `http://${opts.httpHost ?? '127.0.0.1'}:${address.port}`;
+      infra.endpoints.http = httpUrl;
       app = web;
     } else {
       const ms = await NestFactory.createMicroservice<MicroserviceOptions>(opts.module(infra), {
@@ -65,7 +63,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await infra.close();
     throw err;
   }
-  infra.logger.info({ namespace: opts.config.namespace, httpUrl }, `${opts.service} ready`);
+  // Every service answers `health` once it is serving, so orchestrators can wait for readiness over NATS.
+  infra.nc.subscribe(commandSubject(opts.config.namespace, opts.service, 'health'), {
+    callback: (_err, msg) =>
+      void msg.respond(
+        JSON.stringify({ ok: true, data: { service: opts.service, pid: process.pid, endpoints: infra.endpoints } }),
+      ),
+  });
+  infra.logger.info({ namespace: opts.config.namespace, endpoints: infra.endpoints }, `${opts.service} ready`);
   return {
     infra,
     app,

@@ -2,6 +2,7 @@
  * What every CLI command needs: where NATS is, which namespace, how to print. Read once from options and env.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
+import { assertIdentifier, OrmuzError } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
 import { callService, loadBaseConfig, type BaseConfig } from '@ormuz/service-kit';
 
@@ -43,11 +44,35 @@ export class CliContext {
   }
 }
 
+/** Bad input on the command line, caught before anything is sent. */
+export class CliInputError extends OrmuzError {
+  readonly code = 'invalid_input';
+}
+
 /** Parses a JSON option with a message that names the option. */
 export function parseJsonOption(name: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`${name} is not valid JSON (${(err as Error).message}). Quote it for your shell, e.g. --${name} '{"k":"v"}'.`);
+    throw new CliInputError(
+      `--${name} is not valid JSON (${(err as Error).message}). Quote it for your shell, e.g. --${name} '{"k":"v"}'.`,
+    );
   }
+}
+
+/** Parses a JSON option that must hold an object (tool arguments are named). */
+export function parseJsonObjectOption(name: string, text: string): Record<string, unknown> {
+  const value = parseJsonOption(name, text);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new CliInputError(`--${name} must be a JSON object of named arguments, e.g. --${name} '{"k":"v"}', not ${text}.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * A commander option parser for ids that end up in NATS subjects (tenant, call, operation, device, approval): a `.`,
+ * `*`, `>` or space is refused here with InvalidIdentifierError naming the option, before anything is sent.
+ */
+export function identifier(option: string): (value: string) => string {
+  return (value) => assertIdentifier(option, value);
 }

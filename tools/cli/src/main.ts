@@ -9,6 +9,7 @@ import { registerCatalogCommands } from './commands/catalog.command.js';
 import { registerDemoCommand } from './commands/demo.command.js';
 import { registerDeviceCommands } from './commands/device.command.js';
 import { registerEventCommands } from './commands/events.command.js';
+import { registerGrantCommands } from './commands/grants.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
 import { CliContext, type GlobalOptions } from './context.js';
@@ -31,6 +32,7 @@ registerDemoCommand(program, ctx);
 registerDeviceCommands(program, ctx);
 registerCatalogCommands(program, ctx);
 registerRiskCommands(program, ctx);
+registerGrantCommands(program, ctx);
 
 try {
   await program.parseAsync(process.argv);

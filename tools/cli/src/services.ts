@@ -55,33 +55,45 @@ export function tailLog(proc: ServiceProcess, lines = 15): string {
   }
 }
 
-/** Polls every service's `health` command until all answer, or throws naming the ones that did not. */
+/** What a healthy service reports: the URLs it serves (`http`, `devices`, ...). */
+export interface ServiceHealth {
+  readonly service: string;
+  readonly pid: number;
+  readonly endpoints: Record<string, string>;
+}
+
+/**
+ * Polls every service's `health` command until all answer, or throws naming the ones that did not. Returns each
+ * service's health, so callers learn the ports services chose for themselves.
+ */
 export async function waitHealthy(
   nc: NatsConnection,
   namespace: string,
   procs: readonly ServiceProcess[],
   timeoutMs = 30_000,
-): Promise<void> {
+): Promise<Record<string, ServiceHealth>> {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(procs);
+  const healthy: Record<string, ServiceHealth> = {};
   while (pending.size > 0) {
     for (const proc of [...pending]) {
       if (proc.exited) {
         throw new Error(`${proc.name} exited during start-up. Its last log lines:\n${tailLog(proc)}`);
       }
-      const ok = await callService(nc, namespace, proc.name, 'health', {}, 500).then(
-        () => true,
-        () => false,
-      );
-      if (ok) pending.delete(proc);
+      const health = await callService<ServiceHealth>(nc, namespace, proc.name, 'health', {}, 500).catch(() => undefined);
+      if (health) {
+        healthy[proc.name] = health;
+        pending.delete(proc);
+      }
     }
-    if (pending.size === 0) return;
+    if (pending.size === 0) return healthy;
     if (Date.now() > deadline) {
       const names = [...pending].map((p) => p.name).join(', ');
       throw new Error(`${names} did not become healthy within ${timeoutMs} ms. Logs: ${[...pending].map((p) => p.logFile).join(', ')}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  return healthy;
 }
 
 /** Sends SIGTERM and waits (bounded) for every process to exit; SIGKILL after the bound. */

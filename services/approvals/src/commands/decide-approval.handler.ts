@@ -54,7 +54,8 @@ export class DecideApprovalHandler implements ICommandHandler<DecideApprovalComm
           },
       cause,
     );
-    const decidedAt = result.events[0]?.time ?? null;
+    // A repeated identical decision appends nothing: the time is the original one, from the inbox.
+    const decidedAt = result.events[0]?.time ?? row.decided_at?.toISOString() ?? null;
     return {
       ...toView(row),
       status: decision === 'approve' ? 'approved' : 'denied',

@@ -65,6 +65,16 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB> {
         case 'ormuz.toolcall.expired.v1':
           await decided('expired', null);
           return;
+        case 'ormuz.toolcall.sealed.v1':
+          // A staged call sealed before anyone decided: nothing is left to approve.
+          await t
+            .updateTable('inbox')
+            .set({ status: 'sealed', decided_by: e.data.sealed_by, decided_at: new Date(event.time) })
+            .where('tenant', '=', event.tenant)
+            .where('call_id', '=', e.data.call_id)
+            .where('status', '=', 'pending')
+            .execute();
+          return;
         default:
           return;
       }

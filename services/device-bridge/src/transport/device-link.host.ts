@@ -46,6 +46,7 @@ export class DeviceLinkHost implements DeviceLink, OnApplicationBootstrap, OnApp
 
   async onApplicationBootstrap() {
     const address = await this.gateway.listen();
+    this.infra.endpoints.devices = this.gateway.url();
     this.infra.logger.info({ port: address.port, host: this.config.host }, 'device gateway listening');
     this.sweeper = setInterval(() => {
       this.executions.sweepOverdue().catch((err) => this.infra.logger.error({ err }, 'overdue sweep failed'));

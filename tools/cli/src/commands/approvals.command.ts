@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApprovalViewV1 } from '@ormuz/contracts';
-import type { CliContext } from '../context.js';
+import { identifier, type CliContext } from '../context.js';
 
 const line = (a: ApprovalViewV1) =>
   `${a.approval_id}  ${a.status.padEnd(8)}  ${a.tool}  call ${a.call_id}\n    ${a.summary}\n    expires ${a.expires_at}` +
@@ -11,7 +11,7 @@ export function registerApprovalCommands(program: Command, ctx: () => CliContext
 
   approvals
     .command('list')
-    .requiredOption('--tenant <tenant>', 'tenant id')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .option('--all', 'include decided and expired approvals')
     .action(async (o: { tenant: string; all?: boolean }) => {
       const reply = await ctx().call<{ approvals: ApprovalViewV1[] }>('approvals', 'list', {
@@ -26,10 +26,11 @@ export function registerApprovalCommands(program: Command, ctx: () => CliContext
   for (const decision of ['approve', 'deny'] as const) {
     approvals
       .command(`${decision} <approval-id>`)
-      .requiredOption('--tenant <tenant>', 'tenant id')
+      .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
       .requiredOption('--by <who>', 'who decides (recorded in the audit trail)')
       .option('--reason <text>', 'why (deny)')
       .action(async (approvalId: string, o: { tenant: string; by: string; reason?: string }) => {
+        identifier('<approval-id>')(approvalId);
         const reply = await ctx().call<ApprovalViewV1>('approvals', decision, {
           tenant: o.tenant,
           approval_id: approvalId,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { SubmitCallReplyV1 } from '@ormuz/contracts';
-import { parseJsonOption, type CliContext } from '../context.js';
+import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
 interface StatusReply {
   status: Record<string, unknown> & { status: string; call_id?: string };
@@ -23,18 +23,18 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
   call
     .command('submit')
     .description('hand one tool request to the policy gate (as an API caller with an operation id)')
-    .requiredOption('--tenant <tenant>', 'tenant id')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--tool <name>', 'tool name, e.g. device.send_message')
-    .requiredOption('--operation-id <id>', 'your idempotency key: the call id is derived from it')
+    .requiredOption('--operation-id <id>', 'your idempotency key: the call id is derived from it', identifier('--operation-id'))
     .option('--args <json>', 'arguments as a JSON object', '{}')
-    .option('--agent <id>', 'agent id', 'cli')
-    .option('--device <id>', 'device the call acts on')
+    .option('--agent <id>', 'agent id', identifier('--agent'), 'cli')
+    .option('--device <id>', 'device the call acts on', identifier('--device'))
     .action(async (o: { tenant: string; tool: string; operationId: string; args: string; agent: string; device?: string }) => {
       const reply = await ctx().call<SubmitCallReplyV1>('policy', 'submit', {
         tenant: o.tenant,
         agent_id: o.agent,
         tool: o.tool,
-        arguments: parseJsonOption('args', o.args),
+        arguments: parseJsonObjectOption('args', o.args),
         origin: { kind: 'operation', operation_id: o.operationId },
         device_id: o.device ?? null,
         correlation_id: o.operationId,
@@ -53,8 +53,8 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
   call
     .command('status')
     .description("read a call's status from the log (never contacts an executor)")
-    .requiredOption('--tenant <tenant>', 'tenant id')
-    .requiredOption('--call <id>', 'call id')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .requiredOption('--call <id>', 'call id', identifier('--call'))
     .option('--timeline', 'include every event of the call')
     .action(async (o: { tenant: string; call: string; timeline?: boolean }) => {
       const reply = await ctx().call<StatusReply>('policy', 'status', {
@@ -68,8 +68,8 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
   call
     .command('seal')
     .description('make sure a call that has not started never runs')
-    .requiredOption('--tenant <tenant>', 'tenant id')
-    .requiredOption('--call <id>', 'call id')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .requiredOption('--call <id>', 'call id', identifier('--call'))
     .option('--by <who>', 'who seals it', 'operator')
     .option('--reason <text>', 'why', 'sealed from the CLI')
     .action(async (o: { tenant: string; call: string; by: string; reason: string }) => {

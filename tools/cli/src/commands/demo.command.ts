@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { NatsUnavailableError } from '@ormuz/event-log';
 import { openDatabase, PostgresUnavailableError } from '@ormuz/postgres';
 import { runSimulatedDevice } from '@ormuz/device-sdk';
-import { freePort } from '@ormuz/testing';
 import type { CliContext } from '../context.js';
 import { REPO_ROOT, SERVICES, spawnService, stopAll, waitHealthy, type ServiceProcess } from '../services.js';
 
@@ -50,15 +49,14 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
       });
       await db.destroy();
 
-      const approvalsPort = await freePort();
-      const bridgePort = await freePort();
       const logDir = join(REPO_ROOT, '.ormuz', 'logs');
       const env = {
         NATS_URL: c.config.natsUrl,
         DATABASE_URL: c.config.databaseUrl,
         ORMUZ_NAMESPACE: c.config.namespace,
-        APPROVALS_PORT: String(approvalsPort),
-        DEVICE_BRIDGE_PORT: String(bridgePort),
+        // Port 0: each service picks a free port and reports it in its health answer.
+        APPROVALS_PORT: '0',
+        DEVICE_BRIDGE_PORT: '0',
         DEVICE_TOKENS: `${TENANT}:${DEVICE}:${DEVICE_TOKEN}`,
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       };
@@ -70,11 +68,14 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
         await stopAll(procs);
       };
       try {
-        await waitHealthy(nc, c.config.namespace, procs, remaining());
+        const health = await waitHealthy(nc, c.config.namespace, procs, remaining());
+        const approvalsUrl = health.approvals?.endpoints.http;
+        const devicesUrl = health['device-bridge']?.endpoints.devices;
+        if (!approvalsUrl || !devicesUrl) throw new Error('approvals or device-bridge did not report its URL in its health answer.');
         out(`services up: ${SERVICES.join(', ')}`);
 
         device = runSimulatedDevice({
-          url: `ws://127.0.0.1:${bridgePort}/v1/devices`,
+          url: devicesUrl,
           tenant: TENANT,
           deviceId: DEVICE,
           token: DEVICE_TOKEN,
@@ -86,7 +87,7 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
           remaining(),
           'the simulated device to connect to the bridge',
         );
-        out(`device ${DEVICE} connected to ws://127.0.0.1:${bridgePort}/v1/devices`);
+        out(`device ${DEVICE} connected to ${devicesUrl}`);
 
         const started = await c.call<{ conversation_id: string }>('model-loop', 'start', {
           tenant: TENANT,
@@ -103,16 +104,11 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
         for (const p of paused.pending) {
           out(`owner inbox: ${p.approval_id} — ${p.summary}`);
           const verb = o.deny ? 'deny' : 'approve';
-          const res = await fetch(
-            `http://127.0.0.1:${approvalsPort}/v1/tenants/${TENANT}/approvals/${p.approval_id}/${verb}`,
-            {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ decided_by: 'owner@demo', ...(o.deny ? { reason: 'not now' } : {}) }),
-            },
+          await decideOverHttp(
+            `${approvalsUrl}/v1/tenants/${TENANT}/approvals/${p.approval_id}/${verb}`,
+            { decided_by: 'owner@demo', ...(o.deny ? { reason: 'not now' } : {}) },
+            remaining(),
           );
-          const body = (await res.json()) as { status?: string; error?: { message: string } };
-          if (!res.ok) throw new Error(`approvals answered ${res.status}: ${body.error?.message ?? JSON.stringify(body)}`);
           out(`owner ${verb === 'approve' ? 'approved' : 'denied'} ${p.approval_id} over HTTP`);
         }
 
@@ -146,13 +142,43 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
         }
         out(`\nresult: ${done.final_text ?? '(no final answer)'}`);
         if (o.keepRunning) {
-          out(`\nplatform running (approvals API http://127.0.0.1:${approvalsPort}); Ctrl-C to stop`);
+          out(`\nplatform running (approvals API ${approvalsUrl}); Ctrl-C to stop`);
           await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
         }
       } finally {
         await shutdown();
       }
     });
+}
+
+/**
+ * Posts the owner's decision. A 5xx answer or a failed connection is transient (NATS restarting under approvals: the
+ * append may or may not have been recorded) and the decision is sent again until the deadline; that is safe because
+ * the same owner's repeated decision records nothing new. A 4xx answer is final and thrown with its message.
+ */
+async function decideOverHttp(url: string, body: unknown, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let transient: string;
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())),
+      });
+      const reply = (await res.json().catch(() => ({}))) as { error?: { message: string } };
+      const message = `approvals answered ${res.status}: ${reply.error?.message ?? JSON.stringify(reply)}`;
+      if (res.ok) return;
+      if (res.status < 500) throw new Error(message);
+      transient = message;
+    } catch (err) {
+      if (!(err instanceof TypeError || (err instanceof DOMException && err.name === 'TimeoutError'))) throw err;
+      transient = `approvals did not answer: ${err.message}`;
+    }
+    if (Date.now() > deadline) throw new Error(`The owner's decision was not recorded in time (${transient}).`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** Polls `read` until `done` holds; tolerates transient errors (a NATS restart) until the deadline. */

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { CONTEXTS, tenantFilter, type ContextName } from '@ormuz/contracts';
 import { replay, streamName, type ReplayItem } from '@ormuz/event-log';
-import type { CliContext } from '../context.js';
+import { identifier, type CliContext } from '../context.js';
 
 /** Reads one tenant's events from every context stream as NDJSON CloudEvents, optionally following live. */
 export function registerEventCommands(program: Command, ctx: () => CliContext): void {
@@ -11,7 +11,7 @@ export function registerEventCommands(program: Command, ctx: () => CliContext): 
   events
     .command('tail')
     .description('print events as NDJSON CloudEvents (one per line); --follow keeps printing new ones')
-    .requiredOption('--tenant <tenant>', 'tenant id')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .option('--context <name>', `one context (${Object.keys(CONTEXTS).join(', ')}); default all`)
     .option('--from-seq <n>', 'start at this stream sequence')
     .option('--since <time>', 'start at this time (ISO 8601)')

@@ -1,0 +1,481 @@
+/**
+ * The operator CLI against the real platform: the five services run as processes (as `ormuz demo` starts them) on a
+ * fresh database and a random namespace, and every assertion goes through `node tools/cli/bin/ormuz.js --json …`,
+ * the way `npx ormuz` runs. Submits target a device that is not connected, so authorized calls stay authorized.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { CONTEXTS, type ContextName } from '@ormuz/contracts';
+import { streamName } from '@ormuz/event-log';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  SERVICES,
+  spawnService,
+  stopAll,
+  tailLog,
+  waitHealthy,
+  type ServiceProcess,
+} from '../../tools/cli/src/services.js';
+import { exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
+
+// Each test runs a few CLI processes (about 0.5 s each on an idle machine); leave room for a loaded one.
+jest.setTimeout(30_000);
+
+const TENANT = 'acme';
+const OTHER_TENANT = 'globex';
+const DEVICE = 'phone-offline';
+const MESSAGE_ARGS = { recipient: 'Alice', message_body: 'Running late' };
+
+interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as one JSON value (undefined when it is not JSON). */
+  readonly json: unknown;
+  /** The `{ error: { code, message } }` the CLI prints with --json when a command fails. */
+  readonly error: { code: string; message: string } | undefined;
+}
+
+interface CloudEvent {
+  specversion: string;
+  id: string;
+  source: string;
+  type: string;
+  subject: string;
+  time: string;
+  datacontenttype: string;
+  tenant: string;
+  data: unknown;
+}
+
+const ndjson = (text: string): CloudEvent[] =>
+  text
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as CloudEvent);
+
+interface SubmitReply {
+  call_id: string;
+  status: string;
+  duplicate: boolean;
+  payload_sha256: string;
+  message: string | null;
+  approval_id: string | null;
+  summary: string | null;
+  expires_at: string | null;
+}
+
+interface StatusReply {
+  status: { status: string; call_id: string; tool: string; sealed_by: string | null; pending_approval: unknown };
+  version: number;
+  timeline?: { seq: number; type: string; source: string }[];
+}
+
+interface ApprovalView {
+  approval_id: string;
+  call_id: string;
+  status: string;
+  decided_by: string | null;
+}
+
+describe('ormuz CLI against the running platform', () => {
+  const { natsUrl } = testEnv();
+  const namespace = randomNamespace('c');
+  const logDir = mkdtempSync(join(tmpdir(), 'ormuz-cli-e2e-logs-'));
+  let database: TestDatabase;
+  let nc: NatsConnection | undefined;
+  let services: ServiceProcess[] = [];
+
+  /** Runs the CLI with --json against this file's namespace; bounded, so a hung command fails instead of hanging. */
+  async function ormuz(...args: string[]): Promise<CliResult> {
+    const t = spawnTracked(
+      process.execPath,
+      [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
+      { DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
+    );
+    const { code } = await exitWithin(t, 20_000, `ormuz ${args.join(' ')}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(t.stdout());
+    } catch {
+      json = undefined;
+    }
+    const error = (json as { error?: { code: string; message: string } } | undefined)?.error;
+    return { code, stdout: t.stdout(), stderr: t.stderr(), json, error };
+  }
+
+  /** Runs the CLI and expects success; the failure message carries the command and its output. */
+  async function ok<T>(...args: string[]): Promise<T> {
+    const r = await ormuz(...args);
+    if (r.code !== 0 || r.json === undefined) {
+      throw new Error(`ormuz ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    }
+    return r.json as T;
+  }
+
+  const submit = (operationId: string, tool: string, args: unknown, tenant = TENANT) =>
+    ok<SubmitReply>(
+      'call',
+      'submit',
+      '--tenant',
+      tenant,
+      '--tool',
+      tool,
+      '--operation-id',
+      operationId,
+      '--device',
+      DEVICE,
+      '--args',
+      JSON.stringify(args),
+    );
+  const status = (callId: string, tenant = TENANT) =>
+    ok<StatusReply>('call', 'status', '--tenant', tenant, '--call', callId, '--timeline');
+  const types = (s: StatusReply) => (s.timeline ?? []).map((t) => t.type.replace('ormuz.toolcall.', ''));
+
+  /** The approvals inbox is a projection: poll it (through the CLI) until the approval is there. */
+  const inboxShows = (approvalId: string) =>
+    waitFor(
+      async () => {
+        const { approvals } = await ok<{ approvals: ApprovalView[] }>('approvals', 'list', '--tenant', TENANT, '--all');
+        return approvals.find((a) => a.approval_id === approvalId);
+      },
+      { timeoutMs: 15_000, intervalMs: 50, message: `approval ${approvalId} in the inbox` },
+    );
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    nc = await connect({ servers: natsUrl, name: 'ormuz-cli-e2e' });
+    const env = {
+      NATS_URL: natsUrl,
+      DATABASE_URL: database.url,
+      ORMUZ_NAMESPACE: namespace,
+      APPROVALS_PORT: '0',
+      DEVICE_BRIDGE_PORT: '0',
+      DEVICE_TOKENS: `${TENANT}:phone-1:cli-e2e-token`,
+      LOG_LEVEL: 'info',
+    };
+    services = SERVICES.map((s) => spawnService(s, env, logDir));
+    try {
+      await waitHealthy(nc, namespace, services, 40_000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${services.map((p) => `--- ${p.name}\n${tailLog(p)}`).join('\n')}`);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopAll(services, 5_000);
+    for (const p of services) if (!p.exited) p.child.kill('SIGKILL');
+    await killAll();
+    // The streams of this file's namespace live on the shared server: remove them.
+    if (nc) {
+      const jsm = await jetstreamManager(nc);
+      for (const context of Object.keys(CONTEXTS) as ContextName[]) {
+        await jsm.streams.delete(streamName(namespace, context)).catch(() => undefined);
+      }
+    }
+    await nc?.close();
+    await database?.drop();
+    rmSync(logDir, { recursive: true, force: true });
+  }, 30_000);
+
+  describe('call submit', () => {
+    it('authorizes a low-risk tool and stages a high-risk one with an approval id', async () => {
+      const [low, high] = await Promise.all([
+        submit('op-low-1', 'device.screen_observe', {}),
+        submit('op-high-1', 'device.send_message', MESSAGE_ARGS),
+      ]);
+      expect(low).toMatchObject({ status: 'authorized', duplicate: false, approval_id: null });
+      expect(low.call_id).toMatch(/^call_[0-9a-f]{32}$/);
+      expect(low.payload_sha256).toMatch(/^[0-9a-f]{64}$/);
+
+      expect(high).toMatchObject({
+        status: 'staged',
+        duplicate: false,
+        summary: 'Send a text message to Alice: "Running late"',
+      });
+      expect(high.approval_id).toMatch(/^apr_[0-9a-f]{32}$/);
+      expect(high.message).toMatch(/^pending_confirmation/);
+      expect(Date.parse(high.expires_at ?? '')).toBeGreaterThan(Date.now());
+    });
+
+    it('observes the original on a duplicate submit and records nothing new', async () => {
+      const first = await submit('op-dup-1', 'device.send_message', MESSAGE_ARGS);
+      const before = await status(first.call_id);
+      // Keys in another order are the same canonical bytes.
+      const again = await submit('op-dup-1', 'device.send_message', {
+        message_body: 'Running late',
+        recipient: 'Alice',
+      });
+      expect(again).toEqual({ ...first, duplicate: true });
+      const after = await status(first.call_id);
+      expect(after.version).toBe(before.version);
+      expect(types(after)).toEqual(['requested.v1', 'staged.v1']);
+    });
+
+    it('refuses the same operation id with other arguments as a conflict naming the call id', async () => {
+      const first = await submit('op-conflict-1', 'device.send_message', MESSAGE_ARGS);
+      const r = await ormuz(
+        'call',
+        'submit',
+        '--tenant',
+        TENANT,
+        '--tool',
+        'device.send_message',
+        '--operation-id',
+        'op-conflict-1',
+        '--device',
+        DEVICE,
+        '--args',
+        JSON.stringify({ ...MESSAGE_ARGS, message_body: 'Running very late' }),
+      );
+      expect(r.code).not.toBe(0);
+      expect(r.error?.code).toBe('payload_conflict');
+      expect(r.error?.message).toContain(first.call_id);
+      expect(types(await status(first.call_id))).toEqual(['requested.v1', 'staged.v1']);
+    });
+  });
+
+  it('call status --timeline reads the call and its events from the log', async () => {
+    const high = await submit('op-status-1', 'device.send_message', MESSAGE_ARGS);
+    const s = await status(high.call_id);
+    expect(s.status).toMatchObject({
+      status: 'staged',
+      call_id: high.call_id,
+      tool: 'device.send_message',
+      pending_approval: { approval_id: high.approval_id },
+    });
+    expect(types(s)).toEqual(['requested.v1', 'staged.v1']);
+    expect(s.timeline?.map((t) => t.source)).toEqual(['/ormuz/policy', '/ormuz/policy']);
+    expect(s.timeline?.[1]?.seq).toBeGreaterThan(s.timeline?.[0]?.seq ?? Infinity);
+  });
+
+  describe('approvals', () => {
+    it('lists the pending approval, and approve authorizes the call recording who decided', async () => {
+      const high = await submit('op-approve-1', 'device.send_message', MESSAGE_ARGS);
+      const approvalId = high.approval_id!;
+      await inboxShows(approvalId);
+      const pending = await ok<{ approvals: ApprovalView[] }>('approvals', 'list', '--tenant', TENANT);
+      expect(pending.approvals.find((a) => a.approval_id === approvalId)).toMatchObject({
+        call_id: high.call_id,
+        status: 'pending',
+        decided_by: null,
+      });
+
+      const decided = await ok<ApprovalView>(
+        'approvals',
+        'approve',
+        approvalId,
+        '--tenant',
+        TENANT,
+        '--by',
+        'owner@acme',
+      );
+      expect(decided).toMatchObject({ approval_id: approvalId, status: 'approved', decided_by: 'owner@acme' });
+      const s = await status(high.call_id);
+      expect(s.status.status).toBe('authorized');
+      expect(types(s)).toEqual(['requested.v1', 'staged.v1', 'approved.v1', 'authorized.v1']);
+    });
+
+    it('deny records the denial with who decided, and the call never runs', async () => {
+      const high = await submit('op-deny-1', 'device.send_message', MESSAGE_ARGS);
+      await inboxShows(high.approval_id!);
+      const decided = await ok<ApprovalView>(
+        'approvals',
+        'deny',
+        high.approval_id!,
+        '--tenant',
+        TENANT,
+        '--by',
+        'owner@acme',
+        '--reason',
+        'not today',
+      );
+      expect(decided).toMatchObject({ status: 'denied', decided_by: 'owner@acme' });
+      const s = await status(high.call_id);
+      expect(s.status.status).toBe('denied');
+      expect(types(s)).toEqual(['requested.v1', 'staged.v1', 'denied.v1']);
+    });
+
+    it('refuses to approve a staged call that was sealed before it started', async () => {
+      const high = await submit('op-seal-1', 'device.send_message', MESSAGE_ARGS);
+      await inboxShows(high.approval_id!);
+      const sealed = await ok<{ status: string; sealed_by: string }>(
+        'call',
+        'seal',
+        '--tenant',
+        TENANT,
+        '--call',
+        high.call_id,
+        '--by',
+        'ops@acme',
+        '--reason',
+        'wrong recipient',
+      );
+      expect(sealed).toMatchObject({ status: 'sealed', sealed_by: 'ops@acme' });
+
+      const r = await ormuz('approvals', 'approve', high.approval_id!, '--tenant', TENANT, '--by', 'owner@acme');
+      expect(r.code).not.toBe(0);
+      expect(r.error).toEqual({
+        code: 'call_sealed',
+        message: expect.stringContaining(`${high.call_id} was sealed by ops@acme`),
+      });
+      const s = await status(high.call_id);
+      expect(s.status.status).toBe('sealed');
+      expect(types(s)).toEqual(['requested.v1', 'staged.v1', 'sealed.v1']);
+    });
+  });
+
+  it("events tail prints one tenant's CloudEvents as NDJSON and nothing of another tenant", async () => {
+    const [mine, theirs] = await Promise.all([
+      submit('op-tail-1', 'device.screen_observe', {}),
+      submit('op-tail-1', 'device.screen_observe', {}, OTHER_TENANT),
+    ]);
+    // The same operation id in two tenants is two calls.
+    expect(theirs.call_id).not.toBe(mine.call_id);
+
+    const [tail, otherTail] = await Promise.all([
+      ormuz('events', 'tail', '--tenant', TENANT),
+      ormuz('events', 'tail', '--tenant', OTHER_TENANT),
+    ]);
+    expect(tail.code).toBe(0);
+    const events = ndjson(tail.stdout);
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    for (const e of events) {
+      expect(e).toMatchObject({ specversion: '1.0', tenant: TENANT, datacontenttype: 'application/json' });
+      expect(e.type).toMatch(/^ormuz\.[a-z_.]+\.v\d+$/);
+      expect(typeof e.id).toBe('string');
+      expect(Number.isNaN(Date.parse(e.time))).toBe(false);
+    }
+    expect(events.filter((e) => e.subject === mine.call_id).map((e) => e.type)).toEqual([
+      'ormuz.toolcall.requested.v1',
+      'ormuz.toolcall.authorized.v1',
+    ]);
+    expect(tail.stdout).not.toContain(theirs.call_id);
+    expect(tail.stdout).not.toContain(OTHER_TENANT);
+
+    expect(otherTail.code).toBe(0);
+    const others = ndjson(otherTail.stdout);
+    expect(new Set(others.map((e) => e.tenant))).toEqual(new Set([OTHER_TENANT]));
+    expect(others.map((e) => e.subject)).toEqual([theirs.call_id, theirs.call_id]);
+  });
+
+  it('migrate applies every schema and declares the streams, and is safe to run again', async () => {
+    const r = await ok<{ results: { service: string; ok: boolean; output: string }[] }>('migrate');
+    expect(r.results.map((x) => x.service).sort()).toEqual([...SERVICES].sort());
+    for (const result of r.results) {
+      expect(result).toMatchObject({
+        ok: true,
+        output: expect.stringMatching(/^[a-z-]+: schema [a-z_]+ is up to date$/),
+      });
+    }
+  }, 30_000);
+
+  describe('bad input', () => {
+    it("refuses an operation id with a '.', '*', '>' or space, naming the option and the character", async () => {
+      const cases = [
+        ['op.1', "'.'"],
+        ['op*', "'*'"],
+        ['op>', "'>'"],
+        ['op 1', 'whitespace'],
+      ] as const;
+      const results = await Promise.all(
+        cases.map(([operationId]) =>
+          ormuz('call', 'submit', '--tenant', TENANT, '--tool', 'device.screen_observe', '--operation-id', operationId),
+        ),
+      );
+      results.forEach((r, i) => {
+        const [operationId, named] = cases[i]!;
+        expect({ operationId, code: r.code, error: r.error?.code }).toEqual({
+          operationId,
+          code: 1,
+          error: 'invalid_identifier',
+        });
+        expect(r.error?.message).toContain(`--operation-id ${JSON.stringify(operationId)} is not a valid identifier`);
+        expect(r.error?.message).toContain(`it contains ${named}`);
+      });
+    });
+
+    it('refuses unsafe tenant, call, device and approval ids on every command', async () => {
+      const cases: [string[], string][] = [
+        [['approvals', 'list', '--tenant', 'ac.me'], '--tenant "ac.me"'],
+        [['call', 'status', '--tenant', TENANT, '--call', 'call 1'], '--call "call 1"'],
+        [['call', 'seal', '--tenant', TENANT, '--call', 'call_*'], '--call "call_*"'],
+        [
+          [
+            'call',
+            'submit',
+            '--tenant',
+            TENANT,
+            '--tool',
+            'device.screen_observe',
+            '--operation-id',
+            'op-1',
+            '--device',
+            'phone.1',
+          ],
+          '--device "phone.1"',
+        ],
+        [['approvals', 'approve', 'apr_>', '--tenant', TENANT, '--by', 'owner'], '<approval-id> "apr_>"'],
+        [['events', 'tail', '--tenant', 'acme*'], '--tenant "acme*"'],
+      ];
+      const results = await Promise.all(cases.map(([args]) => ormuz(...args)));
+      results.forEach((r, i) => {
+        expect({ args: cases[i]![0], code: r.code, error: r.error?.code }).toEqual({
+          args: cases[i]![0],
+          code: 1,
+          error: 'invalid_identifier',
+        });
+        expect(r.error?.message).toContain(cases[i]![1]);
+      });
+    });
+
+    it('refuses malformed --args JSON, and arguments that are not an object, with the fix', async () => {
+      const base = [
+        'call',
+        'submit',
+        '--tenant',
+        TENANT,
+        '--tool',
+        'device.send_message',
+        '--operation-id',
+        'op-bad-args',
+      ];
+      const human = spawnTracked(process.execPath, [
+        join(ROOT, 'tools/cli/bin/ormuz.js'),
+        '--nats',
+        natsUrl,
+        '--namespace',
+        namespace,
+        ...base,
+        '--args',
+        '{',
+      ]);
+      const [malformed, notObject] = await Promise.all([
+        ormuz(...base, '--args', '{recipient: Alice}'),
+        ormuz(...base, '--args', '["Alice"]'),
+      ]);
+      expect(malformed.code).toBe(1);
+      expect(malformed.error).toEqual({
+        code: 'invalid_input',
+        message: expect.stringMatching(/^--args is not valid JSON \(.+\)\. Quote it/),
+      });
+      expect(notObject.code).toBe(1);
+      expect(notObject.error).toEqual({
+        code: 'invalid_input',
+        message: expect.stringContaining('--args must be a JSON object'),
+      });
+      // Without --json the error is one line on stderr.
+      expect((await exitWithin(human, 20_000, 'ormuz without --json')).code).toBe(1);
+      expect(human.stdout()).toBe('');
+      expect(human.stderr()).toMatch(/^ormuz: --args is not valid JSON .*\n$/);
+      // Nothing reached the log.
+      const tail = await ormuz('events', 'tail', '--tenant', TENANT);
+      expect(tail.stdout).not.toContain('op-bad-args');
+    });
+  });
+});
