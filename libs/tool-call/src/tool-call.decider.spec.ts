@@ -419,6 +419,19 @@ describe('dispatch', () => {
       .then(CallAlreadyStartedError);
   });
 
+  it('hands a call without a device target to the platform service that runs it', () => {
+    const platform = { kind: 'platform', service: 'model-loop' } as const;
+    given(ev.requested({ target: null }), ev.authorized())
+      .when(cmd.dispatch({ executor: platform }))
+      .then([ev.dispatched({ executor: platform })]);
+  });
+
+  it('refuses to hand a call aimed at a device to the platform', () => {
+    given(...authorized)
+      .when(cmd.dispatch({ executor: { kind: 'platform', service: 'model-loop' } }))
+      .then(InvalidCommandError, /only that device may run it/);
+  });
+
   it('is only possible once authorised', () => {
     given(ev.requested()).when(cmd.dispatch()).then(InvalidTransitionError);
     given(...staged)

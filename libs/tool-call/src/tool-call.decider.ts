@@ -462,6 +462,13 @@ function expire({ data: d }: ExpireApproval, s: ExistingCall, now: Date): ToolCa
 
 function dispatch({ data: d }: DispatchCall, s: ExistingCall, now: Date): ToolCallEventDraft[] {
   if (s.status === 'authorized') {
+    if (d.executor.kind === 'platform' && s.call.target !== null) {
+      throw new InvalidCommandError(
+        d.call_id,
+        'DispatchCall',
+        `the call targets device ${s.call.target.device_id}, so only that device may run it, not the platform`,
+      );
+    }
     const deadline = parseTime(d.call_id, 'DispatchCall', 'deadline', d.deadline);
     if (deadline <= now.getTime()) {
       throw new InvalidCommandError(
@@ -476,7 +483,10 @@ function dispatch({ data: d }: DispatchCall, s: ExistingCall, now: Date): ToolCa
         data: {
           call_id: d.call_id,
           request_id: d.request_id,
-          executor: { kind: d.executor.kind, device_id: d.executor.device_id },
+          executor:
+            d.executor.kind === 'device'
+              ? { kind: 'device', device_id: d.executor.device_id }
+              : { kind: 'platform', service: d.executor.service },
           payload_sha256: s.call.payload_sha256,
           deadline: d.deadline,
         },

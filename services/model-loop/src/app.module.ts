@@ -11,9 +11,11 @@ import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { AdvanceConversationHandler } from './commands/advance-conversation.handler.js';
 import { RecordCallOutcomeHandler } from './commands/record-call-outcome.handler.js';
+import { RunCoreToolHandler } from './commands/run-core-tool.handler.js';
 import { StartConversationHandler } from './commands/start-conversation.handler.js';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from './config.js';
 import { ModelProviders, type ModelProvider } from './domain/model-provider.js';
+import { CORE_CATALOG, CoreToolsExecutor, loadCoreCatalog } from './executors/core-tools.executor.js';
 import { ConversationViewRepository } from './persistence/conversation-view.repository.js';
 import { Conversations } from './persistence/conversations.js';
 import { MODEL_LOOP_SCHEMA } from './persistence/migrations.js';
@@ -21,12 +23,13 @@ import { conversationViewProjection } from './projections/conversation-view.proj
 import { ScriptedProvider } from './providers/scripted.provider.js';
 import { GetConversationHandler } from './queries/get-conversation.handler.js';
 import { callOutcomesReaction } from './reactors/call-outcomes.reaction.js';
+import { coreToolsReaction } from './reactors/core-tools.reaction.js';
 import { conversationDriverReaction } from './reactors/conversation-driver.reaction.js';
 import { DurableReactor } from './reactors/durable-reactor.js';
 import { PolicyClient } from './transport/policy.client.js';
 import { ModelLoopController } from './transport/model-loop.controller.js';
 
-/** Starts the read model and the loop's two reactors with the app, and stops them (reactors first) with it. */
+/** Starts the read model and the loop's three reactors with the app, and stops them (reactors first) with it. */
 @Injectable()
 class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly projection: ProjectionRunner;
@@ -41,6 +44,7 @@ class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown 
     this.reactors = [
       new DurableReactor(infra.js, infra.jsm, infra.db, callOutcomesReaction(ns, commands), opts),
       new DurableReactor(infra.js, infra.jsm, infra.db, conversationDriverReaction(ns, commands), opts),
+      new DurableReactor(infra.js, infra.jsm, infra.db, coreToolsReaction(ns, commands), opts),
     ];
   }
 
@@ -56,7 +60,7 @@ class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown 
 }
 
 export interface ModelLoopModuleOptions {
-  /** Model providers to serve; default: the scripted provider with its demo script. */
+  /** Model providers to serve; default: the scripted provider with its scripts (`scripted:demo`, `scripted:directory`). */
   readonly modelProviders?: readonly ModelProvider[];
 }
 
@@ -70,8 +74,9 @@ export class ModelLoopModule {
       providers: [
         { provide: MODEL_LOOP_CONFIG, useValue: config },
         { provide: Conversations, useFactory: () => new Conversations(infra.store, config.namespace) },
-        // Read-only here: model-loop loads calls to route their outcomes; it never changes them.
+        // Model-loop loads calls to route their outcomes, and appends to a call only as the executor of core tools.
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/model-loop') },
+        { provide: CORE_CATALOG, useFactory: loadCoreCatalog },
         {
           provide: ModelProviders,
           useFactory: () => new ModelProviders(options.modelProviders ?? [new ScriptedProvider()]),
@@ -81,6 +86,8 @@ export class ModelLoopModule {
         StartConversationHandler,
         AdvanceConversationHandler,
         RecordCallOutcomeHandler,
+        RunCoreToolHandler,
+        CoreToolsExecutor,
         GetConversationHandler,
         ModelLoopWorkers,
       ],

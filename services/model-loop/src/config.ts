@@ -1,4 +1,5 @@
-import { intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
+import { splitToolName } from '@ormuz/catalog';
+import { ConfigError, intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
 import type { ConversationLimits } from './domain/conversation.js';
 
 export interface ModelLoopConfig extends BaseConfig {
@@ -13,6 +14,18 @@ export interface ModelLoopConfig extends BaseConfig {
   readonly modelAttempts: number;
   /** How long to wait for policy to answer a submit, in ms. Env `MODEL_LOOP_POLICY_TIMEOUT_MS`, default 5000. */
   readonly policyTimeoutMs: number;
+  /**
+   * How long an agent's offered tools (from `policy.tools`) are reused before policy is asked again, in ms; per
+   * tenant and agent, never shared across tenants. Env `MODEL_LOOP_TOOLS_CACHE_MS`, default 5000, 0 turns it off.
+   * A grant change reaches the model within this time; policy checks every call against the current grant anyway.
+   */
+  readonly toolsCacheMs: number;
+  /**
+   * Tools pinned by the owner per agent (`*` for every agent): their full schemas go to every model, whatever its
+   * tier, when the agent is offered them. Env `MODEL_LOOP_PINNED_TOOLS`, JSON such as
+   * `{"agent-1": ["device.screen_observe"], "*": []}`; default none. Added to a conversation's own `pinned_tools`.
+   */
+  readonly pinnedTools: Readonly<Record<string, readonly string[]>>;
 }
 
 /**
@@ -33,7 +46,39 @@ export function loadModelLoopConfig(env: Env): ModelLoopConfig {
     toolResultMaxBytes: intFrom(env, 'MODEL_LOOP_TOOL_RESULT_MAX_BYTES', 8 * 1024, 256, 64 * 1024),
     modelAttempts: intFrom(env, 'MODEL_LOOP_MODEL_ATTEMPTS', 3, 1, 20),
     policyTimeoutMs: intFrom(env, 'MODEL_LOOP_POLICY_TIMEOUT_MS', 5000, 100, 120_000),
+    toolsCacheMs: intFrom(env, 'MODEL_LOOP_TOOLS_CACHE_MS', 5000, 0, 60_000),
+    pinnedTools: pinnedToolsFrom(env.MODEL_LOOP_PINNED_TOOLS),
   });
+}
+
+/** The pins configured for `agentId`: its own and those for every agent (`*`). */
+export function configuredPins(config: Pick<ModelLoopConfig, 'pinnedTools'>, agentId: string): string[] {
+  return [
+    ...(config.pinnedTools['*'] ?? []),
+    ...(Object.hasOwn(config.pinnedTools, agentId) ? config.pinnedTools[agentId]! : []),
+  ];
+}
+
+function pinnedToolsFrom(raw: string | undefined): Readonly<Record<string, readonly string[]>> {
+  if (raw === undefined || raw.trim() === '') return Object.freeze({});
+  const fix = 'Write a JSON object from agent id (or "*") to a list of tool names, e.g. {"agent-1": ["device.tap"]}.';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`MODEL_LOOP_PINNED_TOOLS is not JSON. ${fix}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`MODEL_LOOP_PINNED_TOOLS is not a JSON object. ${fix}`);
+  }
+  const out: Record<string, readonly string[]> = {};
+  for (const [agent, tools] of Object.entries(parsed)) {
+    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string' && splitToolName(t))) {
+      throw new ConfigError(`MODEL_LOOP_PINNED_TOOLS["${agent}"] is not a list of <extension>.<tool> names. ${fix}`);
+    }
+    out[agent] = Object.freeze([...new Set(tools as string[])]);
+  }
+  return Object.freeze(out);
 }
 
 export const MODEL_LOOP_CONFIG = Symbol('model-loop.config');

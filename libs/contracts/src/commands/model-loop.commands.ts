@@ -4,6 +4,7 @@
  */
 import {
   MODEL_NAME_SCHEMA,
+  PINNED_TOOLS_SCHEMA,
   type CompletionReasonV1,
   type ConversationMessageV1,
   type PendingConfirmationV1,
@@ -26,10 +27,16 @@ export interface StartConversationRequestV1 {
   readonly task: string;
   /** The device the agent acts on, or null for none (device tools are then refused by policy). */
   readonly device_id: string | null;
-  /** `<provider>:<model>`; today only `scripted:demo`. */
+  /** `<provider>:<model>`, e.g. `scripted:demo`; an unknown model is refused naming the ones that exist. */
   readonly model: string;
   /** The caller's own id for idempotent starts; generated (`conv_` + 32 hex) when absent. */
   readonly conversation_id?: string;
+  /**
+   * Tools whose full schemas the model gets on every turn, even a small model (canonical names, at most 32). Added to
+   * any pinned in model-loop's configuration; never widens the grant. Part of the start's facts: a repeated start
+   * with another list is a `conversation_conflict`.
+   */
+  readonly pinned_tools?: readonly string[];
 }
 
 /** The conversation's id and status right after the start was recorded. */
@@ -75,6 +82,7 @@ registerSchema(MODEL_LOOP_START_V1, {
     device_id: { anyOf: [fragments.identifier, { type: 'null' }] },
     model: MODEL_NAME_SCHEMA,
     conversation_id: fragments.identifier,
+    pinned_tools: PINNED_TOOLS_SCHEMA,
   },
 });
 registerSchema(MODEL_LOOP_GET_V1, {

@@ -7,8 +7,8 @@
  * when this module loads. Fields the brief marks optional (`tool_calls`, `tool_call_id`, `provenance`) are omitted
  * when they do not apply; every other field is required and a missing value is `null`.
  *
- * Lifecycle: started → message_added* → (paused → resumed)* → completed. A conversation is paused only while it waits
- * for an owner's decision on a staged tool call.
+ * Lifecycle: started → (message_added | tool_activated)* → (paused → resumed)* → completed. A conversation is paused
+ * only while it waits for an owner's decision on a staged tool call.
  */
 import type { JsonValue } from '../canonical.js';
 import type { EventDraft } from '../envelope.js';
@@ -21,6 +21,7 @@ export const ConversationEventType = {
   Paused: 'ormuz.conversation.paused.v1',
   Resumed: 'ormuz.conversation.resumed.v1',
   Completed: 'ormuz.conversation.completed.v1',
+  ToolActivated: 'ormuz.conversation.tool_activated.v1',
 } as const;
 
 /** One of the {@link ConversationEventType} values. */
@@ -62,7 +63,10 @@ export type MessageRoleV1 = 'user' | 'assistant' | 'tool' | 'system';
 export interface RequestedToolCallV1 {
   /** 0-based position within the reply; part of the call's origin. */
   readonly index: number;
-  /** Tool name exactly as the model sent it (an unknown name is refused by policy, not here); 1 to 200 characters. */
+  /**
+   * Tool name as the model sent it, except that a provider encoding of a dotted name (`device__tap`) is recorded as
+   * the canonical name (`device.tap`). An unknown name is refused by policy, not here. 1 to 200 characters.
+   */
   readonly name: string;
   /** Arguments exactly as the model sent them. */
   readonly arguments: { readonly [key: string]: JsonValue };
@@ -170,6 +174,12 @@ export interface ConversationStartedV1 {
   /** The device tool calls act on, or `null` when none is attached. */
   readonly device_id: string | null;
   readonly limits: ConversationLimitsV1;
+  /**
+   * Tools the owner pinned for this conversation: their full schemas are sent to the model on every turn, whatever
+   * its tier. Pinning offers nothing the grant does not: a pinned tool the agent may not use is simply not sent.
+   * Canonical names, at most 32. Absent in events written before pinning existed; read that as `[]`.
+   */
+  readonly pinned_tools?: readonly string[];
 }
 
 /** A message joined the conversation. */
@@ -201,13 +211,28 @@ export interface ConversationCompletedV1 {
   readonly reason: CompletionReasonV1;
 }
 
+/**
+ * The model activated a tool with `ormuz.activate_tool`: from the next model turn on, the tool's full schema is sent
+ * with every request of this conversation, whatever the model's tier. Activation never grants anything: policy still
+ * decides every call, and a tool the agent may no longer use is not sent.
+ */
+export interface ToolActivatedV1 {
+  /** The `ormuz.activate_tool` call that asked for it; an identifier. */
+  readonly call_id: string;
+  /** Canonical tool name, at most 128 characters. */
+  readonly tool: string;
+  /** The contract version the agent was offered when it was activated. */
+  readonly version: number;
+}
+
 /** Any conversation event as a decider produces it: discriminated by `type`. */
 export type ConversationEventDraft =
   | EventDraft<'ormuz.conversation.started.v1', ConversationStartedV1>
   | EventDraft<'ormuz.conversation.message_added.v1', MessageAddedV1>
   | EventDraft<'ormuz.conversation.paused.v1', ConversationPausedV1>
   | EventDraft<'ormuz.conversation.resumed.v1', ConversationResumedV1>
-  | EventDraft<'ormuz.conversation.completed.v1', ConversationCompletedV1>;
+  | EventDraft<'ormuz.conversation.completed.v1', ConversationCompletedV1>
+  | EventDraft<'ormuz.conversation.tool_activated.v1', ToolActivatedV1>;
 
 const TYPE_SET: ReadonlySet<string> = new Set(CONVERSATION_EVENT_TYPES);
 
@@ -242,6 +267,21 @@ export const MODEL_NAME_SCHEMA: JsonSchema = {
   pattern: '^[a-z][a-z0-9-]*:[A-Za-z0-9][A-Za-z0-9._/:-]*$',
 };
 
+// A canonical tool name, `<extension>.<snake_case>` (the catalog owns the exact rules).
+const TOOL_NAME_SCHEMA: JsonSchema = {
+  type: 'string',
+  maxLength: 128,
+  pattern: '^[a-z][a-z0-9_-]*\\.[a-z][a-z0-9_]*$',
+};
+
+/** Schema of a list of pinned tool names (start request and start event). */
+export const PINNED_TOOLS_SCHEMA: JsonSchema = {
+  type: 'array',
+  maxItems: 32,
+  uniqueItems: true,
+  items: TOOL_NAME_SCHEMA,
+};
+
 const toolCall = object({
   index: { type: 'integer', minimum: 0, maximum: MAX_TOOL_CALLS_PER_REPLY - 1 },
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -274,19 +314,22 @@ const pendingConfirmation = object({ call_id: id, approval_id: id, summary: text
 
 /** Data schema of every conversation event type, as registered. */
 export const CONVERSATION_EVENT_SCHEMAS: Readonly<Record<ConversationEventType, JsonSchema>> = {
-  [ConversationEventType.Started]: object({
-    conversation_id: id,
-    agent_id: id,
-    model: MODEL_NAME_SCHEMA,
-    task: { type: 'string', minLength: 1, maxLength: 32_768 },
-    device_id: { anyOf: [id, { type: 'null' }] },
-    limits: object({
-      max_steps: count(1),
-      max_tool_calls: count(0),
-      max_tokens: count(1),
-      deadline: fragments.time,
-    }),
-  }),
+  [ConversationEventType.Started]: object(
+    {
+      conversation_id: id,
+      agent_id: id,
+      model: MODEL_NAME_SCHEMA,
+      task: { type: 'string', minLength: 1, maxLength: 32_768 },
+      device_id: { anyOf: [id, { type: 'null' }] },
+      limits: object({
+        max_steps: count(1),
+        max_tool_calls: count(0),
+        max_tokens: count(1),
+        deadline: fragments.time,
+      }),
+    },
+    { pinned_tools: PINNED_TOOLS_SCHEMA },
+  ),
   [ConversationEventType.MessageAdded]: object({
     turn: count(0),
     message: CONVERSATION_MESSAGE_SCHEMA,
@@ -298,6 +341,11 @@ export const CONVERSATION_EVENT_SCHEMAS: Readonly<Record<ConversationEventType, 
   }),
   [ConversationEventType.Resumed]: object({ reason: text }),
   [ConversationEventType.Completed]: object({ final_text: content, reason: { enum: [...COMPLETION_REASONS] } }),
+  [ConversationEventType.ToolActivated]: object({
+    call_id: id,
+    tool: TOOL_NAME_SCHEMA,
+    version: { type: 'integer', minimum: 1, maximum: 1_000_000_000 },
+  }),
 };
 
 for (const type of CONVERSATION_EVENT_TYPES) {

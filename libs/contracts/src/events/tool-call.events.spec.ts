@@ -130,6 +130,15 @@ describe('tool-call events', () => {
     rejects(T.Refused, { ...exampleOf(T.Refused), reason_code: 'Not Granted' });
   });
 
+  it('accept a device or a platform service as executor, and nothing else', () => {
+    const dispatched = exampleOf(T.Dispatched);
+    const platform = { kind: 'platform', service: 'model-loop' };
+    expect(() => assertValid(T.Dispatched, { ...dispatched, executor: platform })).not.toThrow();
+    rejects(T.Dispatched, { ...dispatched, executor: { kind: 'platform', device_id: 'pixel-7' } });
+    rejects(T.Dispatched, { ...dispatched, executor: { ...platform, service: 'model.loop' } });
+    rejects(T.Dispatched, { ...dispatched, executor: { kind: 'worker', service: 'x' } });
+  });
+
   it('allow null only where stated', () => {
     rejects(T.Requested, { ...exampleOf(T.Requested), agent_id: null });
     rejects(T.Sealed, { ...exampleOf(T.Sealed), reason: null });

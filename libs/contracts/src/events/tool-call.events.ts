@@ -76,10 +76,24 @@ export interface HighRiskCallVerdictV1 extends CallVerdictV1 {
   readonly level: 'high';
 }
 
-/** The executor a call was handed to. Only devices today; workers over NATS will add a kind. */
-export interface CallExecutorV1 {
+/**
+ * The executor a call was handed to. `device`: a phone through device-bridge (`device_id` an identifier).
+ * `platform`: an Ormuz service running one of the platform's own `ormuz.*` tools itself (`service` an identifier,
+ * e.g. `model-loop`); only a call with no device target can be handed to the platform. Events written before the
+ * `platform` kind existed are all `device`. Workers over NATS will add a kind.
+ */
+export type CallExecutorV1 = DeviceExecutorV1 | PlatformExecutorV1;
+
+/** A phone, reached through device-bridge. */
+export interface DeviceExecutorV1 {
   readonly kind: 'device';
   readonly device_id: string;
+}
+
+/** An Ormuz service that runs a platform tool in-process (for `ormuz.*` tools, `model-loop`). */
+export interface PlatformExecutorV1 {
+  readonly kind: 'platform';
+  readonly service: string;
 }
 
 /** A tool's failure as reported by its executor: a short machine code and a sentence. */
@@ -344,7 +358,12 @@ export const TOOL_CALL_EVENT_SCHEMAS: Readonly<Record<ToolCallEventType, JsonSch
   [ToolCallEventType.Dispatched]: object({
     call_id: id,
     request_id: id,
-    executor: object({ kind: { const: 'device' }, device_id: id }),
+    executor: {
+      oneOf: [
+        object({ kind: { const: 'device' }, device_id: id }),
+        object({ kind: { const: 'platform' }, service: id }),
+      ],
+    },
     payload_sha256: sha256,
     deadline: time,
   }),

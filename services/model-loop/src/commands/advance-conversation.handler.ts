@@ -4,19 +4,29 @@ import {
   MAX_MESSAGE_CHARS,
   MAX_TOOL_CALLS_PER_REPLY,
   type ConversationMessageV1,
+  type OfferedToolV1,
   type RequestedToolCallV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { canonicalFromProviderName } from '@ormuz/catalog';
 import { deriveCallId } from '@ormuz/tool-call';
-import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
+import { configuredPins, MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import {
   nextAction,
   type ConversationCommand,
   type LiveConversation,
   type LoopAction,
 } from '../domain/conversation.js';
+import { isCoreTool } from '../domain/core-tools.js';
 import { isConversationStateError } from '../domain/errors.js';
-import { LOOP_INSTRUCTIONS, ModelProviders, type ModelReply } from '../domain/model-provider.js';
+import {
+  LOOP_INSTRUCTIONS,
+  ModelProviders,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+} from '../domain/model-provider.js';
+import { selectTools, turnText, turnTools } from '../domain/tool-selection.js';
 import { toolResult, type CallOutcomeReport } from '../domain/tool-result.js';
 import { Conversations } from '../persistence/conversations.js';
 import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
@@ -111,7 +121,8 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
         tool: request.name,
         arguments: request.arguments,
         origin: { kind: 'conversation', conversation_id: cmd.conversationId, turn: tracked.turn, index: tracked.index },
-        device_id: state.facts.device_id,
+        // The platform's own tools act on no device: without a target, model-loop runs them, not the phone.
+        device_id: isCoreTool(request.name) ? null : state.facts.device_id,
         correlation_id: cmd.conversationId,
       });
       if (outcome.kind === 'decided' && outcome.reply.call_id !== callId) {
@@ -130,7 +141,10 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     }
   }
 
-  /** Steps 1–2: send the conversation to the model and record its reply, issuing a call id for each request. */
+  /**
+   * Steps 1–2: send the conversation, with the agent's tools fitted to the model's tier, to the model and record its
+   * reply, issuing a call id for each request. Encoded tool names are recorded canonical.
+   */
   private async callModel(
     cmd: AdvanceConversationCommand,
     state: LiveConversation,
@@ -139,16 +153,12 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
   ): Promise<void> {
     const conversation_id = cmd.conversationId;
     const provider = this.models.for(state.facts.model);
+    // Asked before the model: if policy cannot answer, the step is retried rather than the conversation failed.
+    const offered = await this.policy.tools(cmd.tenant, state.facts.agent_id);
     let reply: ModelReply;
     try {
       if (!provider) throw new Error(`no provider serves ${state.facts.model} any more`);
-      reply = await provider.complete({
-        model: state.facts.model,
-        turn,
-        system: LOOP_INSTRUCTIONS,
-        messages,
-        tools: [],
-      });
+      reply = await provider.complete(this.request(provider, state, messages, turn, offered));
     } catch (err) {
       if (cmd.attempt < this.config.modelAttempts) throw err;
       const why = err instanceof Error ? err.message : String(err);
@@ -175,7 +185,7 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     }
     const tool_calls = reply.tool_calls.map((c, index) => ({
       index,
-      name: c.name,
+      name: canonicalFromProviderName(c.name) ?? c.name,
       arguments: c.arguments,
       call_id: deriveCallId(cmd.tenant, { kind: 'conversation', conversation_id, turn, index }),
     }));
@@ -189,6 +199,28 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
         usage: reply.usage,
       },
     });
+  }
+
+  /** One turn's request: the standing instructions, the transcript, and the tools selected for the model's tier. */
+  private request(
+    provider: ModelProvider,
+    state: LiveConversation,
+    messages: readonly ConversationMessageV1[],
+    turn: number,
+    offered: readonly OfferedToolV1[],
+  ): ModelRequest {
+    const profile = provider.profile(state.facts.model);
+    const selection = selectTools({
+      offered,
+      profile,
+      pinned: [...state.facts.pinned_tools, ...configuredPins(this.config, state.facts.agent_id)],
+      activated: Object.keys(state.activated),
+      text: turnText(messages),
+    });
+    const { tools, directory, instructions } = turnTools(selection, profile);
+    const system = instructions ? `${LOOP_INSTRUCTIONS}\n\n${instructions}` : LOOP_INSTRUCTIONS;
+    const conversation_id = state.facts.conversation_id;
+    return { model: state.facts.model, conversation_id, turn, system, messages, tools, directory };
   }
 
   private apply(cmd: AdvanceConversationCommand, command: ConversationCommand) {

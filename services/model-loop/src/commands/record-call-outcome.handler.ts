@@ -4,6 +4,7 @@ import { isToolCallEvent, type OrmuzEvent } from '@ormuz/contracts';
 import { ToolCalls } from '@ormuz/service-kit';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import { isConversationNotFoundError, isUnknownToolCallError } from '../domain/errors.js';
+import { coreToolNote } from '../domain/core-tools.js';
 import { reportOf, toolResult } from '../domain/tool-result.js';
 import { Conversations } from '../persistence/conversations.js';
 
@@ -32,12 +33,17 @@ export class RecordCallOutcomeHandler implements ICommandHandler<RecordCallOutco
     if (!report) return false;
     const { state: call } = await this.calls.load(event.tenant, event.subject);
     if (call.status === 'absent' || call.call.origin.kind !== 'conversation') return false;
-    const executor = 'dispatch' in call && call.dispatch ? call.dispatch.executor.device_id : null;
+    const executor = 'dispatch' in call && call.dispatch ? call.dispatch.executor : null;
     const fromExecutor =
       report.status === 'succeeded' || report.status === 'failed' || report.status === 'outcome_unknown';
-    const source = fromExecutor && executor ? `device:${executor}` : 'ormuz';
+    // The platform's own tools are the runtime speaking; a device's output is that device's.
+    const source = fromExecutor && executor?.kind === 'device' ? `device:${executor.device_id}` : 'ormuz';
+    const note =
+      report.status === 'succeeded' && executor?.kind === 'platform'
+        ? coreToolNote(call.call.tool, report.result)
+        : undefined;
     const result = toolResult(
-      { call_id: call.call.call_id, tool: call.call.tool, source, outcome: report },
+      { call_id: call.call.call_id, tool: call.call.tool, source, outcome: report, ...(note ? { note } : {}) },
       this.config.toolResultMaxBytes,
     );
     const conversationId = call.call.origin.conversation_id;

@@ -39,6 +39,7 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
           model: r.model,
           task: r.task,
           device_id: r.device_id,
+          pinned_tools: r.pinned_tools ?? [],
           limits: this.config.limits,
         },
       },

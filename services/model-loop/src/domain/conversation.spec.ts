@@ -25,7 +25,7 @@ const SEND = 'call_00000000000000000000000000000002';
 const OTHER = 'call_00000000000000000000000000000003';
 
 const cmd = {
-  start: (task = 'Tell Alice I am late'): ConversationCommand => ({
+  start: (task = 'Tell Alice I am late', pinned?: string[]): ConversationCommand => ({
     type: 'StartConversation',
     data: {
       conversation_id: ID,
@@ -34,7 +34,22 @@ const cmd = {
       task,
       device_id: 'phone-1',
       limits: LIMITS,
+      ...(pinned ? { pinned_tools: pinned } : {}),
     },
+  }),
+  ask: (turn: number, tool: string, callId: string): ConversationCommand => ({
+    type: 'AddModelReply',
+    data: {
+      conversation_id: ID,
+      turn,
+      content: '',
+      tool_calls: [{ index: 0, name: tool, arguments: {}, call_id: callId }],
+      usage: { input_tokens: 1, output_tokens: 0 },
+    },
+  }),
+  activate: (callId: string, tool = 'device.send_message', version = 1): ConversationCommand => ({
+    type: 'ActivateTool',
+    data: { conversation_id: ID, call_id: callId, tool, version },
   }),
   reply: (
     turn: number,
@@ -104,6 +119,7 @@ describe('start', () => {
           model: 'scripted:demo',
           task: 'Tell Alice I am late',
           device_id: 'phone-1',
+          pinned_tools: [],
           limits: { max_steps: 4, max_tool_calls: 4, max_tokens: 10_000, deadline: '2030-01-01T00:01:00.000Z' },
         },
       },
@@ -121,6 +137,20 @@ describe('start', () => {
   it('refuses a start that reuses the id with a different task, naming the difference', () => {
     expect(() => when(given(cmd.start()), cmd.start('Something else'))).toThrow(ConversationConflictError);
     expect(() => when(given(cmd.start()), cmd.start('Something else'))).toThrow(/different task/);
+  });
+
+  it('records pinned tools as facts: the same list repeats, another one conflicts', () => {
+    const pinned = given(cmd.start('Tell Alice I am late', ['device.screen_observe']));
+    expect(live(pinned).facts.pinned_tools).toEqual(['device.screen_observe']);
+    expect(when(pinned, cmd.start('Tell Alice I am late', ['device.screen_observe']))).toEqual([]);
+    expect(() => when(pinned, cmd.start())).toThrow(/different pinned_tools/);
+  });
+
+  it('reads a start event written before pinning existed as pinning nothing', () => {
+    const [started] = when(initialState, cmd.start());
+    const { pinned_tools: _none, ...older } = started!.data as unknown as Record<string, unknown>;
+    const state = evolve(initialState, { ...started!, data: older } as unknown as ConversationEventDraft);
+    expect(live(state).facts.pinned_tools).toEqual([]);
   });
 
   it('adds only the task when a crash left the start without it', () => {
@@ -170,6 +200,46 @@ describe('model reply', () => {
 
   it('refuses a reply that uses one call id twice', () => {
     expect(() => when(given(cmd.start()), cmd.reply(0, [OBSERVE, OBSERVE]))).toThrow(InvalidConversationCommandError);
+  });
+});
+
+describe('tool activation', () => {
+  const ACTIVATE = 'call_00000000000000000000000000000009';
+  const asked = () => given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE));
+
+  it('records the tool an activate_tool call activated, for every later turn', () => {
+    expect(when(asked(), cmd.activate(ACTIVATE))).toEqual([
+      { type: E.ToolActivated, data: { call_id: ACTIVATE, tool: 'device.send_message', version: 1 } },
+    ]);
+    expect(
+      live(given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE))).activated,
+    ).toEqual({
+      'device.send_message': 1,
+    });
+  });
+
+  it('is a no-op when repeated, and the newer version stands when the grant moved', () => {
+    const activated = given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE));
+    expect(when(activated, cmd.activate(ACTIVATE))).toEqual([]);
+    const moved = given(
+      cmd.start(),
+      cmd.ask(0, 'ormuz.activate_tool', ACTIVATE),
+      cmd.activate(ACTIVATE),
+      cmd.activate(ACTIVATE, 'device.send_message', 2),
+    );
+    expect(live(moved).activated).toEqual({ 'device.send_message': 2 });
+  });
+
+  it('leaves the phase alone: the activation call still waits for its own result', () => {
+    const activated = given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE));
+    expect(nextAction(activated, NOW)).toEqual({ kind: 'submit', call_ids: [ACTIVATE] });
+  });
+
+  it('refuses an activation by a call the conversation never made, or by another tool', () => {
+    expect(() => when(asked(), cmd.activate(OTHER))).toThrow(UnknownToolCallError);
+    const observed = given(cmd.start(), cmd.reply(0, [OBSERVE]));
+    expect(() => when(observed, cmd.activate(OBSERVE))).toThrow(/not ormuz\.activate_tool/);
+    expect(() => when(asked(), cmd.activate(ACTIVATE, 'device.tap', 0))).toThrow(InvalidConversationCommandError);
   });
 });
 

@@ -9,6 +9,9 @@
  * and it resumes once every pending call has its final result. Bounds (model turns, tool calls, tokens, wall time)
  * are checked here, in code, before each model turn.
  *
+ * Tools activated with `ormuz.activate_tool` are recorded here (`ActivateTool`), so every later model turn is sent
+ * their full schemas; which schemas a turn gets is otherwise chosen per turn (see `tool-selection.ts`), not stored.
+ *
  * `decide` returns `[]` for a command that repeats what is already recorded (a second start with the same facts, a
  * reply for a turn already answered, a second result for a call), so the loop driver can retry any step after a crash.
  */
@@ -35,7 +38,7 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Version of the state's shape; snapshots of another version are ignored and the state is rebuilt from events. */
-export const CONVERSATION_STATE_VERSION = 1;
+export const CONVERSATION_STATE_VERSION = 2;
 
 /** What a conversation was started with; fixed for its life. */
 export interface ConversationFacts {
@@ -44,7 +47,12 @@ export interface ConversationFacts {
   readonly model: string;
   readonly task: string;
   readonly device_id: string | null;
+  /** Tools the owner pinned at start (canonical names); `[]` when none. */
+  readonly pinned_tools: readonly string[];
 }
+
+/** The tool the activation call names: the core tool whose successful run records an activation. */
+export const ACTIVATE_TOOL = 'ormuz.activate_tool';
 
 /** A tool request of a model reply, as the loop tracks it. */
 export interface TrackedCall {
@@ -79,6 +87,8 @@ export interface LiveConversation {
   readonly tokens_used: number;
   /** Every tool request by call id, in request order. */
   readonly calls: Readonly<Record<string, TrackedCall>>;
+  /** Tools activated with `ormuz.activate_tool`: canonical name → the version offered when it was activated. */
+  readonly activated: Readonly<Record<string, number>>;
   /** Content of the most recent model reply. */
   readonly last_reply: string;
   readonly completion: { readonly reason: CompletionReasonV1; readonly final_text: string } | null;
@@ -105,7 +115,11 @@ export interface ConversationLimits {
 /** Begin a conversation: record its facts and the task as the first user message. */
 export interface StartConversation {
   readonly type: 'StartConversation';
-  readonly data: ConversationFacts & { readonly limits: ConversationLimits };
+  readonly data: Omit<ConversationFacts, 'pinned_tools'> & {
+    readonly limits: ConversationLimits;
+    /** Default `[]`. */
+    readonly pinned_tools?: readonly string[];
+  };
 }
 
 /** Record the model's reply for `turn`; each tool request already carries its runtime-issued call id. */
@@ -143,6 +157,21 @@ export interface ResumeConversation {
   readonly data: { readonly conversation_id: string; readonly reason: string };
 }
 
+/**
+ * Record that `ormuz.activate_tool` call `call_id` activated `tool` at `version`. The call must be one this
+ * conversation requested, of that tool. Activating a tool again at the same version is a no-op; at another version
+ * (the grant moved) the newer record stands.
+ */
+export interface ActivateTool {
+  readonly type: 'ActivateTool';
+  readonly data: {
+    readonly conversation_id: string;
+    readonly call_id: string;
+    readonly tool: string;
+    readonly version: number;
+  };
+}
+
 /** Stop the loop for good: the model answered, a bound was reached, or the model kept failing. */
 export interface CompleteConversation {
   readonly type: 'CompleteConversation';
@@ -150,7 +179,13 @@ export interface CompleteConversation {
 }
 
 export type ConversationCommand =
-  StartConversation | AddModelReply | AddToolResult | PauseConversation | ResumeConversation | CompleteConversation;
+  | StartConversation
+  | AddModelReply
+  | AddToolResult
+  | ActivateTool
+  | PauseConversation
+  | ResumeConversation
+  | CompleteConversation;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Queries over the state
@@ -188,6 +223,7 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
         model: d.model,
         task: d.task,
         device_id: d.device_id,
+        pinned_tools: d.pinned_tools ?? [],
       },
       limits: d.limits,
       has_task: false,
@@ -197,6 +233,7 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
       tool_budget_exceeded: false,
       tokens_used: 0,
       calls: {},
+      activated: {},
       last_reply: '',
       completion: null,
     };
@@ -215,6 +252,8 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
         status: 'completed',
         completion: { reason: event.data.reason, final_text: event.data.final_text },
       };
+    case E.ToolActivated:
+      return { ...state, activated: { ...state.activated, [event.data.tool]: event.data.version } };
     default:
       return assertNever(event);
   }
@@ -299,6 +338,8 @@ export function decide(command: ConversationCommand, state: ConversationState, n
       return addModelReply(command, state);
     case 'AddToolResult':
       return addToolResult(command, state);
+    case 'ActivateTool':
+      return activateTool(command, state);
     case 'PauseConversation':
       return pause(state);
     case 'ResumeConversation':
@@ -315,8 +356,12 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
     type: E.MessageAdded,
     data: { turn: 0, message: { role: 'user', content: d.task }, usage: null },
   };
+  const pinned = [...new Set(d.pinned_tools ?? [])];
   if (state.status !== 'absent') {
-    const differences = (['agent_id', 'model', 'task', 'device_id'] as const).filter((k) => state.facts[k] !== d[k]);
+    const differences: string[] = (['agent_id', 'model', 'task', 'device_id'] as const).filter(
+      (k) => state.facts[k] !== d[k],
+    );
+    if (!sameList(state.facts.pinned_tools, pinned)) differences.push('pinned_tools');
     if (differences.length > 0) throw new ConversationConflictError(d.conversation_id, differences);
     return state.has_task ? [] : [taskMessage];
   }
@@ -336,6 +381,7 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
         model: d.model,
         task: d.task,
         device_id: d.device_id,
+        pinned_tools: pinned,
         limits: {
           max_steps: maxSteps,
           max_tool_calls: maxToolCalls,
@@ -423,6 +469,22 @@ function addToolResult({ data: d }: AddToolResult, s: LiveConversation): Convers
       },
     },
   ];
+}
+
+function activateTool({ data: d }: ActivateTool, s: LiveConversation): ConversationEventDraft[] {
+  const call = s.calls[d.call_id];
+  if (!call) throw new UnknownToolCallError(s.facts.conversation_id, d.call_id);
+  if (call.tool !== ACTIVATE_TOOL) {
+    throw new InvalidConversationCommandError(
+      'ActivateTool',
+      `call ${d.call_id} is a ${call.tool} call, not ${ACTIVATE_TOOL}`,
+    );
+  }
+  if (!Number.isInteger(d.version) || d.version < 1) {
+    throw new InvalidConversationCommandError('ActivateTool', `version ${d.version} is not a positive whole number`);
+  }
+  if (s.status === 'completed' || s.activated[d.tool] === d.version) return [];
+  return [{ type: E.ToolActivated, data: { call_id: d.call_id, tool: d.tool, version: d.version } }];
 }
 
 function pause(s: LiveConversation): ConversationEventDraft[] {
@@ -538,6 +600,10 @@ function nextWhileRunning(s: LiveConversation, now: Date): LoopAction {
 // ---------------------------------------------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------------------------------------------
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
 
 function assertNever(value: never): never {
   throw new Error(`unhandled conversation variant ${JSON.stringify(value)}`);

@@ -3,14 +3,43 @@
  * answers with text and/or tool requests. A request is only a request; the loop decides what happens to it.
  *
  * Providers: `scripted:*` (deterministic scripts for demos and tests) today. OpenAI-compatible chat completions and
- * Anthropic messages implement the same interface; their adapters own everything API-specific: encoding tool names
- * that contain dots, parsing argument JSON, and rendering a tool message that answers a call from an earlier turn
- * (the final outcome of a call that was pending confirmation) in the form the API accepts.
+ * Anthropic messages implement the same interface; their adapters own everything API-specific: parsing argument
+ * JSON, rendering tool names of earlier turns (recorded canonical) the way the API was shown them, and rendering a
+ * tool message that answers a call from an earlier turn (the final outcome of a call that was pending confirmation)
+ * in the form the API accepts.
+ *
+ * Each provider declares a profile per model: its tier and schema budget decide which tool schemas a turn is sent
+ * (see `tool-selection.ts`), and a provider whose API forbids dots in function names asks for encoded names; the loop
+ * then encodes what it offers and decodes what the model asks for, so everything recorded is canonical.
  */
 import type { ConversationMessageV1, JsonValue, TokenUsageV1 } from '@ormuz/contracts';
 
-/** A tool as offered to the model: canonical name, description (a decision procedure) and argument schema. */
+/** How many tool schemas a model can take in, and how it wants their names. */
+export interface ModelProfile {
+  /**
+   * `large`: every offered tool's full schema is sent. `small`: the core `ormuz.*` tools, the tools activated in the
+   * conversation, pinned tools and a few tools relevant to the turn are sent in full; the rest are listed by name.
+   */
+  readonly tier: 'large' | 'small';
+  /**
+   * Estimated tokens (4 characters each) of tool schemas a `small` model is sent beyond the ones it always gets
+   * (core, activated, pinned); relevant tools are added while they fit. Ignored for `large`.
+   */
+  readonly schemaBudgetTokens: number;
+  /** True when the API forbids dots in function names: tools are offered as `device__tap`, see `providerFunctionName`. */
+  readonly encodeToolNames: boolean;
+}
+
+/** The profile a provider gets when it declares nothing more specific: a large model with dotted names. */
+export const LARGE_MODEL: ModelProfile = Object.freeze({
+  tier: 'large',
+  schemaBudgetTokens: 100_000,
+  encodeToolNames: false,
+});
+
+/** A tool as offered to the model: name (encoded when the provider asks), description and argument schema. */
 export interface ToolOffer {
+  /** The canonical name, or its `providerFunctionName` encoding when the profile says `encodeToolNames`. */
   readonly name: string;
   readonly description: string;
   /** JSON Schema of the arguments the model may send. */
@@ -21,14 +50,24 @@ export interface ToolOffer {
 export interface ModelRequest {
   /** `<provider>:<model>`, as recorded when the conversation started. */
   readonly model: string;
+  /** The conversation this turn belongs to (for a provider's logs and caches; never sent as model input). */
+  readonly conversation_id: string;
   /** 0-based model turn being asked for. */
   readonly turn: number;
   /** Standing instructions from the runtime (how to read tool results, what pending confirmations mean). */
   readonly system: string;
   /** The whole conversation so far, in log order; tool contents are fenced, untrusted data. */
   readonly messages: readonly ConversationMessageV1[];
-  /** Tools offered this turn. Offering is not granting: policy checks every request regardless. */
+  /**
+   * Tools offered in full this turn, fitted to the model's tier. Offering is not granting: policy checks every
+   * request regardless, and a tool the agent may not use is never offered.
+   */
   readonly tools: readonly ToolOffer[];
+  /**
+   * Names (as the model is shown them) of the further tools the agent may use but whose schemas were left out to fit
+   * a small model; `system` says how to search and activate them. Empty for a large model.
+   */
+  readonly directory: readonly string[];
   /** Aborted when the loop gives up on the turn (shutdown, deadline). */
   readonly signal?: AbortSignal;
 }
@@ -54,6 +93,8 @@ export interface ModelProvider {
   supports(model: string): boolean;
   /** Model names worth listing in an `unknown_model` error. */
   readonly examples: readonly string[];
+  /** The tier, schema budget and naming needs of `model` (one this provider supports). */
+  profile(model: string): ModelProfile;
   /**
    * Produces the reply for one turn. Throws ModelUnavailableError when the model cannot answer (network, rate
    * limit, malformed response); the loop retries a bounded number of times, then completes the conversation as failed.

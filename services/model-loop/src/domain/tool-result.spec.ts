@@ -1,5 +1,12 @@
 import { assertValid, CONVERSATION_MESSAGE_SCHEMA, registerSchema, hasSchema } from '@ormuz/contracts';
-import { cutUtf8, toolResult, type ToolResultInput } from './tool-result.js';
+import {
+  continuationHandle,
+  cutUtf8,
+  parseContinuation,
+  resultData,
+  toolResult,
+  type ToolResultInput,
+} from './tool-result.js';
 
 const CALL = 'call_0123456789abcdef0123456789abcdef';
 const input = (outcome: ToolResultInput['outcome']): ToolResultInput => ({
@@ -39,18 +46,32 @@ describe('toolResult', () => {
     expect(JSON.parse(all[3]!)).toBe(hostile);
   });
 
-  it('cuts data over the bound, says how much is shown and where the rest is', () => {
+  it('cuts data over the bound, says it is partial and carries the handle ormuz.read_more continues from', () => {
     const big = 'é'.repeat(10_000);
     const { content, provenance } = toolResult(input({ status: 'succeeded', result: big }), 8192);
     const [head, note, , , data] = lines(content);
     expect(provenance.truncated).toBe(true);
     expect(Buffer.byteLength(data!, 'utf8')).toBeLessThanOrEqual(8192);
-    expect(JSON.parse(head!)).toMatchObject({
+    const fields = JSON.parse(head!) as { continuation: string };
+    expect(fields).toMatchObject({
       truncated: true,
+      partial: true,
       shown_bytes: Buffer.byteLength(data!, 'utf8'),
       total_bytes: 20_002,
     });
-    expect(note).toMatch(/recorded with call call_0123.*read it from byte offset/);
+    expect(parseContinuation(fields.continuation)).toEqual({ call_id: CALL, offset: data!.length });
+    expect(note).toMatch(/recorded with call call_0123.*call ormuz\.read_more with \{"continuation": "v1:call_/);
+    expect(resultData({ status: 'succeeded', result: big })).toBe(big);
+  });
+
+  it('adds the runtime note to the status line of a success, never inside the fence', () => {
+    const { content } = toolResult({ ...input({ status: 'succeeded', result: { ok: 1 } }), note: 'Do this next.' });
+    const [head, , , data] = lines(content);
+    expect(JSON.parse(head!)).toEqual({
+      status: 'succeeded',
+      message: 'device.screen_observe ran and returned the data below. Do this next.',
+    });
+    expect(data).toBe('{"ok":1}');
   });
 
   it('tells the model to check the real state before retrying when the outcome is unknown', () => {
@@ -91,6 +112,15 @@ describe('toolResult', () => {
       input({ status: 'failed', error: { code: 'not_found', message: 'No such contact' } }),
     );
     expect(() => assertValid('test.message', { role: 'tool', content, tool_call_id: CALL, provenance })).not.toThrow();
+  });
+});
+
+describe('continuation handles', () => {
+  it('round-trip, and anything else is not a handle', () => {
+    expect(parseContinuation(continuationHandle(CALL, 8190))).toEqual({ call_id: CALL, offset: 8190 });
+    for (const bad of ['', 'v1:call_x:1', `v1:${CALL}:-1`, `v1:${CALL}:01`, `v2:${CALL}:1`, `v1:${CALL}:1:2`]) {
+      expect(parseContinuation(bad)).toBeUndefined();
+    }
   });
 });
 

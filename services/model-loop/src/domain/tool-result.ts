@@ -6,7 +6,7 @@
  * the data as single-line JSON between BEGIN/END marker lines named after the call. JSON text never contains a raw
  * line break, and the few characters that models may read as one (U+2028, U+2029, U+0085) and any `<<<` are escaped,
  * so the data cannot close the fence or forge the runtime's line. The data is bounded in bytes; a cut result says so
- * and says where the rest can be read from.
+ * (`partial: true`) and carries a continuation handle that `ormuz.read_more` takes to return the next part.
  */
 import {
   ToolCallEventType as T,
@@ -32,9 +32,14 @@ export type CallOutcomeReport =
 export interface ToolResultInput {
   readonly call_id: string;
   readonly tool: string;
-  /** `device:<id>` when an executor produced the outcome, `ormuz` when the runtime decided it. */
+  /** `device:<id>` when a device produced the outcome, `ormuz` when the runtime decided or ran it. */
   readonly source: string;
   readonly outcome: CallOutcomeReport;
+  /**
+   * A runtime sentence added to the status line of a success, for platform tools whose result needs a next step
+   * spelled out (what to do with a status, how to use an activated tool). Written by the runtime, never by a tool.
+   */
+  readonly note?: string;
 }
 
 /** A tool message's content and provenance. */
@@ -65,12 +70,16 @@ export function toolResult(input: ToolResultInput, maxDataBytes = DEFAULT_TOOL_R
     truncated = cut.length < full.length;
     const total = Buffer.byteLength(full, 'utf8');
     const shown = Buffer.byteLength(cut, 'utf8');
-    const fields = truncated ? { ...head, truncated: true, shown_bytes: shown, total_bytes: total } : head;
+    const continuation = continuationHandle(call_id, cut.length);
+    const fields = truncated
+      ? { ...head, truncated: true, partial: true, continuation, shown_bytes: shown, total_bytes: total }
+      : head;
     lines.push(JSON.stringify(fields));
     if (truncated) {
       lines.push(
-        `Only the first ${shown} of ${total} bytes are shown. The rest stays recorded with call ${call_id}; ` +
-          `read it from byte offset ${shown} if you need it, rather than running the tool again.`,
+        `Only the first ${shown} of ${total} bytes are shown; the rest stays recorded with call ${call_id}. If you ` +
+          `need it, call ${READ_MORE_TOOL} with {"continuation": ${JSON.stringify(continuation)}} rather than ` +
+          'running the tool again.',
       );
     }
     lines.push(
@@ -98,7 +107,35 @@ export function toolResult(input: ToolResultInput, maxDataBytes = DEFAULT_TOOL_R
   };
 }
 
-function describe({ tool, outcome: o }: ToolResultInput): { head: Record<string, unknown>; data?: JsonValue } {
+/** The data a result fences for `outcome` (what `ormuz.read_more` continues), or `undefined` when there is none. */
+export function resultData(outcome: CallOutcomeReport): JsonValue | undefined {
+  return describe({ call_id: '', tool: '', source: '', outcome }).data;
+}
+
+/** The core tool that reads the rest of a cut result. */
+export const READ_MORE_TOOL = 'ormuz.read_more';
+
+const HANDLE = /^v1:(call_[0-9a-f]{32}):(0|[1-9][0-9]{0,9})$/;
+
+/**
+ * The continuation handle of the data of call `callId` from `offset` on. `offset` counts UTF-16 code units of the
+ * fence-safe JSON text of the call's data (see {@link resultData}, {@link fenceSafeJson}), always at a character
+ * boundary. The handle names the call, so whoever reads it can check the call belongs to the reader's conversation.
+ */
+export function continuationHandle(callId: string, offset: number): string {
+  return `v1:${callId}:${offset}`;
+}
+
+/** The call and offset a handle names, or `undefined` when it is not a handle this runtime issues. Never throws. */
+export function parseContinuation(handle: string): { call_id: string; offset: number } | undefined {
+  const m = typeof handle === 'string' ? HANDLE.exec(handle) : null;
+  return m ? { call_id: m[1]!, offset: Number(m[2]) } : undefined;
+}
+
+function describe({ tool, outcome: o, note }: ToolResultInput): {
+  head: Record<string, unknown>;
+  data?: JsonValue;
+} {
   const status: ToolResultStatusV1 = o.status;
   switch (o.status) {
     case 'pending_confirmation':
@@ -119,7 +156,10 @@ function describe({ tool, outcome: o }: ToolResultInput): { head: Record<string,
         head: { status, message: `The runtime could not accept this request, so it did not run: ${o.message}` },
       };
     case 'succeeded':
-      return { head: { status, message: `${tool} ran and returned the data below.` }, data: o.result };
+      return {
+        head: { status, message: `${tool} ran and returned the data below.${note ? ` ${note}` : ''}` },
+        data: o.result,
+      };
     case 'failed':
       return {
         head: {

@@ -97,6 +97,10 @@ export function conversationViewProjection(namespace: string): Projection<Conver
         case E.Completed:
           await update({ status: 'completed', final_text: e.data.final_text, completion_reason: e.data.reason });
           return;
+        case E.ToolActivated:
+          // The view does not list activations (the model's requests do); the row only advances past the event.
+          await update({});
+          return;
         default:
           return assertNever(e);
       }

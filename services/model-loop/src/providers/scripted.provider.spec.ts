@@ -20,8 +20,16 @@ const observed = result(OBSERVE, { status: 'succeeded', result: { foreground_pac
 const pending = result(SEND, { status: 'pending_confirmation', approval_id: 'apr_1', summary: 'Send a text to Alice' });
 
 const provider = new ScriptedProvider();
-const ask = (...messages: ConversationMessageV1[]) =>
-  provider.complete({ model: 'scripted:demo', turn: 0, system: 'rules', messages, tools: [] });
+const turn = (model: string, messages: ConversationMessageV1[]) => ({
+  model,
+  conversation_id: 'conv-1',
+  turn: 0,
+  system: 'rules',
+  messages,
+  tools: [],
+  directory: [],
+});
+const ask = (...messages: ConversationMessageV1[]) => provider.complete(turn('scripted:demo', messages));
 
 describe('scripted:demo', () => {
   it('asks for a low-risk observation and a high-risk message at once on its first turn', async () => {
@@ -75,6 +83,89 @@ describe('ScriptedProvider', () => {
     expect(provider.supports('scripted:demo')).toBe(true);
     expect(provider.supports('scripted:nope')).toBe(false);
     expect(provider.supports('openai:gpt-4o')).toBe(false);
-    expect(provider.examples).toEqual(['scripted:demo']);
+    expect(provider.examples).toEqual(['scripted:demo', 'scripted:directory']);
+  });
+
+  it('declares each script’s model profile and keeps the requests it received', async () => {
+    const own = new ScriptedProvider();
+    expect(own.profile('scripted:demo')).toMatchObject({ tier: 'large', encodeToolNames: false });
+    expect(own.profile('scripted:directory')).toMatchObject({ tier: 'small', encodeToolNames: true });
+    await own.complete(turn('scripted:directory', [task]));
+    expect(own.received).toHaveLength(1);
+    expect(own.received[0]).toMatchObject({ model: 'scripted:directory', conversation_id: 'conv-1' });
+  });
+});
+
+describe('scripted:directory', () => {
+  const SEARCH = 'call_00000000000000000000000000000011';
+  const ACTIVATE = 'call_00000000000000000000000000000012';
+  const SENDING = 'call_00000000000000000000000000000013';
+  const CHECK = 'call_00000000000000000000000000000014';
+  const core = ['ormuz__search_tools', 'ormuz__activate_tool', 'ormuz__check_call_status'];
+  const offer = (...names: string[]) => names.map((name) => ({ name, description: 'd', parameters: {} }));
+  const asking = (call_id: string, name: string, args: Record<string, string> = {}): ConversationMessageV1 => ({
+    role: 'assistant',
+    content: '',
+    tool_calls: [{ index: 0, name, arguments: args, call_id }],
+  });
+  const ran = (call_id: string, tool: string, outcome: CallOutcomeReport): ConversationMessageV1 => ({
+    role: 'tool',
+    tool_call_id: call_id,
+    ...toolResult({ call_id, tool, source: 'ormuz', outcome }),
+  });
+  const searched = [
+    task,
+    asking(SEARCH, 'ormuz.search_tools'),
+    ran(SEARCH, 'ormuz.search_tools', {
+      status: 'succeeded',
+      result: { tools: [{ name: 'device.send_message', version: 1, summary: 'Sends one text.', score: 1 }] },
+    }),
+  ];
+  const activated = [
+    ...searched,
+    asking(ACTIVATE, 'ormuz.activate_tool'),
+    ran(ACTIVATE, 'ormuz.activate_tool', { status: 'succeeded', result: { tool_name: 'device.send_message' } }),
+  ];
+  const staged = [
+    ...activated,
+    asking(SENDING, 'device.send_message'),
+    ran(SENDING, 'device.send_message', { status: 'pending_confirmation', approval_id: 'apr_1', summary: 'Send' }),
+  ];
+  const ask = (tools: string[], ...messages: ConversationMessageV1[]) =>
+    provider.complete({ ...turn('scripted:directory', messages), tools: offer(...tools) });
+
+  it('searches the directory first, by the name it is shown', async () => {
+    expect((await ask(core, task)).tool_calls).toEqual([
+      { name: 'ormuz__search_tools', arguments: { query: 'send text message' } },
+    ]);
+  });
+
+  it('activates the best match, then calls it once it is offered in full', async () => {
+    expect((await ask(core, ...searched)).tool_calls).toEqual([
+      { name: 'ormuz__activate_tool', arguments: { tool_name: 'device.send_message' } },
+    ]);
+    expect((await ask([...core, 'device__send_message'], ...activated)).tool_calls).toEqual([
+      { name: 'device__send_message', arguments: { ...DEMO_MESSAGE } },
+    ]);
+    expect((await ask(core, ...activated)).content).toMatch(/still not offered/);
+  });
+
+  it('checks a pending call, then says it waits for the owner; reports the final outcome later', async () => {
+    expect((await ask(core, ...staged)).tool_calls).toEqual([
+      { name: 'ormuz__check_call_status', arguments: { call_id: SENDING } },
+    ]);
+    const checked = [
+      ...staged,
+      asking(CHECK, 'ormuz.check_call_status'),
+      ran(CHECK, 'ormuz.check_call_status', {
+        status: 'succeeded',
+        result: { call_id: SENDING, status: 'pending_confirmation', updated_at: '2030-01-01T00:00:00Z' },
+      }),
+    ];
+    const waiting = await ask(core, ...checked);
+    expect(waiting.tool_calls).toEqual([]);
+    expect(waiting.content).toMatch(/needs the owner's approval .*status is pending_confirmation/);
+    const denied = await ask(core, ...checked, ran(SENDING, 'device.send_message', { status: 'denied', reason: null }));
+    expect(denied.content).toMatch(/did not happen: the owner denied it/);
   });
 });

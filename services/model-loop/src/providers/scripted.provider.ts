@@ -1,35 +1,88 @@
 /**
  * A deterministic model for demos and tests: `scripted:<script>`. A script reads the conversation the way a model
- * would (the runtime's first line of each tool result) and answers the same way every time for the same input.
- * Token usage is estimated at four characters per token.
+ * would (the runtime's first line of each tool result, the tools it is offered) and answers the same way every time
+ * for the same input. Each script declares the profile of the model it plays (tier, schema budget, whether tool names
+ * must be encoded). Token usage is estimated at four characters per token. The provider keeps the latest requests it
+ * received, so a test can check exactly what a model was shown.
  */
-import type { ConversationMessageV1, RequestedToolCallV1 } from '@ormuz/contracts';
+import { canonicalFromProviderName } from '@ormuz/catalog';
+import type { ConversationMessageV1, JsonValue, RequestedToolCallV1 } from '@ormuz/contracts';
 import { ModelUnavailableError } from '../domain/errors.js';
-import type { ModelProvider, ModelReply, ModelRequest } from '../domain/model-provider.js';
+import {
+  LARGE_MODEL,
+  type ModelProfile,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+} from '../domain/model-provider.js';
 
-/** A script: the reply for a conversation, without usage (the provider estimates it). */
-export type Script = (messages: readonly ConversationMessageV1[]) => Omit<ModelReply, 'usage'>;
+/** A script: the reply for a turn's request, without usage (the provider estimates it). */
+export type Script = (messages: readonly ConversationMessageV1[], request: ModelRequest) => Omit<ModelReply, 'usage'>;
+
+/** A script and the model profile it plays; a bare script plays {@link LARGE_MODEL}. */
+export interface ScriptEntry {
+  readonly script: Script;
+  readonly profile: ModelProfile;
+}
 
 const PREFIX = 'scripted:';
+/** Requests kept for {@link ScriptedProvider.received}; older ones are dropped. */
+const KEPT_REQUESTS = 500;
+
+/** A small on-device model: a few schemas fit, and its API forbids dots in function names. */
+export const SMALL_MODEL: ModelProfile = Object.freeze({
+  tier: 'small',
+  schemaBudgetTokens: 1_200,
+  encodeToolNames: true,
+});
 
 export class ScriptedProvider implements ModelProvider {
-  constructor(private readonly scripts: Readonly<Record<string, Script>> = { demo: demoScript }) {}
+  private readonly entries: Readonly<Record<string, ScriptEntry>>;
+  private readonly requests: ModelRequest[] = [];
+
+  constructor(scripts: Readonly<Record<string, Script | ScriptEntry>> = SCRIPTS) {
+    this.entries = Object.fromEntries(
+      Object.entries(scripts).map(([name, s]) => [
+        name,
+        typeof s === 'function' ? { script: s, profile: LARGE_MODEL } : s,
+      ]),
+    );
+  }
 
   supports(model: string): boolean {
-    return model.startsWith(PREFIX) && Object.hasOwn(this.scripts, model.slice(PREFIX.length));
+    return model.startsWith(PREFIX) && Object.hasOwn(this.entries, model.slice(PREFIX.length));
   }
 
   get examples(): readonly string[] {
-    return Object.keys(this.scripts).map((name) => `${PREFIX}${name}`);
+    return Object.keys(this.entries).map((name) => `${PREFIX}${name}`);
+  }
+
+  profile(model: string): ModelProfile {
+    return this.entry(model)?.profile ?? LARGE_MODEL;
+  }
+
+  /** The latest requests received (at most 500), oldest first; for tests that check what a model was shown. */
+  get received(): readonly ModelRequest[] {
+    return this.requests;
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
-    const script = this.supports(request.model) ? this.scripts[request.model.slice(PREFIX.length)] : undefined;
-    if (!script) throw new ModelUnavailableError(request.model, 'no script has that name');
-    const reply = script(request.messages);
-    const input = request.system.length + request.messages.reduce((n, m) => n + m.content.length, 0);
+    const entry = this.entry(request.model);
+    if (!entry) throw new ModelUnavailableError(request.model, 'no script has that name');
+    const { signal: _signal, ...kept } = request;
+    this.requests.push(kept);
+    if (this.requests.length > KEPT_REQUESTS) this.requests.shift();
+    const reply = entry.script(request.messages, request);
+    const input =
+      request.system.length +
+      JSON.stringify(request.tools).length +
+      request.messages.reduce((n, m) => n + m.content.length, 0);
     const output = reply.content.length + JSON.stringify(reply.tool_calls).length;
     return { ...reply, usage: { input_tokens: Math.ceil(input / 4), output_tokens: Math.ceil(output / 4) } };
+  }
+
+  private entry(model: string): ScriptEntry | undefined {
+    return this.supports(model) ? this.entries[model.slice(PREFIX.length)] : undefined;
   }
 }
 
@@ -132,4 +185,104 @@ function sentence(call: RequestedToolCallV1, status: string): string {
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The directory script: a small model that finds its tool
+// ---------------------------------------------------------------------------------------------------------------
+
+/** What the directory script searches the directory for. */
+export const DIRECTORY_QUERY = 'send text message';
+
+/**
+ * A small model that is not shown the tool it needs: it searches the directory with `ormuz.search_tools`, activates
+ * the best match with `ormuz.activate_tool`, calls it (once it is offered in full) to send {@link DEMO_MESSAGE},
+ * checks a pending call with `ormuz.check_call_status`, and then reports what the results say. It calls tools by the
+ * names it is shown (encoded, for its profile) and reads the transcript's canonical names.
+ */
+export function directoryScript(
+  messages: readonly ConversationMessageV1[],
+  request: ModelRequest,
+): Omit<ModelReply, 'usage'> {
+  const statuses = latestStatuses(messages);
+  const search = lastCall(messages, 'ormuz.search_tools');
+  if (!search) {
+    return ask(request, "I'll look for a tool that can send a text message.", 'ormuz.search_tools', {
+      query: DIRECTORY_QUERY,
+    });
+  }
+  if (statuses.get(search.call_id) !== 'succeeded') return stop('I could not search the tool directory.');
+  const hits = (resultOf(messages, search.call_id) as { tools?: { name?: unknown }[] } | undefined)?.tools ?? [];
+  const found = typeof hits[0]?.name === 'string' ? hits[0].name : undefined;
+  if (!found) return stop('No tool I may use can send a text message.');
+
+  const activation = lastCall(messages, 'ormuz.activate_tool');
+  if (!activation) return ask(request, `I'll load ${found}.`, 'ormuz.activate_tool', { tool_name: found });
+  if (statuses.get(activation.call_id) !== 'succeeded') return stop(`I could not load ${found}.`);
+
+  const send = lastCall(messages, found);
+  if (!send) {
+    if (!offered(request, found)) return stop(`${found} was loaded but is still not offered to me.`);
+    return ask(request, `I'll send the message with ${found}.`, found, { ...DEMO_MESSAGE });
+  }
+  const sent = statuses.get(send.call_id);
+  if (!sent) return { content: `I am still waiting for the result of ${describe(send)}.`, tool_calls: [] };
+  const check = lastCall(messages, 'ormuz.check_call_status');
+  if (sent === 'pending_confirmation' && !check) {
+    return ask(request, "I'll check where the message stands.", 'ormuz.check_call_status', { call_id: send.call_id });
+  }
+  if (sent === 'pending_confirmation') {
+    const checked = (resultOf(messages, check!.call_id) as { status?: unknown } | undefined)?.status;
+    return stop(
+      `${capitalise(describe(send))} needs the owner's approval before it can happen (its recorded status is ` +
+        `${String(checked ?? 'unknown')}); I am waiting for that decision. Nothing has been sent yet.`,
+    );
+  }
+  return stop(['Here is what happened.', sentence(send, sent)].join(' '));
+}
+
+/** The scripts the provider serves by default. */
+export const SCRIPTS: Readonly<Record<string, ScriptEntry>> = Object.freeze({
+  demo: { script: demoScript, profile: LARGE_MODEL },
+  directory: { script: directoryScript, profile: SMALL_MODEL },
+});
+
+/** A reply asking for one tool, by the name this model is shown for `tool` (or `tool` itself if not shown). */
+function ask(
+  request: ModelRequest,
+  content: string,
+  tool: string,
+  args: { readonly [key: string]: JsonValue },
+): Omit<ModelReply, 'usage'> {
+  const shown = request.tools.find((t) => canonical(t.name) === tool)?.name ?? tool;
+  return { content, tool_calls: [{ name: shown, arguments: args }] };
+}
+
+function stop(content: string): Omit<ModelReply, 'usage'> {
+  return { content, tool_calls: [] };
+}
+
+function offered(request: ModelRequest, tool: string): boolean {
+  return request.tools.some((t) => canonical(t.name) === tool);
+}
+
+function canonical(name: string): string {
+  return canonicalFromProviderName(name) ?? name;
+}
+
+/** The latest request for `tool` in the transcript (recorded with canonical names). */
+function lastCall(messages: readonly ConversationMessageV1[], tool: string): RequestedToolCallV1 | undefined {
+  return messages.flatMap((m) => m.tool_calls ?? []).findLast((c) => c.name === tool);
+}
+
+/** The fenced data of the latest result of `callId`, parsed; `undefined` when there is none or it does not parse. */
+function resultOf(messages: readonly ConversationMessageV1[], callId: string): unknown {
+  const content = messages.findLast((m) => m.role === 'tool' && m.tool_call_id === callId)?.content ?? '';
+  const lines = content.split('\n');
+  const begin = lines.indexOf(`<<<BEGIN UNTRUSTED DATA ${callId}>>>`);
+  try {
+    return begin >= 0 ? (JSON.parse(lines[begin + 1] ?? '') as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
 }

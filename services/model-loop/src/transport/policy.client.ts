@@ -1,13 +1,38 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import type {
+  CallStatusRequestV1,
+  OfferedToolV1,
+  SearchToolsRequestV1,
+  SubmitCallReplyV1,
+  SubmitCallRequestV1,
+} from '@ormuz/contracts';
 import { callService, INFRA, RemoteError, type Infrastructure } from '@ormuz/service-kit';
+import type { ToolCallStatusView } from '@ormuz/tool-call';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
+import type { SearchHit } from '../domain/core-tools.js';
 
 /** What came of handing one request to policy. */
 export type SubmitOutcome =
   | { readonly kind: 'decided'; readonly reply: SubmitCallReplyV1 }
   /** Policy answered that the request itself cannot be accepted (malformed, conflicting, too large). */
   | { readonly kind: 'rejected'; readonly code: string; readonly message: string };
+
+/** One event of a call as `policy.status` with `timeline: true` lists it. */
+export interface CallTimelineEntry {
+  readonly seq: number;
+  readonly type: string;
+  /** RFC 3339. */
+  readonly time: string;
+  readonly source: string;
+  readonly data: unknown;
+}
+
+/** `policy.status`'s answer. */
+export interface CallStatusReply {
+  readonly status: ToolCallStatusView;
+  readonly version: number;
+  readonly timeline?: readonly CallTimelineEntry[];
+}
 
 // Errors that say nothing about the request: the submit is retried rather than reported to the model.
 const TRANSIENT = new Set([
@@ -19,9 +44,23 @@ const TRANSIENT = new Set([
   'postgres_unavailable',
 ]);
 
-/** Step 3 of the loop: every tool request goes to policy's gate over NATS (`<ns>.cmd.policy.submit`). */
+/** True when `err` is a policy error that says nothing about the request, so asking again may succeed. */
+export function isTransientPolicyError(err: unknown): boolean {
+  return !(err instanceof RemoteError) || TRANSIENT.has(err.code);
+}
+
+/** Most agents whose offered tools are kept at once; the oldest entry makes room. */
+const MAX_CACHED_AGENTS = 10_000;
+
+/**
+ * Step 3 of the loop and the policy reads model-loop needs, over NATS (`<ns>.cmd.policy.<name>`): submit every tool
+ * request to the gate; read an agent's offered tools (briefly cached per tenant and agent) and search them; read a
+ * call's status from the log (which never acts).
+ */
 @Injectable()
 export class PolicyClient {
+  private readonly offered = new Map<string, { readonly at: number; readonly tools: Promise<OfferedToolV1[]> }>();
+
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
@@ -33,20 +72,49 @@ export class PolicyClient {
    */
   async submit(request: SubmitCallRequestV1): Promise<SubmitOutcome> {
     try {
-      const reply = await callService<SubmitCallReplyV1>(
-        this.infra.nc,
-        this.config.namespace,
-        'policy',
-        'submit',
-        request,
-        this.config.policyTimeoutMs,
-      );
-      return { kind: 'decided', reply };
+      return { kind: 'decided', reply: await this.call<SubmitCallReplyV1>('submit', request) };
     } catch (err) {
-      if (err instanceof RemoteError && !TRANSIENT.has(err.code)) {
-        return { kind: 'rejected', code: err.code, message: err.message };
+      if (!isTransientPolicyError(err)) {
+        const remote = err as RemoteError;
+        return { kind: 'rejected', code: remote.code, message: remote.message };
       }
       throw err;
     }
+  }
+
+  /**
+   * The tools `agentId` of `tenant` is offered (grant ∩ catalog, model-facing schemas), reused for
+   * `toolsCacheMs`. The key holds both tenant and agent, so one tenant's answer never serves another. A failed
+   * answer is not kept. Throws what `callService` throws.
+   */
+  tools(tenant: string, agentId: string): Promise<OfferedToolV1[]> {
+    const key = JSON.stringify([tenant, agentId]);
+    const now = Date.now();
+    const hit = this.offered.get(key);
+    if (hit && now - hit.at < this.config.toolsCacheMs) return hit.tools;
+    const tools = this.call<{ tools: OfferedToolV1[] }>('tools', { tenant, agent_id: agentId }).then((r) => r.tools);
+    if (this.config.toolsCacheMs > 0) {
+      this.offered.delete(key);
+      if (this.offered.size >= MAX_CACHED_AGENTS) this.offered.delete(this.offered.keys().next().value!);
+      this.offered.set(key, { at: now, tools });
+      tools.catch(() => {
+        if (this.offered.get(key)?.tools === tools) this.offered.delete(key);
+      });
+    }
+    return tools;
+  }
+
+  /** Searches the tools `agent_id` is offered (what `ormuz.search_tools` runs). */
+  async searchTools(request: SearchToolsRequestV1): Promise<SearchHit[]> {
+    return (await this.call<{ hits: SearchHit[] }>('tools.search', request)).hits;
+  }
+
+  /** A call's status (and events, with `timeline`) from the log; nothing is sent to any executor. */
+  status(request: CallStatusRequestV1): Promise<CallStatusReply> {
+    return this.call<CallStatusReply>('status', request);
+  }
+
+  private call<T>(name: string, body: unknown): Promise<T> {
+    return callService<T>(this.infra.nc, this.config.namespace, 'policy', name, body, this.config.policyTimeoutMs);
   }
 }

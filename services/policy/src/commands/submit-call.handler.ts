@@ -51,7 +51,8 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
           payload_sha256: gate.payload.sha256,
           origin: request.origin,
           agent_id: request.agent_id,
-          target: request.device_id ? { device_id: request.device_id } : null,
+          // Platform tools (ormuz.*) never run on a device, whatever device the session has.
+          target: request.device_id && !gate.tool.startsWith('ormuz.') ? { device_id: request.device_id } : null,
         },
       },
       cause,

@@ -26,7 +26,9 @@ function ruleList(option: string): (value: string) => string[] {
       .map((r) => r.trim())
       .filter(Boolean);
     if (rules.length === 0) {
-      throw new CliInputError(`${option} needs at least one rule, e.g. ${option} device,ormuz (or device.tap, device.tap@1).`);
+      throw new CliInputError(
+        `${option} needs at least one rule, e.g. ${option} device,ormuz (or device.tap, device.tap@1).`,
+      );
     }
     return rules;
   };
@@ -34,15 +36,35 @@ function ruleList(option: string): (value: string) => string[] {
 
 function limit(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 50) throw new CliInputError(`--limit must be a whole number from 1 to 50, not ${value}.`);
+  if (!Number.isInteger(n) || n < 1 || n > 50)
+    throw new CliInputError(`--limit must be a whole number from 1 to 50, not ${value}.`);
   return n;
 }
 
 /** The first sentence of a description, for one-line listings. */
-const summary = (text: string) => (text.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? text).slice(0, 160);
+function summary(text: string): string {
+  const sentence = text.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? text;
+  return sentence.length > 160 ? `${sentence.slice(0, 159)}…` : sentence;
+}
+
+/**
+ * Allow rules that offer no tool: a misspelt extension or tool is stored as given (it may be published later), so
+ * say so. A stored grant pins every tool it offers, which makes the check local.
+ */
+function idleRules(g: GrantView): string[] {
+  const pinned = Object.entries(g.pins ?? {});
+  return g.allow.filter((rule) => {
+    const [tool, version] = rule.split('@');
+    return !pinned.some(([name, v]) =>
+      tool!.includes('.')
+        ? name === tool && (version === undefined || Number(version) === v)
+        : name.startsWith(`${tool}.`),
+    );
+  });
+}
 
 function renderGrant(g: GrantView): string {
-  const pins = Object.entries(g.pins ?? {});
+  const pins = Object.entries(g.pins ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
   return [
     `grant ${g.tenant}/${g.agent_id}`,
     `  allow: ${g.allow.length > 0 ? g.allow.join(', ') : '(nothing)'}`,
@@ -57,7 +79,10 @@ function renderTools(tools: OfferedToolV1[]): string {
   if (tools.length === 0) return 'no tools offered (the grant allows nothing in the catalog)';
   const width = Math.max(...tools.map((t) => `${t.name}@${t.version}`.length));
   return tools
-    .map((t) => `${`${t.name}@${t.version}`.padEnd(width)}  ${t.effect.padEnd(11)}  ${t.risk_level.padEnd(8)}  ${summary(t.description)}`)
+    .map(
+      (t) =>
+        `${`${t.name}@${t.version}`.padEnd(width)}  ${t.effect.padEnd(11)}  ${t.risk_level.padEnd(8)}  ${summary(t.description)}`,
+    )
     .join('\n');
 }
 
@@ -79,8 +104,16 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
     .description("replace an agent's grant; it is stored pinned to the versions the catalog offers now")
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--agent <id>', 'agent id', identifier('--agent'))
-    .requiredOption('--allow <rules>', 'comma-separated rules: an extension (device), a tool (device.tap) or a version (device.tap@1)', ruleList('--allow'))
-    .option('--deny <rules>', 'comma-separated rules that are never offered, in the same forms; deny wins', ruleList('--deny'))
+    .requiredOption(
+      '--allow <rules>',
+      'comma-separated rules: an extension (device), a tool (device.tap) or a version (device.tap@1)',
+      ruleList('--allow'),
+    )
+    .option(
+      '--deny <rules>',
+      'comma-separated rules that are never offered, in the same forms; deny wins',
+      ruleList('--deny'),
+    )
     .action(async (o: { tenant: string; agent: string; allow: string[]; deny?: string[] }) => {
       const reply = await ctx().call<GrantView>('policy', 'grants.set', {
         tenant: o.tenant,
@@ -88,10 +121,17 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
         allow: o.allow,
         deny: o.deny ?? [],
       });
+      for (const rule of idleRules(reply)) {
+        process.stderr.write(
+          `ormuz: warning: allow rule ${JSON.stringify(rule)} offers no tool (not in the catalog, or denied)\n`,
+        );
+      }
       ctx().print(reply, (g: GrantView) => `saved\n${renderGrant(g)}`);
     });
 
-  const tools = program.command('tools').description('the tools an agent is offered (its grant intersected with the catalog)');
+  const tools = program
+    .command('tools')
+    .description('the tools an agent is offered (its grant intersected with the catalog)');
 
   tools
     .command('list')
@@ -99,7 +139,10 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--agent <id>', 'agent id', identifier('--agent'))
     .action(async (o: { tenant: string; agent: string }) => {
-      const reply = await ctx().call<{ tools: OfferedToolV1[] }>('policy', 'tools', { tenant: o.tenant, agent_id: o.agent });
+      const reply = await ctx().call<{ tools: OfferedToolV1[] }>('policy', 'tools', {
+        tenant: o.tenant,
+        agent_id: o.agent,
+      });
       ctx().print(reply, (r: { tools: OfferedToolV1[] }) => renderTools(r.tools));
     });
 
