@@ -30,6 +30,12 @@ export interface RunCommandOptions {
   readonly maxAttempts?: number;
   /** The clock; domain code never reads one itself. */
   readonly now?: () => Date;
+  /**
+   * Decide the first attempt against the initial state, appending with expected sequence 0, without loading. For
+   * commands that usually create the aggregate (a submit with a fresh id): it saves a round trip, and when the
+   * aggregate exists after all the append is refused and the command is decided again against the loaded state.
+   */
+  readonly assumeNew?: boolean;
 }
 
 /**
@@ -50,7 +56,10 @@ export async function runCommand<S, C, E extends EventDraft>(
   const now = opts.now ?? (() => new Date());
   let fresh = false;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const { state, version } = await store.load(stream, subject, decider, { fresh });
+    const { state, version } =
+      attempt === 1 && opts.assumeNew && !store.isCached(subject)
+        ? { state: decider.initialState, version: 0 }
+        : await store.load(stream, subject, decider, { fresh });
     const time = now();
     const drafts = decider.decide(command, state, time);
     if (drafts.length === 0) return { events: [], state, version };

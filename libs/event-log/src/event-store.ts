@@ -204,6 +204,11 @@ export class EventStore {
     }
   }
 
+  /** True when the aggregate's state is in the warm cache. */
+  isCached(subject: string): boolean {
+    return this.cache.has(subject);
+  }
+
   /** Forgets a cached aggregate (after a failed append, or in tests). */
   forget(subject: string): void {
     this.cache.delete(subject);

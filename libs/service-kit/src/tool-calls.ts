@@ -32,12 +32,16 @@ export class ToolCalls {
 
   /** Runs a command on one call (load, decide, append, retry on conflict). Domain errors propagate. */
   execute(tenant: string, callId: string, command: ToolCallCommand, cause: CallCausation): Promise<CommandResult<ToolCallState>> {
-    return runCommand(this.store, this.stream, this.subject(tenant, callId), toolCallDecider, command, {
-      source: this.source,
-      tenant,
-      aggregateId: callId,
-      ...cause,
-    });
+    return runCommand(
+      this.store,
+      this.stream,
+      this.subject(tenant, callId),
+      toolCallDecider,
+      command,
+      { source: this.source, tenant, aggregateId: callId, ...cause },
+      // A submit usually creates the call: try that first instead of loading (a duplicate costs one refused append).
+      { assumeNew: command.type === 'SubmitCall' },
+    );
   }
 
   /** Reads a call's state from the log (fresh: one direct get). Never sends anything anywhere. */

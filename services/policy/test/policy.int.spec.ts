@@ -198,6 +198,12 @@ describe('policy service', () => {
       });
     });
 
+    it('refuses an allow rule that matches no tool, naming the installed extensions', async () => {
+      await expect(call('grants.set', { tenant: 'acme', agent_id: 'x', allow: ['weather'] })).rejects.toMatchObject({
+        message: expect.stringMatching(/"weather" match no tool[\s\S]*device/),
+      });
+    });
+
     it('searches the granted directory', async () => {
       const r = await call<{ hits: { name: string }[] }>('tools.search', { tenant: 'acme', agent_id: 'agent-1', query: 'send a text message' });
       expect(r.hits[0]?.name).toBe('device.send_message');

@@ -16,10 +16,17 @@ interface GrantsDB {
   };
 }
 
-/** The only code that reads and writes grants. An agent without a row gets the configured default grant. */
+/** How long a grant read from Postgres is reused, in ms: other replicas' changes are seen within this time. */
+const GRANT_CACHE_MS = 5_000;
+
+/**
+ * The only code that reads and writes grants. An agent without a row gets the configured default grant. Grants are
+ * cached briefly and returned as the same object, so the catalog's per-grant indexes are built once, not per call.
+ */
 @Injectable()
 export class GrantsRepository {
   private readonly db: Kysely<GrantsDB>;
+  private readonly cache = new Map<string, { grant: Grant; at: number }>();
   constructor(
     @Inject(INFRA) infra: Infrastructure,
     @Inject(POLICY_CONFIG) private readonly config: PolicyConfig,
@@ -28,6 +35,16 @@ export class GrantsRepository {
   }
 
   async effective(tenant: string, agentId: string): Promise<Grant> {
+    const key = `${tenant}/${agentId}`;
+    const hit = this.cache.get(key);
+    if (hit && Date.now() - hit.at < GRANT_CACHE_MS) return hit.grant;
+    const grant = await this.read(tenant, agentId);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(key, { grant, at: Date.now() });
+    return grant;
+  }
+
+  private async read(tenant: string, agentId: string): Promise<Grant> {
     const row = await this.db
       .selectFrom('grants')
       .select(['allow', 'deny', 'pins'])
@@ -58,5 +75,6 @@ export class GrantsRepository {
       .values(values)
       .onConflict((oc) => oc.columns(['tenant', 'agent_id']).doUpdateSet(values))
       .execute();
+    this.cache.delete(`${grant.tenant}/${grant.agent_id}`);
   }
 }
