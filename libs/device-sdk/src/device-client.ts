@@ -24,6 +24,7 @@ import {
   type WireErrorV1,
 } from '@ormuz/contracts';
 import { DeviceJournal, type JournalEntry, type JournalOutcome } from './journal.js';
+import { NODE_SCHEDULER, type CancelTimer, type DeviceScheduler } from './scheduler.js';
 
 /** Arguments of a tool call, as decoded from the submitted canonical payload. */
 export type ToolArguments = { readonly [key: string]: JsonValue };
@@ -86,6 +87,33 @@ export const DEFAULT_DENIED_PACKAGES: readonly string[] = [
   'com.infonow.bofa',
 ];
 
+const DEFAULT_DENIED_SET: ReadonlySet<string> = new Set(DEFAULT_DENIED_PACKAGES);
+
+/**
+ * Protocol steps at which {@link DeviceClientOptions.onProtocolStep} is consulted:
+ * - `before_claim`: a start claim is journaled and about to be sent;
+ * - `after_grant`: a `start_granted` was accepted and the run queued;
+ * - `after_outcome`: an `outcome` frame was written to the socket (first send or a resend).
+ */
+export type ProtocolStep = 'before_claim' | 'after_grant' | 'after_outcome';
+
+/**
+ * Fault injection for tests and simulators: called at each {@link ProtocolStep}; answering `'drop'` cuts the
+ * connection there without a close frame, as a network failure would (for `before_claim` the claim is not sent).
+ * The client then reconnects as usual. Production clients leave it unset.
+ */
+export type ProtocolStepHook = (step: ProtocolStep, requestId: string) => 'drop' | undefined;
+
+/** Options of {@link DeviceClient.close}. */
+export interface DeviceClientCloseOptions {
+  /**
+   * Stop as a crash or power loss would: cut the connection, close the journal at once, and neither signal nor wait
+   * for running executions. Their runs stay `started` in the journal, so the next client on it reports them as
+   * `interrupted`. For tests and simulators; default false.
+   */
+  readonly crash?: boolean;
+}
+
 /** Where the client reports what it does; every method is optional. Tokens and payloads are never passed to it. */
 export interface DeviceClientLogger {
   debug?(message: string, fields?: Record<string, unknown>): void;
@@ -130,6 +158,10 @@ export interface DeviceClientOptions {
   readonly logger?: DeviceClientLogger;
   /** Source of jitter in [0, 1); default `Math.random`. */
   readonly random?: () => number;
+  /** Where timers are scheduled; default one Node timer each; a fleet shares one `TimerWheel`. */
+  readonly scheduler?: DeviceScheduler;
+  /** Fault injection at protocol steps (tests and simulators only). */
+  readonly onProtocolStep?: ProtocolStepHook;
 }
 
 interface Connection {
@@ -139,7 +171,8 @@ interface Connection {
   /** Requests whose start claim was sent on this connection and not answered yet. */
   readonly claims: Set<string>;
   lastSeen: number;
-  timer?: NodeJS.Timeout;
+  /** Cancels the hello timeout before the welcome, the heartbeat check after it. */
+  cancelTimer?: CancelTimer;
 }
 
 interface Pending {
@@ -175,6 +208,7 @@ function delay(ms: number): Promise<void> {
  * Executions run one at a time, in the order their claims were granted.
  *
  * Failure modes: a lost connection is retried forever with exponential backoff and jitter until {@link close};
+ * a claim or outcome the bridge failed to record (its `internal` error) is sent again after a backoff;
  * a frame that fails validation is answered with a non-fatal `error` frame; the constructor throws when the journal
  * cannot be opened (locked by another client, or corrupt).
  */
@@ -185,14 +219,17 @@ export class DeviceClient {
   private readonly denied: ReadonlySet<string>;
   private readonly maxFrameBytes: number;
   private readonly logger: DeviceClientLogger;
+  private readonly scheduler: DeviceScheduler;
   private readonly pending = new Map<string, Pending>();
-  /** Granted and queued or running; a seal can no longer stop these. */
-  private readonly granted = new Set<string>();
+  /** Granted and queued or running; a seal can no longer stop these, a cancel aborts their controller. */
+  private readonly granted = new Map<string, AbortController>();
   private readonly running = new Map<string, AbortController>();
+  /** Attempts so far, per request whose claim or outcome the bridge failed to record. */
+  private readonly retries = new Map<string, number>();
   private queue: Promise<void> = Promise.resolve();
   private conn: Connection | undefined;
   private attempt = 0;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private cancelReconnect: CancelTimer | undefined;
   private started = false;
   private closing = false;
   private reportedInterrupted = false;
@@ -203,9 +240,13 @@ export class DeviceClient {
   constructor(private readonly options: DeviceClientOptions) {
     this.bootId = options.bootId ?? randomUUID();
     this.journal = DeviceJournal.open(options.journalDir);
-    this.denied = new Set([...DEFAULT_DENIED_PACKAGES, ...(options.deniedPackages ?? [])]);
+    // Shared when not extended: a fleet of simulated devices should not hold a copy each.
+    this.denied = options.deniedPackages?.length
+      ? new Set([...DEFAULT_DENIED_PACKAGES, ...options.deniedPackages])
+      : DEFAULT_DENIED_SET;
     this.maxFrameBytes = options.maxFrameBytes ?? DEVICE_MAX_FRAME_BYTES;
     this.logger = options.logger ?? {};
+    this.scheduler = options.scheduler ?? NODE_SCHEDULER;
   }
 
   /** Starts connecting (and reconnecting). Idempotent. */
@@ -243,13 +284,22 @@ export class DeviceClient {
   /**
    * Stops reconnecting, closes the connection, signals running executions to stop, waits up to `closeGraceMs` for
    * them to journal their outcome, then closes the journal. A run still going after that is reported as
-   * `interrupted` by the next client on this journal. Idempotent.
+   * `interrupted` by the next client on this journal. Idempotent. With `crash`, see {@link DeviceClientCloseOptions}.
    */
-  async close(): Promise<void> {
+  async close(options: DeviceClientCloseOptions = {}): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    clearTimeout(this.reconnectTimer);
-    for (const controller of this.running.values()) controller.abort(new Error('the device client is closing'));
+    this.cancelReconnect?.();
+    if (options.crash) {
+      const conn = this.conn;
+      this.conn = undefined;
+      if (conn) this.cut(conn);
+      // The journal closes first, so an execution that ends after this cannot record an outcome.
+      this.journal.close();
+      for (const controller of this.granted.values()) controller.abort(new Error('the device process stopped'));
+      return;
+    }
+    for (const controller of this.granted.values()) controller.abort(new Error('the device client is closing'));
     const conn = this.conn;
     this.conn = undefined;
     if (conn) this.dropConnection(conn, DEVICE_CLOSE_CODES.goingAway, 'device client closing');
@@ -276,7 +326,7 @@ export class DeviceClient {
     });
     ws.on('error', (err: Error) => this.logger.debug?.('device connection error', { error: err.message }));
     ws.on('close', (code: number, reason: Buffer) => this.onClose(conn, code, reason.toString('utf8')));
-    conn.timer = setTimeout(() => {
+    conn.cancelTimer = this.scheduler.timeout(() => {
       if (!conn.welcome) {
         this.logger.warn?.('no welcome from the bridge in time; reconnecting');
         this.dropConnection(conn, DEVICE_CLOSE_CODES.helloTimeout, 'no welcome');
@@ -305,7 +355,7 @@ export class DeviceClient {
   }
 
   private onClose(conn: Connection, code: number, reason: string): void {
-    clearTimeout(conn.timer);
+    conn.cancelTimer?.();
     conn.claims.clear();
     if (this.conn !== conn) return;
     this.conn = undefined;
@@ -317,13 +367,27 @@ export class DeviceClient {
     const wait = ceiling / 2 + (this.options.random ?? Math.random)() * (ceiling / 2);
     this.attempt += 1;
     this.logger.debug?.('device connection closed; reconnecting', { code, reason, waitMs: Math.round(wait) });
-    this.reconnectTimer = setTimeout(() => this.connect(), wait);
+    this.cancelReconnect = this.scheduler.timeout(() => this.connect(), wait);
   }
 
   private dropConnection(conn: Connection, code: number, reason: string): void {
-    clearTimeout(conn.timer);
+    conn.cancelTimer?.();
     if (conn.ws.readyState === WebSocket.OPEN) conn.ws.close(code, reason);
     else conn.ws.terminate();
+  }
+
+  /** Cuts the connection without a close frame, as a network failure would. */
+  private cut(conn: Connection): void {
+    conn.cancelTimer?.();
+    conn.ws.terminate();
+  }
+
+  /** True when the fault hook asked to cut the connection at this step (and it was cut). */
+  private faultAt(conn: Connection, step: ProtocolStep, requestId: string): boolean {
+    if (this.options.onProtocolStep?.(step, requestId) !== 'drop') return false;
+    this.logger.debug?.('fault injection: cutting the connection', { step, requestId });
+    this.cut(conn);
+    return true;
   }
 
   private onWelcome(conn: Connection, welcome: WelcomeFrameV1): void {
@@ -338,16 +402,19 @@ export class DeviceClient {
     conn.welcome = welcome;
     this.attempt = 0;
     this.clockOffsetMs = Date.parse(welcome.server_time) - Date.now();
-    clearTimeout(conn.timer);
+    conn.cancelTimer?.();
     const interval = welcome.heartbeat_interval_ms;
     // The bridge pings every interval; two missed pings (plus slack for a busy loop) mean it is gone.
-    conn.timer = setInterval(() => {
-      if (Date.now() - conn.lastSeen > 2 * interval + 1_000) {
-        this.logger.warn?.('the bridge went silent; reconnecting');
-        this.dropConnection(conn, DEVICE_CLOSE_CODES.heartbeatTimeout, 'heartbeat timeout');
-      }
-    }, interval);
-    conn.timer.unref();
+    conn.cancelTimer = this.scheduler.interval(
+      () => {
+        if (Date.now() - conn.lastSeen > 2 * interval + 1_000) {
+          this.logger.warn?.('the bridge went silent; reconnecting');
+          this.dropConnection(conn, DEVICE_CLOSE_CODES.heartbeatTimeout, 'heartbeat timeout');
+        }
+      },
+      interval,
+      false,
+    );
 
     for (const entry of this.journal.unackedOutcomes()) this.sendOutcome(conn, entry);
     for (const [requestId] of this.pending) {
@@ -364,7 +431,8 @@ export class DeviceClient {
 
   // --- frames -----------------------------------------------------------------------------------------------------
 
-  private send(conn: Connection, draft: DeviceFrameDraft): boolean {
+  /** @param written called once the frame was handed to the operating system (not a delivery receipt). */
+  private send(conn: Connection, draft: DeviceFrameDraft, written?: () => void): boolean {
     if (conn.ws.readyState !== WebSocket.OPEN) return false;
     let text: string;
     try {
@@ -373,7 +441,8 @@ export class DeviceClient {
       this.logger.warn?.('dropped a frame that failed to encode', { type: draft.type, error: (err as Error).message });
       return false;
     }
-    conn.ws.send(text);
+    if (written) conn.ws.send(text, (err) => (err ? undefined : written()));
+    else conn.ws.send(text);
     return true;
   }
 
@@ -452,6 +521,7 @@ export class DeviceClient {
           message: frame.message,
           requestId: frame.request_id,
         });
+        if (frame.code === 'internal' && frame.request_id) this.retryLater(conn, frame.request_id);
         return;
       case 'welcome':
       case 'hello':
@@ -554,11 +624,13 @@ export class DeviceClient {
 
   private sendClaim(conn: Connection, requestId: string): void {
     if (!conn.welcome) return;
+    if (this.faultAt(conn, 'before_claim', requestId)) return;
     if (this.send(conn, { type: 'start_claim', request_id: requestId })) conn.claims.add(requestId);
   }
 
   private onGranted(conn: Connection, requestId: string): void {
     conn.claims.delete(requestId);
+    this.retries.delete(requestId);
     const entry = this.journal.get(requestId);
     if (entry?.state !== 'claimed' || !this.pending.has(requestId) || this.granted.has(requestId)) {
       this.sendError(
@@ -569,16 +641,18 @@ export class DeviceClient {
       );
       return this.report(conn, requestId);
     }
-    this.granted.add(requestId);
+    this.granted.set(requestId, new AbortController());
     this.queue = this.queue
       .then(() => this.run(requestId))
       .catch((err: unknown) =>
         this.logger.warn?.('an execution could not be run', { requestId, error: (err as Error).message }),
       );
+    this.faultAt(conn, 'after_grant', requestId);
   }
 
   private onRefused(conn: Connection, requestId: string, reason: WireErrorV1): void {
     conn.claims.delete(requestId);
+    this.retries.delete(requestId);
     const state = this.journal.get(requestId)?.state;
     if ((state === 'claimed' || state === 'received') && !this.granted.has(requestId)) {
       this.journal.markRefused(requestId, reason);
@@ -587,6 +661,7 @@ export class DeviceClient {
   }
 
   private onOutcomeAck(conn: Connection, requestId: string): void {
+    this.retries.delete(requestId);
     const entry = this.journal.get(requestId);
     if (!entry?.outcome) {
       return this.sendError(
@@ -599,8 +674,36 @@ export class DeviceClient {
     this.journal.markAcked(requestId);
   }
 
+  /**
+   * The bridge could not record a claim or an outcome of this request (its `internal` error): send it again on this
+   * connection after a backoff (0.5 s doubling to 30 s), unless it was answered meanwhile. A reconnect resends both
+   * anyway. Nothing runs without a grant, and a repeated outcome is recorded once, so a retry is always safe.
+   */
+  private retryLater(conn: Connection, requestId: string): void {
+    conn.claims.delete(requestId);
+    const attempt = this.retries.get(requestId) ?? 0;
+    this.retries.set(requestId, attempt + 1);
+    this.scheduler.timeout(
+      () => {
+        if (this.closing || this.conn !== conn || !conn.welcome) return;
+        const entry = this.journal.get(requestId);
+        if (entry?.outcome && !entry.acked) return this.sendOutcome(conn, entry);
+        if (
+          entry?.state === 'claimed' &&
+          this.pending.has(requestId) &&
+          !this.granted.has(requestId) &&
+          !conn.claims.has(requestId)
+        )
+          this.sendClaim(conn, requestId);
+      },
+      Math.min(30_000, 500 * 2 ** attempt),
+      false,
+    );
+  }
+
   private onSeal(conn: Connection, requestId: string, reason: WireErrorV1 | undefined): void {
     if (this.journal.canSeal(requestId) && !this.granted.has(requestId)) {
+      this.retries.delete(requestId);
       this.journal.seal(requestId, reason);
       this.pending.delete(requestId);
       conn.claims.delete(requestId);
@@ -609,7 +712,8 @@ export class DeviceClient {
   }
 
   private onCancel(conn: Connection, requestId: string, reason: string | undefined): void {
-    const controller = this.running.get(requestId);
+    // Running, or granted and waiting behind another execution: it fails as cancelled (unless it already finished).
+    const controller = this.granted.get(requestId);
     if (controller) {
       controller.abort(new Error(reason ?? 'cancelled by the platform'));
       return this.report(conn, requestId);
@@ -640,11 +744,18 @@ export class DeviceClient {
     const outcome = entry.outcome;
     if (!outcome) return;
     const duration = outcome.durationMs === undefined ? {} : { duration_ms: outcome.durationMs };
+    // The after_outcome fault fires once the frame has left, so the bridge receives it and only the ack is lost.
+    const written = this.options.onProtocolStep
+      ? () => {
+          if (conn.ws.readyState === WebSocket.OPEN) this.faultAt(conn, 'after_outcome', entry.requestId);
+        }
+      : undefined;
     this.send(
       conn,
       outcome.status === 'succeeded'
         ? { type: 'outcome', request_id: entry.requestId, status: 'succeeded', result: outcome.result, ...duration }
         : { type: 'outcome', request_id: entry.requestId, status: 'failed', error: outcome.error, ...duration },
+      written,
     );
   }
 
@@ -659,7 +770,7 @@ export class DeviceClient {
     const { frame, args } = pending;
     // The start is durable before anything happens, so no later delivery or restart can run this request again.
     this.journal.markStarted(requestId, this.bootId);
-    const controller = new AbortController();
+    const controller = this.granted.get(requestId) ?? new AbortController();
     this.running.set(requestId, controller);
     const deadline = new Date(Date.parse(frame.deadline) - this.clockOffsetMs);
     const timeout = AbortSignal.timeout(Math.max(0, deadline.getTime() - Date.now()));
@@ -669,6 +780,20 @@ export class DeviceClient {
       // The foreground may have changed between the claim and the grant; check again right before acting.
       const refusal = this.packageRefusal(frame.tool, args);
       if (refusal) throw new DeviceToolError(refusal.code, refusal.message);
+      // Cancelled or overdue while it waited behind another execution: say that nothing was done.
+      if (controller.signal.aborted) {
+        throw new DeviceToolError(
+          'cancelled',
+          `Cancelled before it started (${(controller.signal.reason as Error).message}); nothing was done.`,
+        );
+      }
+      if (deadline.getTime() <= Date.now()) {
+        throw new DeviceToolError(
+          'deadline_exceeded',
+          `Its deadline (${frame.deadline}) passed before the device could start it; nothing was done. Check the ` +
+            `action's real state before submitting it again.`,
+        );
+      }
       const result = await this.options.executor(frame.tool, args, {
         requestId,
         callId: frame.call_id,

@@ -3,10 +3,13 @@ export {
   DeviceClient,
   DeviceToolError,
   type BackoffOptions,
+  type DeviceClientCloseOptions,
   type DeviceClientLogger,
   type DeviceClientOptions,
   type DeviceExecutor,
   type ExecutionContext,
+  type ProtocolStep,
+  type ProtocolStepHook,
   type TargetPackageResolver,
   type ToolArguments,
 } from './device-client.js';
@@ -23,20 +26,36 @@ export {
   type JournalSubmit,
 } from './journal.js';
 export {
+  NODE_SCHEDULER,
+  TimerWheel,
+  type CancelTimer,
+  type DeviceScheduler,
+  type TimerWheelOptions,
+} from './scheduler.js';
+export {
   SIM_PACKAGES,
   SIM_SCREEN,
   SIM_TOOLS,
   SimulatedDevice,
   type SimBounds,
   type SimContact,
+  type SimContactSkipReason,
   type SimForeground,
+  type SimKey,
   type SimMessage,
   type SimObservedElement,
   type SimSetting,
   type SimulatedDeviceOptions,
 } from './sim/simulated-device.js';
+export { SimFaultKnobs, type SimFaultEvent, type SimFaultName, type SimFaultSettings } from './sim/sim-faults.js';
 export {
   runSimulatedDevice,
   type RunSimulatedDeviceOptions,
   type SimulatedDeviceHandle,
 } from './sim/run-simulated-device.js';
+export {
+  runSimulatedFleet,
+  type RunSimulatedFleetOptions,
+  type SimToken,
+  type SimulatedFleet,
+} from './sim/simulated-fleet.js';

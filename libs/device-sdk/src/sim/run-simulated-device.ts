@@ -1,8 +1,11 @@
 /**
- * Starts a simulated phone connected to a bridge: a {@link SimulatedDevice} behind a {@link DeviceClient}.
- * Used by the CLI, the demo and tests.
+ * Starts a simulated phone connected to a bridge: a {@link SimulatedDevice} behind a {@link DeviceClient}, with fault
+ * knobs and a simulated reboot. Used by the CLI, the demo, tests and load runs.
  */
-import { DeviceClient, type BackoffOptions, type DeviceClientLogger } from '../device-client.js';
+import { randomUUID } from 'node:crypto';
+import { DeviceClient, type BackoffOptions, type DeviceClientLogger, type DeviceExecutor } from '../device-client.js';
+import { NODE_SCHEDULER, type DeviceScheduler } from '../scheduler.js';
+import { SimFaultKnobs } from './sim-faults.js';
 import { SimulatedDevice } from './simulated-device.js';
 
 /** Options of {@link runSimulatedDevice}. */
@@ -19,14 +22,31 @@ export interface RunSimulatedDeviceOptions {
   readonly device?: SimulatedDevice;
   readonly deniedPackages?: readonly string[];
   readonly backoff?: BackoffOptions;
+  /** Boot id of the first boot; a random UUID by default (every {@link SimulatedDeviceHandle.reboot} makes a new one). */
   readonly bootId?: string;
   readonly logger?: DeviceClientLogger;
+  /** Timers of the client and of the `delayMs` fault; default one Node timer each. */
+  readonly scheduler?: DeviceScheduler;
+  /** How long a normal {@link SimulatedDeviceHandle.close} waits for running executions; default 5 000 ms. */
+  readonly closeGraceMs?: number;
 }
 
 /** A running simulated phone. */
 export interface SimulatedDeviceHandle {
+  readonly deviceId: string;
+  /** The phone. Its state (contacts, settings, screens) survives reboots, as a real phone's storage would. */
   readonly device: SimulatedDevice;
+  /** The client of the current boot; {@link reboot} replaces it. */
   readonly client: DeviceClient;
+  /** Fault knobs (connection drops at protocol steps, slow or hanging executions); they survive reboots. */
+  readonly faults: SimFaultKnobs;
+  /**
+   * Restarts the device process as a crash would: the connection is cut without a close frame, running executions
+   * are abandoned without an outcome (their journal entries stay `started`), and a new client with a new boot id
+   * opens the same journal and connects. The new boot reports abandoned runs as `interrupted`, resends unacknowledged
+   * outcomes, and never runs a request its journal knows again.
+   */
+  reboot(options?: { readonly bootId?: string }): Promise<void>;
   /** Disconnects and closes the journal (see {@link DeviceClient.close}). */
   close(): Promise<void>;
 }
@@ -39,18 +59,46 @@ export interface SimulatedDeviceHandle {
  */
 export function runSimulatedDevice(options: RunSimulatedDeviceOptions): SimulatedDeviceHandle {
   const device = options.device ?? new SimulatedDevice();
-  const client = new DeviceClient({
-    url: options.url,
-    tenant: options.tenant,
+  const faults = new SimFaultKnobs();
+  const scheduler = options.scheduler ?? NODE_SCHEDULER;
+  const executor: DeviceExecutor = async (tool, args, context) => {
+    await faults.beforeExecution(context, scheduler);
+    return device.execute(tool, args, context);
+  };
+  const boot = (bootId: string | undefined): DeviceClient =>
+    new DeviceClient({
+      url: options.url,
+      tenant: options.tenant,
+      deviceId: options.deviceId,
+      token: options.token,
+      journalDir: options.journalDir,
+      executor,
+      targetPackage: device.targetPackage,
+      onProtocolStep: faults.protocolHook,
+      ...(bootId ? { bootId } : {}),
+      ...(options.deniedPackages ? { deniedPackages: options.deniedPackages } : {}),
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      ...(options.closeGraceMs === undefined ? {} : { closeGraceMs: options.closeGraceMs }),
+    }).start();
+  let client = boot(options.bootId);
+  let closed = false;
+  return {
     deviceId: options.deviceId,
-    token: options.token,
-    journalDir: options.journalDir,
-    executor: device.execute,
-    targetPackage: device.targetPackage,
-    ...(options.deniedPackages ? { deniedPackages: options.deniedPackages } : {}),
-    ...(options.backoff ? { backoff: options.backoff } : {}),
-    ...(options.bootId ? { bootId: options.bootId } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  }).start();
-  return { device, client, close: () => client.close() };
+    device,
+    faults,
+    get client() {
+      return client;
+    },
+    async reboot(rebootOptions = {}) {
+      if (closed) throw new Error(`the simulated device ${options.deviceId} is closed`);
+      await client.close({ crash: true });
+      client = boot(rebootOptions.bootId ?? randomUUID());
+    },
+    async close() {
+      closed = true;
+      await client.close();
+    },
+  };
 }

@@ -84,14 +84,18 @@ describe('SimulatedDevice', () => {
       to: { name: 'Alice Martin', number: '+33612345678' },
       sent_at: '2026-05-01T10:00:00.000Z',
     });
-    expect(await device.execute('device.send_message', { recipient: '+1 415 555 0123', message_body: 'Hi' })).toMatchObject({
+    expect(
+      await device.execute('device.send_message', { recipient: '+1 415 555 0123', message_body: 'Hi' }),
+    ).toMatchObject({
       message_id: 'msg-2',
       to: { name: 'Bob Chen' },
     });
-    await expect(device.execute('device.send_message', { recipient: 'Zed', message_body: 'Hi' })).rejects.toMatchObject({
-      code: 'unknown_recipient',
-      message: expect.stringMatching(/device\.list_contacts/),
-    });
+    await expect(device.execute('device.send_message', { recipient: 'Zed', message_body: 'Hi' })).rejects.toMatchObject(
+      {
+        code: 'unknown_recipient',
+        message: expect.stringMatching(/device\.list_contacts/),
+      },
+    );
     expect(device.messages).toHaveLength(2);
   });
 
@@ -118,5 +122,384 @@ describe('SimulatedDevice', () => {
       code: 'unknown_tool',
       message: expect.stringMatching(/device\.screen_observe, device\.tap/),
     });
+  });
+});
+
+type ScreenResult = {
+  succeeded: boolean;
+  changed: boolean;
+  foreground_package: string | null;
+  screen: string | null;
+  settled: boolean;
+  target?: { ref: string; text: string } | null;
+};
+
+async function observe(device: SimulatedDevice): Promise<Observation> {
+  return (await device.execute('device.screen_observe', { max_elements: 200 })) as Observation;
+}
+
+async function refOf(device: SimulatedDevice, text: string): Promise<string> {
+  const found = (await observe(device)).elements.find((e) => e.text === text);
+  if (!found) throw new Error(`no element ${text} on screen`);
+  return found.ref;
+}
+
+const COMPOSE = { package: SIM_PACKAGES.messages, screen: 'compose' };
+const manyContacts = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ name: `Contact ${String(i + 1).padStart(2, '0')}`, number: `+3361000${i}` }));
+
+describe('SimulatedDevice screen actions', () => {
+  describe('foreground check', () => {
+    it.each([
+      ['device.tap', { ref: 'e2' }],
+      ['device.type_text', { text: 'hello' }],
+      ['device.swipe', { direction: 'up' }],
+      ['device.press_key', { key: 'home' }],
+    ])('%s refuses when another app is in front than the call names, and changes nothing', async (tool, args) => {
+      const device = new SimulatedDevice();
+      await expect(device.execute(tool, { ...args, foreground_package: SIM_PACKAGES.bank })).rejects.toMatchObject({
+        code: 'foreground_changed',
+        message: expect.stringMatching(/com\.android\.launcher, not com\.example\.bank; nothing was .*screen_observe/),
+      });
+      expect(device.foreground).toEqual({ package: SIM_PACKAGES.launcher, screen: 'home' });
+    });
+
+    it.each(['device.tap', 'device.type_text', 'device.swipe', 'device.press_key'])(
+      '%s refuses when no app is identifiably in front',
+      async (tool) => {
+        const device = new SimulatedDevice({ foreground: null });
+        const args = { ref: 'e1', x: 1, y: 1, text: 'a', direction: 'up', key: 'back' };
+        await expect(device.execute(tool, args)).rejects.toMatchObject({ code: 'screen_unavailable' });
+        expect(device.targetPackage(tool, args)).toBeNull();
+      },
+    );
+  });
+
+  describe('target_text', () => {
+    it('acts when the element shows the text the call was judged on, ignoring case', async () => {
+      const device = new SimulatedDevice();
+      const ref = await refOf(device, 'Messages');
+      const result = (await device.execute('device.tap', {
+        ref,
+        target_text: 'messages',
+        foreground_package: SIM_PACKAGES.launcher,
+      })) as ScreenResult;
+      expect(result).toMatchObject({ succeeded: true, changed: true, foreground_package: SIM_PACKAGES.messages });
+    });
+
+    it('refuses a tap whose element shows other text than the call names', async () => {
+      const device = new SimulatedDevice();
+      const ref = await refOf(device, 'Bank');
+      await expect(device.execute('device.tap', { ref, target_text: 'Messages' })).rejects.toMatchObject({
+        code: 'target_mismatch',
+        message: expect.stringMatching(/shows "Bank", not "Messages"; nothing was tapped/),
+      });
+      expect(device.foreground?.package).toBe(SIM_PACKAGES.launcher);
+    });
+  });
+
+  describe('device.type_text', () => {
+    it('types into the field given by ref and reports the field, not a strategy', async () => {
+      const device = new SimulatedDevice({ foreground: COMPOSE });
+      const ref = await refOf(device, 'Message');
+      const result = await device.execute('device.type_text', {
+        text: 'Running late',
+        ref,
+        target_text: 'Message',
+        foreground_package: SIM_PACKAGES.messages,
+      });
+      expect(result).toEqual({
+        succeeded: true,
+        target: { ref, text: 'Message' },
+        changed: true,
+        foreground_package: SIM_PACKAGES.messages,
+        screen: 'compose',
+        settled: true,
+      });
+      expect(device.fieldText(SIM_PACKAGES.messages, 'compose', 'Message')).toBe('Running late');
+      expect((await observe(device)).elements.map((e) => e.text)).toContain('Running late');
+    });
+
+    it('types into the focused field when no ref is given, appending to what is there', async () => {
+      const device = new SimulatedDevice({ foreground: COMPOSE });
+      await device.execute('device.tap', { ref: await refOf(device, 'To') });
+      await device.execute('device.type_text', { text: 'Alice' });
+      await device.execute('device.type_text', { text: ' Martin', target_text: 'To' });
+      expect(device.fieldText(SIM_PACKAGES.messages, 'compose', 'To')).toBe('Alice Martin');
+    });
+
+    it('refuses without a ref when no field has focus', async () => {
+      const device = new SimulatedDevice({ foreground: COMPOSE });
+      await expect(device.execute('device.type_text', { text: 'hi' })).rejects.toMatchObject({
+        code: 'no_focused_field',
+      });
+    });
+
+    it('refuses a ref that is not an input field', async () => {
+      const device = new SimulatedDevice({ foreground: COMPOSE });
+      const ref = await refOf(device, 'Send');
+      await expect(device.execute('device.type_text', { text: 'hi', ref })).rejects.toMatchObject({
+        code: 'not_an_input',
+        message: expect.stringMatching(/is a button \("Send"\), not an input field; nothing was typed/),
+      });
+    });
+
+    it('asks for the text to type', async () => {
+      await expect(
+        new SimulatedDevice({ foreground: COMPOSE }).execute('device.type_text', { text: '' }),
+      ).rejects.toMatchObject({ code: 'invalid_arguments', message: expect.stringMatching(/Provide text/) });
+    });
+  });
+
+  describe('device.swipe', () => {
+    it('scrolls a long list and says when the end is reached', async () => {
+      const device = new SimulatedDevice({
+        contacts: manyContacts(30),
+        foreground: { package: SIM_PACKAGES.contacts, screen: 'list' },
+      });
+      const first = await observe(device);
+      expect(first.elements[0]?.text).toBe('Contacts');
+      expect(first.total_elements).toBeLessThan(31);
+
+      const args = { direction: 'up', foreground_package: SIM_PACKAGES.contacts };
+      expect(await device.execute('device.swipe', args)).toEqual({
+        succeeded: true,
+        changed: true,
+        foreground_package: SIM_PACKAGES.contacts,
+        screen: 'list',
+        settled: true,
+      });
+      const second = await observe(device);
+      expect(second.elements.map((e) => e.text)).toContain('Contact 30');
+      expect(second.elements[0]!.bounds.top).toBeGreaterThanOrEqual(0);
+
+      expect(await device.execute('device.swipe', args)).toMatchObject({ changed: false });
+      expect(await device.execute('device.swipe', { ...args, direction: 'down' })).toMatchObject({ changed: true });
+      expect((await observe(device)).elements[0]?.text).toBe('Contacts');
+    });
+
+    it('reports a swipe with nothing to scroll as unchanged', async () => {
+      const device = new SimulatedDevice();
+      for (const direction of ['up', 'down', 'left', 'right']) {
+        expect(await device.execute('device.swipe', { direction })).toMatchObject({ succeeded: true, changed: false });
+      }
+    });
+
+    it('refuses a ref that is not on the screen, and an unknown direction', async () => {
+      const device = new SimulatedDevice();
+      await expect(device.execute('device.swipe', { direction: 'up', ref: 'e99' })).rejects.toMatchObject({
+        code: 'stale_ref',
+      });
+      await expect(device.execute('device.swipe', { direction: 'sideways' })).rejects.toMatchObject({
+        code: 'invalid_arguments',
+        message: 'direction must be one of up, down, left, right, not "sideways".',
+      });
+    });
+  });
+
+  describe('device.press_key', () => {
+    it('goes back through an app to the launcher, then has nothing left to go back to', async () => {
+      const device = new SimulatedDevice({ foreground: COMPOSE });
+      const back = { key: 'back' };
+      expect(await device.execute('device.press_key', back)).toMatchObject({ changed: true, screen: 'inbox' });
+      expect(await device.execute('device.press_key', back)).toMatchObject({
+        changed: true,
+        foreground_package: SIM_PACKAGES.launcher,
+        screen: 'home',
+      });
+      expect(await device.execute('device.press_key', back)).toMatchObject({ succeeded: true, changed: false });
+    });
+
+    it('closes the keyboard with back or enter before navigating', async () => {
+      const device = new SimulatedDevice({ foreground: COMPOSE });
+      await device.execute('device.tap', { ref: await refOf(device, 'Message') });
+      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({
+        changed: true,
+        screen: 'compose',
+      });
+      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({ changed: false });
+      await expect(device.execute('device.type_text', { text: 'x' })).rejects.toMatchObject({
+        code: 'no_focused_field',
+      });
+    });
+
+    it('shows the recent apps and returns from them', async () => {
+      const device = new SimulatedDevice();
+      await device.execute('device.open_app', { package_name: SIM_PACKAGES.settings });
+      await device.execute('device.open_app', { package_name: SIM_PACKAGES.messages });
+      expect(await device.execute('device.press_key', { key: 'recent_apps' })).toMatchObject({
+        changed: true,
+        foreground_package: SIM_PACKAGES.systemui,
+        screen: 'recents',
+      });
+      expect((await observe(device)).elements.map((e) => e.text)).toEqual(['Recent apps', 'Messages', 'Settings']);
+      expect(await device.execute('device.press_key', { key: 'back' })).toMatchObject({
+        foreground_package: SIM_PACKAGES.messages,
+        screen: 'inbox',
+      });
+      expect(await device.execute('device.press_key', { key: 'home' })).toMatchObject({
+        changed: true,
+        foreground_package: SIM_PACKAGES.launcher,
+      });
+      expect(await device.execute('device.press_key', { key: 'home' })).toMatchObject({ changed: false });
+    });
+
+    it('fails when the app blocks the key', async () => {
+      const device = new SimulatedDevice({ foreground: { package: SIM_PACKAGES.bank, screen: 'transfer' } });
+      await expect(device.execute('device.press_key', { key: 'recent_apps' })).rejects.toMatchObject({
+        code: 'key_blocked',
+      });
+      await expect(device.execute('device.press_key', { key: 'power' })).rejects.toMatchObject({
+        code: 'invalid_arguments',
+      });
+    });
+  });
+});
+
+describe('device.toggle_setting', () => {
+  it('sets the desired state and reports an already-set setting as unchanged', async () => {
+    const device = new SimulatedDevice();
+    expect(await device.execute('device.toggle_setting', { setting: 'wifi', desired_state: 'on' })).toEqual({
+      setting: 'wifi',
+      previous_state: 'on',
+      current_state: 'on',
+      changed: false,
+    });
+    expect(await device.execute('device.toggle_setting', { setting: 'bluetooth', desired_state: 'on' })).toEqual({
+      setting: 'bluetooth',
+      previous_state: 'off',
+      current_state: 'on',
+      changed: true,
+    });
+    expect(await device.execute('device.toggle_setting', { setting: 'bluetooth', desired_state: 'on' })).toMatchObject({
+      changed: false,
+    });
+    expect(device.settings).toMatchObject({ wifi: true, bluetooth: true });
+    expect(device.targetPackage('device.toggle_setting', {})).toBe(SIM_PACKAGES.settings);
+  });
+
+  it('refuses a setting or state it does not know', async () => {
+    const device = new SimulatedDevice();
+    await expect(
+      device.execute('device.toggle_setting', { setting: 'nfc', desired_state: 'on' }),
+    ).rejects.toMatchObject({
+      code: 'invalid_arguments',
+      message: 'setting must be one of wifi, bluetooth, airplane_mode, location, not "nfc".',
+    });
+    await expect(
+      device.execute('device.toggle_setting', { setting: 'wifi', desired_state: 'toggle' }),
+    ).rejects.toMatchObject({ code: 'invalid_arguments' });
+  });
+});
+
+describe('device.delete_contacts_verified', () => {
+  const names = (device: SimulatedDevice) => device.contacts.map((c) => c.name);
+
+  it('deletes the contacts it verifies and reports each name', async () => {
+    const device = new SimulatedDevice();
+    expect(
+      await device.execute('device.delete_contacts_verified', { contact_names: ['Bob Chen', 'Zoe Nobody'] }),
+    ).toEqual({ deleted: ['Bob Chen'], skipped: [{ name: 'Zoe Nobody', reason: 'not_found' }] });
+    expect(names(device)).toEqual(['Alice Martin', 'Chloé Dubois', 'Dmitri Ivanov']);
+    expect(device.targetPackage('device.delete_contacts_verified', {})).toBe(SIM_PACKAGES.contacts);
+  });
+
+  it('matches exact names only, in any Unicode normalisation form', async () => {
+    const device = new SimulatedDevice();
+    const decomposed = 'Chloé Dubois'.normalize('NFD');
+    expect(
+      await device.execute('device.delete_contacts_verified', { contact_names: [decomposed, 'alice martin'] }),
+    ).toEqual({ deleted: [decomposed], skipped: [{ name: 'alice martin', reason: 'not_found' }] });
+    expect(names(device)).toEqual(['Alice Martin', 'Bob Chen', 'Dmitri Ivanov']);
+  });
+
+  it('skips a contact edited between its listing and the re-check, and keeps it', async () => {
+    const device = new SimulatedDevice({
+      beforeContactCheck: (name, d) => {
+        const i = d.contacts.findIndex((c) => c.name === name);
+        if (name === 'Alice Martin') d.contacts[i] = { name, number: '+33600000000' };
+      },
+    });
+    expect(
+      await device.execute('device.delete_contacts_verified', { contact_names: ['Alice Martin', 'Bob Chen'] }),
+    ).toEqual({ deleted: ['Bob Chen'], skipped: [{ name: 'Alice Martin', reason: 'changed_since_listed' }] });
+    expect(device.contacts).toContainEqual({ name: 'Alice Martin', number: '+33600000000' });
+  });
+
+  it('skips a name whose contact appeared after the listing, and one removed meanwhile', async () => {
+    const device = new SimulatedDevice({
+      beforeContactCheck: (name, d) => {
+        if (name === 'Eve Newcomer') d.contacts.push({ name, number: '+33611111111' });
+        if (name === 'Dmitri Ivanov')
+          d.contacts.splice(
+            d.contacts.findIndex((c) => c.name === name),
+            1,
+          );
+      },
+    });
+    expect(
+      await device.execute('device.delete_contacts_verified', { contact_names: ['Eve Newcomer', 'Dmitri Ivanov'] }),
+    ).toEqual({
+      deleted: [],
+      skipped: [
+        { name: 'Eve Newcomer', reason: 'changed_since_listed' },
+        { name: 'Dmitri Ivanov', reason: 'not_found' },
+      ],
+    });
+    expect(names(device)).toContain('Eve Newcomer');
+  });
+
+  it('never picks one of several contacts with the same name', async () => {
+    const device = new SimulatedDevice({
+      contacts: [
+        { name: 'Bob Chen', number: '+14155550123' },
+        { name: 'Bob Chen', number: '+14155550999' },
+      ],
+    });
+    expect(await device.execute('device.delete_contacts_verified', { contact_names: ['Bob Chen'] })).toEqual({
+      deleted: [],
+      skipped: [{ name: 'Bob Chen', reason: 'ambiguous' }],
+    });
+    expect(device.contacts).toHaveLength(2);
+  });
+
+  it('fails as a whole, deleting nothing, when the contacts store is unavailable', async () => {
+    const device = new SimulatedDevice();
+    device.contactsAvailable = false;
+    await expect(
+      device.execute('device.delete_contacts_verified', { contact_names: ['Bob Chen'] }),
+    ).rejects.toMatchObject({ code: 'contacts_unavailable' });
+    expect(device.contacts).toHaveLength(4);
+  });
+
+  it('stops when cancelled and says what it already deleted', async () => {
+    const controller = new AbortController();
+    const device = new SimulatedDevice({
+      beforeContactCheck: (name) => {
+        if (name === 'Alice Martin') controller.abort();
+      },
+    });
+    await expect(
+      device.execute(
+        'device.delete_contacts_verified',
+        { contact_names: ['Bob Chen', 'Alice Martin', 'Dmitri Ivanov'] },
+        { signal: controller.signal },
+      ),
+    ).rejects.toMatchObject({
+      code: 'cancelled',
+      message: expect.stringMatching(/deleted Bob Chen; did not touch Alice Martin, Dmitri Ivanov/),
+    });
+    expect(names(device)).toEqual(['Alice Martin', 'Chloé Dubois', 'Dmitri Ivanov']);
+  });
+
+  it('refuses an empty list and a name listed twice', async () => {
+    const device = new SimulatedDevice();
+    await expect(device.execute('device.delete_contacts_verified', { contact_names: [] })).rejects.toMatchObject({
+      code: 'invalid_arguments',
+    });
+    await expect(
+      device.execute('device.delete_contacts_verified', { contact_names: ['Bob Chen', 'Bob Chen'] }),
+    ).rejects.toMatchObject({ code: 'invalid_arguments', message: expect.stringMatching(/twice/) });
+    expect(device.contacts).toHaveLength(4);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A simulated Android phone for tests, demos and the CLI: installed apps with screens of elements, a foreground app,
  * contacts, a messages app, a banking app and settings toggles, driven through the same tools a real device exposes.
+ * Tool and argument names follow the device extension of the catalog (`@ormuz/catalog`, device.extension.ts).
  */
 import type { JsonValue } from '@ormuz/contracts';
 import { DeviceToolError, type ExecutionContext, type ToolArguments } from '../device-client.js';
@@ -8,22 +9,28 @@ import { DeviceToolError, type ExecutionContext, type ToolArguments } from '../d
 /** Screen size of the simulated phone, in pixels. */
 export const SIM_SCREEN = { width: 1080, height: 2400 } as const;
 
-/** Package names of the simulated apps. */
+/** Package names of the simulated apps. `systemui` shows the recent apps; it is not launchable. */
 export const SIM_PACKAGES = {
   launcher: 'com.android.launcher',
   messages: 'com.example.messages',
   contacts: 'com.example.contacts',
   bank: 'com.example.bank',
   settings: 'com.android.settings',
+  systemui: 'com.android.systemui',
 } as const;
 
 /** Tools the simulated device runs. */
 export const SIM_TOOLS = [
   'device.screen_observe',
   'device.tap',
+  'device.type_text',
+  'device.swipe',
+  'device.press_key',
   'device.open_app',
+  'device.toggle_setting',
   'device.send_message',
   'device.list_contacts',
+  'device.delete_contacts_verified',
 ] as const;
 
 /** Pixel rectangle of an element on screen. */
@@ -36,9 +43,10 @@ export interface SimBounds {
 
 /** One element as `device.screen_observe` reports it. */
 export interface SimObservedElement {
-  /** Valid until the screen changes; pass it to `device.tap`. */
+  /** Valid until the screen changes; pass it to `device.tap`, `device.type_text` or `device.swipe`. */
   readonly ref: string;
   readonly role: 'button' | 'text' | 'input' | 'list_item' | 'switch' | 'header';
+  /** Visible text; for an input, what was typed into it, or its hint while it is empty. */
   readonly text: string;
   readonly bounds: SimBounds;
   readonly clickable: boolean;
@@ -66,34 +74,52 @@ export interface SimMessage {
 /** Names of the simulated system settings. */
 export type SimSetting = 'wifi' | 'bluetooth' | 'airplane_mode' | 'location';
 
+/** System keys `device.press_key` presses. */
+export type SimKey = 'back' | 'home' | 'enter' | 'recent_apps';
+
+/** Why `device.delete_contacts_verified` skipped a name. */
+export type SimContactSkipReason = 'not_found' | 'ambiguous' | 'changed_since_listed';
+
 /** Where the phone is: an app's package and one of its screens. */
 export interface SimForeground {
   readonly package: string;
   readonly screen: string;
 }
 
-type TapEffect =
+type Effect =
   | { readonly kind: 'navigate'; readonly screen: string }
   | { readonly kind: 'open_app'; readonly package: string }
   | { readonly kind: 'toggle'; readonly setting: SimSetting }
+  | { readonly kind: 'focus'; readonly field: string }
   | { readonly kind: 'none' };
 
 interface Node {
   readonly role: SimObservedElement['role'];
   readonly text: string;
-  readonly effect?: TapEffect;
+  readonly effect?: Effect;
   readonly checked?: boolean;
+  /** Inputs: the field's name (its hint), which keys what was typed into it. */
+  readonly field?: string;
   readonly children?: readonly Node[];
 }
 
 interface PlacedElement extends SimObservedElement {
-  readonly effect?: TapEffect;
+  /** Row in the whole (scrollable) screen, from 0. */
+  readonly row: number;
+  readonly effect?: Effect;
+  readonly field?: string;
 }
 
 interface SimApp {
   readonly label: string;
   readonly home: string;
   readonly screens: Record<string, (device: SimulatedDevice) => readonly Node[]>;
+  /** Where `back` goes from a screen other than home; from home it goes to the launcher. */
+  readonly parents?: Record<string, string>;
+  /** Keys the app blocks on a screen (a secure screen, say). */
+  readonly blockedKeys?: Record<string, readonly SimKey[]>;
+  /** Not listed on the launcher and not openable with `device.open_app`. */
+  readonly hidden?: boolean;
 }
 
 /** Options of {@link SimulatedDevice}. */
@@ -103,6 +129,13 @@ export interface SimulatedDeviceOptions {
   readonly foreground?: SimForeground | null;
   /** Clock for message times; defaults to the system clock. */
   readonly now?: () => Date;
+  /**
+   * Called by `device.delete_contacts_verified` right before it re-reads each name, after it took its own listing:
+   * lets a test change the contacts in between, as a sync or the owner editing the address book would.
+   */
+  readonly beforeContactCheck?: (name: string, device: SimulatedDevice) => void | Promise<void>;
+  /** Most entries kept in {@link SimulatedDevice.history} (oldest dropped first); default unbounded. */
+  readonly historyLimit?: number;
 }
 
 const DEFAULT_CONTACTS: readonly SimContact[] = [
@@ -116,9 +149,19 @@ const DEFAULT_OBSERVE_LIMIT = 40;
 const MAX_OBSERVE_LIMIT = 200;
 const DEFAULT_CONTACTS_LIMIT = 50;
 const MAX_BODY_LENGTH = 2000;
+const MAX_TYPED_LENGTH = 5000;
+const MAX_CONTACT_NAMES = 50;
+const MAX_RECENT_APPS = 8;
+const TOP = 120;
 const ROW_HEIGHT = 140;
+/** Rows that fit on the screen; a longer screen scrolls with `device.swipe`. */
+const VIEWPORT_ROWS = Math.floor((SIM_SCREEN.height - TOP) / ROW_HEIGHT);
+const KEYS: readonly SimKey[] = ['back', 'home', 'enter', 'recent_apps'];
+const DIRECTIONS = ['up', 'down', 'left', 'right'] as const;
+const LAUNCHER_HOME: SimForeground = { package: SIM_PACKAGES.launcher, screen: 'home' };
 
-const button = (text: string, effect: TapEffect = { kind: 'none' }): Node => ({ role: 'button', text, effect });
+const button = (text: string, effect: Effect = { kind: 'none' }): Node => ({ role: 'button', text, effect });
+const input = (field: string): Node => ({ role: 'input', text: field, field, effect: { kind: 'focus', field } });
 
 const APPS: Record<string, SimApp> = {
   [SIM_PACKAGES.launcher]: {
@@ -128,7 +171,7 @@ const APPS: Record<string, SimApp> = {
       home: () => [
         { role: 'header', text: 'Home' },
         ...Object.entries(APPS)
-          .filter(([pkg]) => pkg !== SIM_PACKAGES.launcher)
+          .filter(([pkg, app]) => pkg !== SIM_PACKAGES.launcher && !app.hidden)
           .map(([pkg, app]) => button(app.label, { kind: 'open_app', package: pkg })),
       ],
     },
@@ -136,6 +179,7 @@ const APPS: Record<string, SimApp> = {
   [SIM_PACKAGES.messages]: {
     label: 'Messages',
     home: 'inbox',
+    parents: { compose: 'inbox' },
     screens: {
       inbox: (d) => [
         { role: 'header', text: 'Messages' },
@@ -148,8 +192,8 @@ const APPS: Record<string, SimApp> = {
       ],
       compose: () => [
         { role: 'header', text: 'New message' },
-        { role: 'input', text: 'To' },
-        { role: 'input', text: 'Message' },
+        input('To'),
+        input('Message'),
         button('Send'),
         button('Back', { kind: 'navigate', screen: 'inbox' }),
       ],
@@ -168,6 +212,8 @@ const APPS: Record<string, SimApp> = {
   [SIM_PACKAGES.bank]: {
     label: 'Bank',
     home: 'accounts',
+    parents: { transfer: 'accounts' },
+    blockedKeys: { transfer: ['recent_apps'] },
     screens: {
       accounts: () => [
         { role: 'header', text: 'Accounts' },
@@ -176,7 +222,7 @@ const APPS: Record<string, SimApp> = {
       ],
       transfer: () => [
         { role: 'header', text: 'Transfer' },
-        { role: 'input', text: 'Amount' },
+        input('Amount'),
         button('Confirm transfer'),
         button('Cancel', { kind: 'navigate', screen: 'accounts' }),
       ],
@@ -194,6 +240,19 @@ const APPS: Record<string, SimApp> = {
           checked: d.settings[s],
           effect: { kind: 'toggle', setting: s },
         })),
+      ],
+    },
+  },
+  [SIM_PACKAGES.systemui]: {
+    label: 'Recent apps',
+    home: 'recents',
+    hidden: true,
+    screens: {
+      recents: (d) => [
+        { role: 'header', text: 'Recent apps' },
+        ...(d.recentApps.length === 0
+          ? [{ role: 'text', text: 'No recent apps' } as const]
+          : d.recentApps.map((pkg) => button(APPS[pkg]?.label ?? pkg, { kind: 'open_app', package: pkg }))),
       ],
     },
   },
@@ -225,6 +284,21 @@ function requiredText(args: ToolArguments, name: string, hint: string): string {
   return value;
 }
 
+function optionalRef(args: ToolArguments): string | undefined {
+  const ref = args['ref'];
+  if (ref === undefined || ref === null) return undefined;
+  if (typeof ref !== 'string' || ref === '') throw invalid('ref must be an element ref from device.screen_observe.');
+  return ref;
+}
+
+function oneOf<T extends string>(args: ToolArguments, name: string, allowed: readonly T[]): T {
+  const value = args[name];
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw invalid(
+    `${name} must be one of ${allowed.join(', ')}${value === undefined ? '' : `, not ${JSON.stringify(value)}`}.`,
+  );
+}
+
 function encodeHandle(value: { token: string; offset: number }): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 }
@@ -254,13 +328,14 @@ function decodeHandle(handle: JsonValue | undefined): { token: string; offset: n
 
 const fold = (text: string): string => text.normalize('NFC').toLocaleLowerCase();
 const digits = (text: string): string => text.replace(/[^0-9]/g, '');
+const sameName = (a: string, b: string): boolean => a.normalize('NFC') === b.normalize('NFC');
 
 /**
  * A simulated phone. Its {@link execute} method is a {@link DeviceExecutor} for the tools in {@link SIM_TOOLS};
  * {@link targetPackage} is the matching {@link TargetPackageResolver}. State lives in memory only.
  */
 export class SimulatedDevice {
-  /** Contacts, in display order. */
+  /** Contacts, in display order. Tests may edit it directly. */
   readonly contacts: SimContact[];
   /** Messages sent so far, oldest first. */
   readonly messages: SimMessage[] = [];
@@ -273,17 +348,31 @@ export class SimulatedDevice {
   };
   /** Every tool the executor ran, in order: lets a test count runs. */
   readonly history: { readonly tool: string; readonly args: ToolArguments }[] = [];
+  /** When false, the contacts store fails as a whole (`contacts_unavailable`), as a locked profile would. */
+  contactsAvailable = true;
   private fg: SimForeground | null;
   /** Increases on every change a screen could show, so observations and handles can tell they are stale. */
   private version = 0;
   private lastObservation: { token: string; texts: Map<string, string> } | undefined;
+  /** First visible row of the current screen. */
+  private scroll = 0;
+  /** Field name of the focused input on the current screen. */
+  private focus: string | undefined;
+  /** What was typed, by `package/screen/field`. */
+  private readonly fields = new Map<string, string>();
+  private recent: string[] = [];
+  /** Where `back` returns from the recent apps. */
+  private beforeRecents: SimForeground | null = null;
   private readonly now: () => Date;
+  private readonly beforeContactCheck: SimulatedDeviceOptions['beforeContactCheck'];
+  private readonly historyLimit: number;
 
   constructor(options: SimulatedDeviceOptions = {}) {
     this.contacts = [...(options.contacts ?? DEFAULT_CONTACTS)];
-    this.fg =
-      options.foreground === undefined ? { package: SIM_PACKAGES.launcher, screen: 'home' } : options.foreground;
+    this.fg = options.foreground === undefined ? LAUNCHER_HOME : options.foreground;
     this.now = options.now ?? (() => new Date());
+    this.beforeContactCheck = options.beforeContactCheck;
+    this.historyLimit = options.historyLimit ?? Number.POSITIVE_INFINITY;
     this.execute = this.execute.bind(this);
     this.targetPackage = this.targetPackage.bind(this);
   }
@@ -295,31 +384,46 @@ export class SimulatedDevice {
 
   /** Puts an app in front (or `null`: nothing identifiable is in front). For tests and demos. */
   setForeground(foreground: SimForeground | null): void {
-    this.fg = foreground;
-    this.version += 1;
+    this.show(foreground);
   }
 
-  /** Package names of the installed apps. */
+  /** Apps opened most recently first, as the recent-apps screen lists them. */
+  get recentApps(): readonly string[] {
+    return this.recent;
+  }
+
+  /** What was typed into a field (by its hint, e.g. `Message`) of an app's screen; empty when nothing was. */
+  fieldText(pkg: string, screen: string, field: string): string {
+    return this.fields.get(`${pkg}/${screen}/${field}`) ?? '';
+  }
+
+  /** Package names of the apps `device.open_app` can open. */
   installedPackages(): string[] {
-    return Object.keys(APPS);
+    return Object.keys(APPS).filter((pkg) => !APPS[pkg]!.hidden);
   }
 
   /**
    * Which app a tool call acts in, for the device's package policy: the named package for `device.open_app`, the
-   * foreground app for taps and observations (`null` for a tap when it is unknown), the messages or contacts app for
-   * those tools, `undefined` for anything else.
+   * foreground app for screen actions (`null` when it is unknown, which the device refuses) and observations, the
+   * settings, messages or contacts app for those tools, `undefined` for anything else.
    */
   targetPackage(tool: string, args: ToolArguments): string | null | undefined {
     switch (tool) {
       case 'device.open_app':
         return typeof args['package_name'] === 'string' ? args['package_name'] : undefined;
       case 'device.tap':
+      case 'device.type_text':
+      case 'device.swipe':
+      case 'device.press_key':
         return this.fg?.package ?? null;
       case 'device.screen_observe':
         return this.fg?.package;
+      case 'device.toggle_setting':
+        return SIM_PACKAGES.settings;
       case 'device.send_message':
         return SIM_PACKAGES.messages;
       case 'device.list_contacts':
+      case 'device.delete_contacts_verified':
         return SIM_PACKAGES.contacts;
       default:
         return undefined;
@@ -329,22 +433,34 @@ export class SimulatedDevice {
   /**
    * Runs one tool. Throws {@link DeviceToolError} with a code and a next-step message for unknown tools
    * (`unknown_tool`), bad arguments (`invalid_arguments`) and refusals of the simulated world (`app_not_installed`,
-   * `unknown_recipient`, `stale_ref`, `stale_continuation`, `screen_unavailable`).
+   * `unknown_recipient`, `stale_ref`, `stale_continuation`, `screen_unavailable`, `foreground_changed`,
+   * `target_mismatch`, `not_an_input`, `no_focused_field`, `key_blocked`, `contacts_unavailable`, `cancelled`).
    */
   async execute(tool: string, args: ToolArguments, context?: Pick<ExecutionContext, 'signal'>): Promise<JsonValue> {
     context?.signal.throwIfAborted();
     this.history.push({ tool, args });
+    if (this.history.length > this.historyLimit) this.history.shift();
     switch (tool) {
       case 'device.screen_observe':
         return this.observe(args);
       case 'device.tap':
         return this.tap(args);
+      case 'device.type_text':
+        return this.typeText(args);
+      case 'device.swipe':
+        return this.swipe(args);
+      case 'device.press_key':
+        return this.pressKey(args);
       case 'device.open_app':
         return this.openApp(args);
+      case 'device.toggle_setting':
+        return this.toggleSetting(args);
       case 'device.send_message':
         return this.sendMessage(args);
       case 'device.list_contacts':
         return this.listContacts(args);
+      case 'device.delete_contacts_verified':
+        return this.deleteContactsVerified(args, context?.signal);
       default:
         throw new DeviceToolError(
           'unknown_tool',
@@ -354,29 +470,48 @@ export class SimulatedDevice {
     }
   }
 
+  // --- screen -----------------------------------------------------------------------------------------------------
+
+  /** Every change of app or screen goes through here: scroll and focus belong to a screen. */
+  private show(next: SimForeground | null): void {
+    const from = this.fg;
+    if (next?.package === SIM_PACKAGES.systemui && from?.package !== SIM_PACKAGES.systemui) this.beforeRecents = from;
+    if (next && next.package !== SIM_PACKAGES.launcher && next.package !== SIM_PACKAGES.systemui) {
+      this.recent = [next.package, ...this.recent.filter((p) => p !== next.package)].slice(0, MAX_RECENT_APPS);
+    }
+    this.fg = next;
+    this.scroll = 0;
+    this.focus = undefined;
+    this.version += 1;
+  }
+
   private screenToken(): string {
     return this.fg ? `${this.fg.package}/${this.fg.screen}#${this.version}` : `none#${this.version}`;
   }
 
-  private elements(): PlacedElement[] {
-    if (!this.fg) return [];
-    const app = APPS[this.fg.package];
-    const build = app?.screens[this.fg.screen];
+  /** Every element of the current screen, placed for the current scroll position (off-screen ones included). */
+  private layout(): PlacedElement[] {
+    const fg = this.fg;
+    if (!fg) return [];
+    const build = APPS[fg.package]?.screens[fg.screen];
     if (!build) return [];
     const out: PlacedElement[] = [];
     const place = (nodes: readonly Node[], depth: number): void => {
       for (const node of nodes) {
         const row = out.length;
-        const top = 120 + row * ROW_HEIGHT;
+        const top = TOP + (row - this.scroll) * ROW_HEIGHT;
+        const typed = node.field === undefined ? '' : this.fieldText(fg.package, fg.screen, node.field);
         out.push({
           ref: `e${row + 1}`,
+          row,
           role: node.role,
-          text: node.text,
+          text: typed === '' ? node.text : typed,
           bounds: { left: 40 + depth * 40, top, right: SIM_SCREEN.width - 40, bottom: top + ROW_HEIGHT - 20 },
           clickable: node.effect !== undefined,
           depth,
           ...(node.checked === undefined ? {} : { checked: node.checked }),
           ...(node.effect ? { effect: node.effect } : {}),
+          ...(node.field === undefined ? {} : { field: node.field }),
         });
         if (node.children) place(node.children, depth + 1);
       }
@@ -385,16 +520,89 @@ export class SimulatedDevice {
     return out;
   }
 
-  private unavailableScreen(): DeviceToolError {
+  /** The elements on screen now. */
+  private elements(): PlacedElement[] {
+    return this.layout().filter((e) => e.row >= this.scroll && e.row < this.scroll + VIEWPORT_ROWS);
+  }
+
+  private unavailableScreen(consequence: string): DeviceToolError {
     return new DeviceToolError(
       'screen_unavailable',
-      'The device cannot tell which app is in front (a system overlay is showing), so there is no screen to read. ' +
+      `The device cannot tell which app is in front (a system overlay is showing), so ${consequence}. ` +
         'Open an app with device.open_app, then observe again.',
     );
   }
 
+  /**
+   * The check every screen action makes first: an app must be identifiably in front and, when the call names the
+   * app it expects (`foreground_package`), it must be that one. The call was decided and risk-classified for that app;
+   * acting in another one would act on something nobody judged.
+   */
+  private requireForeground(args: ToolArguments, nothing: string): SimForeground {
+    const expected = args['foreground_package'];
+    if (expected !== undefined && expected !== null && typeof expected !== 'string')
+      throw invalid('foreground_package must be the package name from the latest device.screen_observe.');
+    if (!this.fg) throw this.unavailableScreen(nothing);
+    if (typeof expected === 'string' && expected !== this.fg.package) {
+      throw new DeviceToolError(
+        'foreground_changed',
+        `The app in front is ${this.fg.package}, not ${expected}; ${nothing}. Call device.screen_observe and decide again.`,
+      );
+    }
+    return this.fg;
+  }
+
+  /**
+   * When the call names the visible text of its target (`target_text`), the element acted on must show it (or, for
+   * an input, be the field of that name): the risk verdict was given for that text.
+   */
+  private checkTargetText(args: ToolArguments, target: PlacedElement | undefined, nothing: string): void {
+    const expected = args['target_text'];
+    if (expected === undefined || expected === null) return;
+    if (typeof expected !== 'string')
+      throw invalid('target_text must be the visible text of the element, copied from device.screen_observe.');
+    const shown = target ? [target.text, ...(target.field === undefined ? [] : [target.field])] : [''];
+    const wanted = fold(expected.trim());
+    if (shown.some((text) => fold(text.trim()) === wanted)) return;
+    throw new DeviceToolError(
+      'target_mismatch',
+      `${target ? `Element ${target.ref} shows ${JSON.stringify(target.text)}` : 'Nothing with text is at that point'}, ` +
+        `not ${JSON.stringify(expected)}; ${nothing}. Observe the screen again and decide again with the element you mean.`,
+    );
+  }
+
+  /** Finds an element by ref; a ref from an older screen falls back to the element with the same text. */
+  private byRef(ref: string, elements: readonly PlacedElement[]): { target: PlacedElement; strategy: 'ref' | 'text' } {
+    const observedHere = this.lastObservation === undefined || this.lastObservation.token === this.screenToken();
+    const direct = observedHere ? elements.find((e) => e.ref === ref) : undefined;
+    if (direct) return { target: direct, strategy: 'ref' };
+    const text = this.lastObservation?.texts.get(ref);
+    const byText =
+      text === undefined
+        ? undefined
+        : elements.find((e) => (e.clickable && e.text === text) || (e.field !== undefined && e.field === text));
+    if (byText) return { target: byText, strategy: 'text' };
+    const where = this.fg ? `${this.fg.package}/${this.fg.screen}` : 'no screen';
+    throw new DeviceToolError(
+      'stale_ref',
+      `No element ${ref} is on the current screen (${where}). Observe the screen again and use a ref from that observation.`,
+    );
+  }
+
+  /** What every screen action returns: the outcome, not just "success" (`changed` may be false). */
+  private screenResult(before: number, extra: { [key: string]: JsonValue } = {}): JsonValue {
+    return {
+      succeeded: true,
+      ...extra,
+      changed: this.version !== before,
+      foreground_package: this.fg?.package ?? null,
+      screen: this.fg?.screen ?? null,
+      settled: true,
+    };
+  }
+
   private observe(args: ToolArguments): JsonValue {
-    if (!this.fg) throw this.unavailableScreen();
+    if (!this.fg) throw this.unavailableScreen('there is no screen to read');
     const limit = optionalInteger(args, 'max_elements', 1, MAX_OBSERVE_LIMIT) ?? DEFAULT_OBSERVE_LIMIT;
     const token = this.screenToken();
     const handle = decodeHandle(args['continuation']);
@@ -415,7 +623,7 @@ export class SimulatedDevice {
     return {
       foreground_package: this.fg.package,
       screen: this.fg.screen,
-      elements: page.map(({ effect: _effect, ...e }) => ({ ...e, bounds: { ...e.bounds } })),
+      elements: page.map(({ effect: _effect, field: _field, row: _row, ...e }) => ({ ...e, bounds: { ...e.bounds } })),
       total_elements: all.length,
       partial,
       ...(partial ? { continuation: encodeHandle({ token, offset: offset + page.length }) } : {}),
@@ -431,35 +639,12 @@ export class SimulatedDevice {
     if (!hasRef && !hasPoint) {
       throw invalid('Provide ref (an element ref from the latest device.screen_observe), or both x and y (pixels).');
     }
-    if (!this.fg) throw this.unavailableScreen();
-    const expected = args['foreground_package'];
-    if (typeof expected === 'string' && expected !== this.fg.package) {
-      // The tap was decided (and risk-classified) for another app than the one now in front: never act on it.
-      throw new DeviceToolError(
-        'foreground_changed',
-        `The app in front is ${this.fg.package}, not ${expected}; nothing was tapped. Call device.screen_observe and decide again.`,
-      );
-    }
+    this.requireForeground(args, 'nothing was tapped');
     const elements = this.elements();
-    const token = this.screenToken();
     let target: PlacedElement | undefined;
     let strategy: 'ref' | 'text' | 'coordinates';
     if (hasRef) {
-      const observedHere = this.lastObservation === undefined || this.lastObservation.token === token;
-      target = observedHere ? elements.find((e) => e.ref === ref) : undefined;
-      strategy = 'ref';
-      if (!target) {
-        // The ref is from an older screen: fall back to the element with the same text, if the screen still has one.
-        const text = this.lastObservation?.texts.get(ref);
-        target = text === undefined ? undefined : elements.find((e) => e.clickable && e.text === text);
-        strategy = 'text';
-      }
-      if (!target) {
-        throw new DeviceToolError(
-          'stale_ref',
-          `No element ${ref} is on the current screen (${this.fg.package}/${this.fg.screen}). Observe the screen again and use a ref from that observation.`,
-        );
-      }
+      ({ target, strategy } = this.byRef(ref, elements));
     } else {
       const px = x as number;
       const py = y as number;
@@ -474,30 +659,134 @@ export class SimulatedDevice {
       target = hits.findLast((e) => e.clickable) ?? hits.at(-1);
       strategy = 'coordinates';
     }
+    this.checkTargetText(args, target, 'nothing was tapped');
     const before = this.version;
     if (target?.effect) this.applyEffect(target.effect);
-    return {
-      succeeded: true,
+    return this.screenResult(before, {
       strategy,
       target: target ? { ref: target.ref, text: target.text } : null,
-      changed: this.version !== before,
-      foreground_package: this.fg?.package ?? null,
-      screen: this.fg?.screen ?? null,
-      settled: true,
-    };
+    });
   }
 
-  private applyEffect(effect: TapEffect): void {
+  private typeText(args: ToolArguments): JsonValue {
+    const text = requiredText(args, 'text', 'the exact text to type into the field');
+    if (text.length > MAX_TYPED_LENGTH)
+      throw invalid(`text is ${text.length} characters; type at most ${MAX_TYPED_LENGTH} at once.`);
+    const ref = optionalRef(args);
+    const fg = this.requireForeground(args, 'nothing was typed');
+    let target: PlacedElement | undefined;
+    if (ref !== undefined) {
+      target = this.byRef(ref, this.elements()).target;
+      if (target.field === undefined) {
+        throw new DeviceToolError(
+          'not_an_input',
+          `Element ${target.ref} is a ${target.role} (${JSON.stringify(target.text)}), not an input field; nothing ` +
+            'was typed. Pass the ref of an input from device.screen_observe.',
+        );
+      }
+    } else {
+      target = this.focus === undefined ? undefined : this.layout().find((e) => e.field === this.focus);
+      if (!target) {
+        throw new DeviceToolError(
+          'no_focused_field',
+          'No input field has focus, so nothing was typed. Pass the ref of the field from device.screen_observe.',
+        );
+      }
+    }
+    this.checkTargetText(args, target, 'nothing was typed');
+    const field = target.field!;
+    const before = this.version;
+    this.fields.set(`${fg.package}/${fg.screen}/${field}`, this.fieldText(fg.package, fg.screen, field) + text);
+    this.focus = field;
+    this.version += 1;
+    return this.screenResult(before, { target: { ref: target.ref, text: target.text } });
+  }
+
+  private swipe(args: ToolArguments): JsonValue {
+    const direction = oneOf(args, 'direction', DIRECTIONS);
+    const ref = optionalRef(args);
+    this.requireForeground(args, 'nothing was swiped');
+    // The simulated screens have one scrolling list each: a ref only has to be on screen.
+    if (ref !== undefined) this.byRef(ref, this.elements());
+    const before = this.version;
+    if (direction === 'up' || direction === 'down') {
+      const last = Math.max(0, this.layout().length - VIEWPORT_ROWS);
+      const step = (VIEWPORT_ROWS - 1) * (direction === 'up' ? 1 : -1);
+      const next = Math.min(last, Math.max(0, this.scroll + step));
+      if (next !== this.scroll) {
+        this.scroll = next;
+        this.version += 1;
+      }
+    }
+    return this.screenResult(before);
+  }
+
+  private pressKey(args: ToolArguments): JsonValue {
+    const key = oneOf(args, 'key', KEYS);
+    const fg = this.requireForeground(args, 'nothing was pressed');
+    const app = APPS[fg.package];
+    if (app?.blockedKeys?.[fg.screen]?.includes(key)) {
+      throw new DeviceToolError(
+        'key_blocked',
+        `${app.label} blocks the ${key} key on its ${fg.screen} screen; nothing happened. Use a button on the screen ` +
+          'instead (observe it first).',
+      );
+    }
+    const before = this.version;
+    switch (key) {
+      case 'back':
+        if (this.focus !== undefined) this.unfocus();
+        else this.back(fg);
+        break;
+      case 'home':
+        if (fg.package !== LAUNCHER_HOME.package || fg.screen !== LAUNCHER_HOME.screen) this.show(LAUNCHER_HOME);
+        break;
+      case 'enter':
+        // The keyboard's action on the focused field; the simulated fields have nothing to submit.
+        if (this.focus !== undefined) this.unfocus();
+        break;
+      case 'recent_apps':
+        if (fg.package === SIM_PACKAGES.systemui) this.show(this.beforeRecents ?? LAUNCHER_HOME);
+        else this.show({ package: SIM_PACKAGES.systemui, screen: 'recents' });
+        break;
+      default: {
+        const unknown: never = key;
+        throw new Error(`unknown key ${String(unknown)}`);
+      }
+    }
+    return this.screenResult(before);
+  }
+
+  private unfocus(): void {
+    this.focus = undefined;
+    this.version += 1;
+  }
+
+  private back(fg: SimForeground): void {
+    if (fg.package === SIM_PACKAGES.systemui) return this.show(this.beforeRecents ?? LAUNCHER_HOME);
+    const parent = APPS[fg.package]?.parents?.[fg.screen];
+    if (parent !== undefined) return this.show({ package: fg.package, screen: parent });
+    if (fg.package === LAUNCHER_HOME.package && fg.screen === LAUNCHER_HOME.screen) return;
+    this.show(LAUNCHER_HOME);
+  }
+
+  private applyEffect(effect: Effect): void {
     switch (effect.kind) {
       case 'navigate':
-        if (this.fg) this.setForeground({ package: this.fg.package, screen: effect.screen });
+        if (this.fg) this.show({ package: this.fg.package, screen: effect.screen });
         return;
       case 'open_app':
-        this.setForeground({ package: effect.package, screen: APPS[effect.package]!.home });
+        this.show({ package: effect.package, screen: APPS[effect.package]!.home });
         return;
       case 'toggle':
         this.settings[effect.setting] = !this.settings[effect.setting];
         this.version += 1;
+        return;
+      case 'focus':
+        if (this.focus !== effect.field) {
+          this.focus = effect.field;
+          this.version += 1;
+        }
         return;
       case 'none':
         return;
@@ -508,18 +797,49 @@ export class SimulatedDevice {
     }
   }
 
+  // --- apps and settings ------------------------------------------------------------------------------------------
+
   private openApp(args: ToolArguments): JsonValue {
     const pkg = requiredText(args, 'package_name', 'the app package name, e.g. com.example.messages');
     const app = APPS[pkg];
-    if (!app) {
+    if (!app || app.hidden) {
       throw new DeviceToolError(
         'app_not_installed',
         `${pkg} is not installed. Installed apps: ${this.installedPackages().join(', ')}.`,
       );
     }
     const changed = this.fg?.package !== pkg || this.fg.screen !== app.home;
-    if (changed) this.setForeground({ package: pkg, screen: app.home });
+    if (changed) this.show({ package: pkg, screen: app.home });
     return { succeeded: true, foreground_package: pkg, screen: app.home, changed, settled: true };
+  }
+
+  /** Sets a setting to a state rather than flipping it, so a repeated call changes nothing. */
+  private toggleSetting(args: ToolArguments): JsonValue {
+    const setting = oneOf(args, 'setting', Object.keys(SETTING_LABELS) as SimSetting[]);
+    const wanted = oneOf(args, 'desired_state', ['on', 'off'] as const) === 'on';
+    const previous = this.settings[setting];
+    if (previous !== wanted) {
+      this.settings[setting] = wanted;
+      this.version += 1;
+    }
+    return {
+      setting,
+      previous_state: previous ? 'on' : 'off',
+      current_state: wanted ? 'on' : 'off',
+      changed: previous !== wanted,
+    };
+  }
+
+  // --- contacts and messages --------------------------------------------------------------------------------------
+
+  private requireContacts(): void {
+    if (!this.contactsAvailable) {
+      throw new DeviceToolError(
+        'contacts_unavailable',
+        'The contacts store is unavailable (the profile is locked); nothing was read or changed. Ask the owner to ' +
+          'unlock the phone, then try again.',
+      );
+    }
   }
 
   private findContact(to: string): SimContact | undefined {
@@ -558,6 +878,7 @@ export class SimulatedDevice {
     if (query !== undefined && query !== null && typeof query !== 'string')
       throw invalid('name_query must be text, or left out to list everyone.');
     const limit = optionalInteger(args, 'limit', 1, 200) ?? DEFAULT_CONTACTS_LIMIT;
+    this.requireContacts();
     const matching =
       typeof query === 'string' && query !== ''
         ? this.contacts.filter((c) => fold(c.name).includes(fold(query)))
@@ -579,5 +900,62 @@ export class SimulatedDevice {
       partial,
       ...(partial ? { continuation: encodeHandle({ token, offset: offset + page.length }) } : {}),
     };
+  }
+
+  private contactsNamed(name: string): SimContact[] {
+    return this.contacts.filter((c) => sameName(c.name, name));
+  }
+
+  /**
+   * Deletes contacts by exact name (NFC), one at a time, deleting only what it can verify. It first takes its own
+   * listing of every name, then right before deleting each one re-reads it: a name with no contact now is skipped as
+   * `not_found`, one with several as `ambiguous`, and one whose contact is not the very record it listed (edited,
+   * replaced, or absent then) as `changed_since_listed`. Returns `{ deleted, skipped: [{ name, reason }] }`.
+   * Stopping mid-way (cancel, deadline: `cancelled`; the store going away: `contacts_unavailable`) fails and names
+   * what was already deleted; an unavailable store at the start fails with nothing deleted.
+   */
+  private async deleteContactsVerified(args: ToolArguments, signal: AbortSignal | undefined): Promise<JsonValue> {
+    const names = args['contact_names'];
+    if (
+      !Array.isArray(names) ||
+      names.length === 0 ||
+      names.length > MAX_CONTACT_NAMES ||
+      !names.every((n): n is string => typeof n === 'string' && n.trim() !== '' && n.length <= 200)
+    ) {
+      throw invalid(
+        `contact_names must list 1 to ${MAX_CONTACT_NAMES} exact contact names (each 1 to 200 characters), as ` +
+          'device.list_contacts shows them.',
+      );
+    }
+    if (new Set(names.map((n) => n.normalize('NFC'))).size !== names.length)
+      throw invalid('contact_names lists a name twice; list each contact once.');
+    this.requireContacts();
+    const listed = new Map(names.map((name) => [name, this.contactsNamed(name)]));
+    const deleted: string[] = [];
+    const skipped: { name: string; reason: SimContactSkipReason }[] = [];
+    const stop = (code: string, why: string): DeviceToolError =>
+      new DeviceToolError(
+        code,
+        `${why}: deleted ${deleted.length === 0 ? 'nothing' : deleted.join(', ')}; did not touch ` +
+          `${names.slice(deleted.length + skipped.length).join(', ')}. List the contacts to see what is left before ` +
+          'trying again.',
+      );
+    for (const name of names) {
+      if (signal?.aborted) throw stop('cancelled', 'Stopped before finishing');
+      await this.beforeContactCheck?.(name, this);
+      if (signal?.aborted) throw stop('cancelled', 'Stopped before finishing');
+      if (!this.contactsAvailable) throw stop('contacts_unavailable', 'The contacts store became unavailable');
+      const now = this.contactsNamed(name);
+      const then = listed.get(name)!;
+      if (now.length === 0) skipped.push({ name, reason: 'not_found' });
+      else if (now.length > 1) skipped.push({ name, reason: 'ambiguous' });
+      else if (then.length !== 1 || then[0] !== now[0]) skipped.push({ name, reason: 'changed_since_listed' });
+      else {
+        this.contacts.splice(this.contacts.indexOf(now[0]!), 1);
+        this.version += 1;
+        deleted.push(name);
+      }
+    }
+    return { deleted, skipped };
   }
 }
