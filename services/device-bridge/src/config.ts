@@ -21,6 +21,11 @@ export interface DeviceBridgeConfig extends BaseConfig {
   readonly executionTimeoutMs: number;
   /** Heartbeat interval for device connections, in ms. Default 15 s. */
   readonly heartbeatMs: number;
+  /**
+   * How long an authorized call may wait for its device to connect, counted from the authorization, in ms; past it
+   * the call is sealed as expired. Env `OFFLINE_DEADLINE_MS`, default 5 minutes.
+   */
+  readonly offlineDeadlineMs: number;
 }
 
 export function loadDeviceBridgeConfig(env: Env): DeviceBridgeConfig {
@@ -46,6 +51,7 @@ export function loadDeviceBridgeConfig(env: Env): DeviceBridgeConfig {
     devices,
     executionTimeoutMs: intFrom(env, 'EXECUTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
     heartbeatMs: intFrom(env, 'DEVICE_HEARTBEAT_MS', 15_000, 100, 600_000),
+    offlineDeadlineMs: intFrom(env, 'OFFLINE_DEADLINE_MS', 300_000, 100, 7 * 24 * 3_600_000),
   });
 }
 

@@ -70,6 +70,7 @@ describe('device-bridge', () => {
       DEVICE_BRIDGE_PORT: '0',
       DEVICE_TOKENS: `${TENANT}:phone-1:secret-1,${TENANT}:phone-2:secret-2`,
       DEVICE_HEARTBEAT_MS: '500',
+      OFFLINE_DEADLINE_MS: '1500',
     });
     svc = await startService({
       service: 'device-bridge',
@@ -160,7 +161,7 @@ describe('device-bridge', () => {
     expect(await status(callId)).toBe('succeeded');
   });
 
-  it('ignores an outcome a device reports for another device’s request', async () => {
+  it('refuses, does not acknowledge and records a claim and an outcome a device reports for another device’s request', async () => {
     const owner = await raw('phone-1', 'secret-1');
     const callId = await authorize('op-other', 'device.screen_observe', {});
     await waitFor(() => owner.frame('submit', callId) !== undefined, { message: 'the submit frame' });
@@ -169,12 +170,80 @@ describe('device-bridge', () => {
     const intruder = await raw('phone-2', 'secret-2');
     intruder.send({ type: 'start_claim', request_id: callId });
     await waitFor(() => intruder.frame('start_refused', callId) !== undefined, { message: 'the refusal' });
-    expect(intruder.frame('start_refused', callId)).toMatchObject({ reason: 'unknown_request' });
+    expect(intruder.frame('start_refused', callId)).toMatchObject({ reason: 'not_assigned' });
     intruder.send({ type: 'outcome', request_id: callId, status: 'succeeded', result: { forged: true } } as never);
     await waitFor(() => intruder.frame('outcome_ack', callId) !== undefined || intruder.frame('error') !== undefined, {
       message: 'an answer to the forged outcome',
     });
+    expect(intruder.frame('outcome_ack', callId)).toBeUndefined();
+    expect(intruder.frame('error', callId)).toMatchObject({ code: 'not_assigned', fatal: false });
+    expect(intruder.closed).toBe(false);
     expect(await status(callId)).toBe('started');
+    const refused = await svc.infra.db
+      .withSchema(DEVICE_BRIDGE_SCHEMA)
+      .selectFrom('refused_reports')
+      .selectAll()
+      .where('request_id', '=', callId)
+      .orderBy('id')
+      .execute();
+    expect(refused.map((r) => r.frame_type as string)).toEqual(['start_claim', 'outcome']);
+    expect(refused[0]).toMatchObject({ tenant: TENANT, device_id: 'phone-2', assigned_device_id: 'phone-1', reason: 'not_assigned' });
+  });
+
+  it('asks a reconnecting device about its unsettled calls and records the late failure its journal reports', async () => {
+    const first = await raw();
+    const callId = await authorize('op-journal', 'device.screen_observe', {});
+    await waitFor(() => first.frame('submit', callId) !== undefined, { message: 'the submit frame' });
+    first.send({ type: 'start_claim', request_id: callId });
+    await waitFor(() => first.frame('start_granted', callId) !== undefined, { message: 'the grant' });
+    await first.close();
+    await waitFor(async () => (await status(callId)) === 'outcome_unknown', { message: 'outcome_unknown' });
+
+    const again = await raw();
+    await waitFor(() => again.frame('status_query', callId) !== undefined, { message: 'the status query' });
+    expect(again.frame('submit', callId)).toBeUndefined();
+    again.send({ type: 'status_report', request_id: callId, state: 'failed', reason: { code: 'foreground_changed', message: 'nothing tapped' } });
+    await waitFor(async () => (await status(callId)) === 'failed', { message: 'the late failure' });
+    expect((await calls.load(TENANT, callId)).state).toMatchObject({
+      outcome: { kind: 'failed', error: { code: 'foreground_changed' } },
+      unknown: { cause: 'connection_lost' },
+    });
+  });
+
+  it('seals a dispatched call the device rejected before claiming, with the device’s reason', async () => {
+    const device = await raw();
+    const callId = await authorize('op-rejected', 'device.screen_observe', {});
+    await waitFor(() => device.frame('submit', callId) !== undefined, { message: 'the submit frame' });
+    device.send({ type: 'status_report', request_id: callId, state: 'rejected', reason: { code: 'package_denied', message: 'banking app' } });
+    await waitFor(async () => (await status(callId)) === 'sealed', { message: 'the seal' });
+    const state = (await calls.load(TENANT, callId)).state as unknown as { seal: { sealed_by: string; reason: string } };
+    expect(state.seal.sealed_by).toBe('device-bridge');
+    expect(state.seal.reason).toContain('package_denied');
+    const types = (await calls.timeline(TENANT, callId)).map((t) => t.event.type.split('.')[2]);
+    expect(types).not.toContain('started');
+  });
+
+  it('records a run the journal reports interrupted as outcome_unknown (reboot), and a status report never runs anything', async () => {
+    const device = await raw();
+    const callId = await authorize('op-interrupted', 'device.screen_observe', {});
+    await waitFor(() => device.frame('submit', callId) !== undefined, { message: 'the submit frame' });
+    // A journal report for a call that is only dispatched changes nothing.
+    device.send({ type: 'status_report', request_id: callId, state: 'succeeded' });
+    device.send({ type: 'start_claim', request_id: callId });
+    await waitFor(() => device.frame('start_granted', callId) !== undefined, { message: 'the grant' });
+    expect(await status(callId)).toBe('started');
+    device.send({ type: 'status_report', request_id: callId, state: 'interrupted' });
+    await waitFor(async () => (await status(callId)) === 'outcome_unknown', { message: 'outcome_unknown' });
+    expect((await calls.load(TENANT, callId)).state).toMatchObject({ unknown: { cause: 'reboot' } });
+  });
+
+  it('seals an authorized call whose device stays offline past its deadline', async () => {
+    const callId = await authorize('op-never', 'device.screen_observe', {}, 'phone-never');
+    expect(await status(callId)).toBe('authorized');
+    await waitFor(async () => (await status(callId)) === 'sealed', { message: 'the offline seal', timeoutMs: 8000 });
+    expect((await calls.load(TENANT, callId)).state).toMatchObject({
+      seal: { sealed_by: 'device-bridge', reason: 'device offline past its deadline' },
+    });
   });
 
   it('refuses a device with a wrong token', async () => {

@@ -5,11 +5,16 @@
  * - start claim: the device may run the call only after `started` is appended with an expected sequence, so a
  *   concurrent seal and start can never both win;
  * - outcome: recorded as reported; a late outcome after `outcome_unknown` is still recorded;
- * - lost connection, new boot id, deadline: a started call becomes `outcome_unknown` with its cause, never succeeded.
+ * - lost connection, new boot id, deadline: a started call becomes `outcome_unknown` with its cause, never succeeded;
+ * - reconnect: every call the log has as dispatched, started or outcome unknown is asked about (`status_query`, which
+ *   never runs anything) and the journal's answers are recorded (late failures, rejections, interrupted runs);
+ * - a device that claims or reports a request assigned to another device is refused (`not_assigned`) and the attempt
+ *   is kept in `refused_reports`;
+ * - an authorized call whose device does not connect before its offline deadline is sealed as expired.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { OutcomeFrameV1, StartClaimFrameV1, SubmitFrameV1 } from '@ormuz/contracts';
+import type { OutcomeFrameV1, StartClaimFrameV1, StatusReportFrameV1, SubmitFrameV1 } from '@ormuz/contracts';
 import { INFRA, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { isCallAlreadyStartedError, isSealedCallError, isToolCallError } from '@ormuz/tool-call';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
@@ -22,12 +27,23 @@ export interface DeviceLink {
   /** Sends a submit frame; false when the device is not connected. */
   sendSubmit(device: DeviceIdentity, frame: Omit<SubmitFrameV1, 'v' | 'seq'>): boolean;
   sendCancel(device: DeviceIdentity, requestId: string, reason: string): void;
+  /** Asks the device what its journal knows about a request; the device never runs anything for it. */
+  sendStatusQuery(device: DeviceIdentity, requestId: string): void;
   connected(): DeviceIdentity[];
 }
 
 export type ClaimAnswer =
   | { readonly granted: true }
   | { readonly granted: false; readonly reason: 'sealed' | 'unknown_request' | 'already_started' | 'not_assigned'; readonly message: string };
+
+/** An outcome the bridge did not record (and does not acknowledge). */
+export interface OutcomeRefusal {
+  readonly refused: 'not_assigned';
+  readonly message: string;
+}
+
+/** What the gateway knows about the connection a frame came from. */
+type Sender = DeviceIdentity & { readonly sessionId?: string };
 
 @Injectable()
 export class DeviceExecutionsService {
@@ -114,19 +130,30 @@ export class DeviceExecutionsService {
     }
   }
 
-  /** A device says hello: a new boot id means started calls of the previous boot have an unknown outcome. */
+  /**
+   * A device says hello: a new boot id means started calls of the previous boot have an unknown outcome. Then the
+   * device is asked for its journal's state of every call that is dispatched, started or unknown on the log.
+   */
   async onConnected(device: DeviceIdentity, bootId: string): Promise<void> {
-    for (const row of await this.executions.started(device.tenant, device.deviceId)) {
-      if (row.boot_id && row.boot_id !== bootId) {
+    const unsettled = await this.executions.unsettled(device.tenant, device.deviceId);
+    for (const row of unsettled) {
+      if (row.status === 'started' && row.boot_id && row.boot_id !== bootId) {
         await this.markUnknown(row, 'reboot', `device booted again (boot ${bootId}) while the call was running`);
       }
     }
+    for (const row of unsettled) this.link?.sendStatusQuery(device, row.request_id ?? row.call_id);
     this.kick();
   }
 
-  async onStartClaim(device: DeviceIdentity, frame: StartClaimFrameV1, bootId: string): Promise<ClaimAnswer> {
-    const row = await this.owned(device, frame.request_id);
-    if (!row) return { granted: false, reason: 'unknown_request', message: `No request ${frame.request_id} is assigned to this device.` };
+  async onStartClaim(device: Sender, frame: StartClaimFrameV1, bootId: string): Promise<ClaimAnswer> {
+    const found = await this.assigned(device, frame.request_id, 'start_claim');
+    if (found.kind === 'unknown') {
+      return { granted: false, reason: 'unknown_request', message: `No request ${frame.request_id} is known for this device.` };
+    }
+    if (found.kind === 'other') {
+      return { granted: false, reason: 'not_assigned', message: `Request ${frame.request_id} is assigned to another device; do not run it.` };
+    }
+    const row = found.row;
     try {
       await this.calls.execute(
         device.tenant,
@@ -147,12 +174,17 @@ export class DeviceExecutionsService {
     }
   }
 
-  async onOutcome(device: DeviceIdentity, frame: OutcomeFrameV1): Promise<void> {
-    const row = await this.owned(device, frame.request_id);
-    if (!row) {
-      this.infra.logger.warn({ device: device.deviceId, request: frame.request_id }, 'outcome for a request this device does not own; ignored');
-      return;
+  /** Records the outcome; resolves to a refusal (not acknowledged) when the request belongs to another device. */
+  async onOutcome(device: Sender, frame: OutcomeFrameV1): Promise<OutcomeRefusal | undefined> {
+    const found = await this.assigned(device, frame.request_id, 'outcome');
+    if (found.kind === 'other') {
+      return { refused: 'not_assigned', message: `Request ${frame.request_id} is assigned to another device; its outcome was not recorded.` };
     }
+    if (found.kind === 'unknown') {
+      this.infra.logger.warn({ device: device.deviceId, tenant: device.tenant, request: frame.request_id }, 'outcome for an unknown request; ignored');
+      return undefined;
+    }
+    const row = found.row;
     this.flight(device).delete(row.call_id);
     const f = frame as OutcomeFrameV1 & { status: 'succeeded' | 'failed'; result?: unknown; error?: { code: string; message: string } };
     await this.calls.execute(
@@ -171,6 +203,71 @@ export class DeviceExecutionsService {
       },
       { correlationid: row.call_id, causationid: randomUUID() },
     );
+    return undefined;
+  }
+
+  /**
+   * The device's journal state of a request (an answer to a status query, a seal or a duplicate submit; a refusal
+   * before claiming; an interrupted run after a restart). Never a reason to run or resend anything; it records only
+   * what the journal proves:
+   * - `failed` for a call started or outcome_unknown on the log: the late real failure (a success carries its result
+   *   only in an `outcome` frame, which the device resends until acknowledged);
+   * - `rejected` for a dispatched call: the device refused it before claiming, so it never ran and never will; the
+   *   tool-call decider records a failure only after a start, so it is sealed with the device's reason;
+   * - `interrupted` for a started call: outcome_unknown (reboot).
+   */
+  async onStatusReport(device: Sender, frame: StatusReportFrameV1): Promise<void> {
+    const log = this.infra.logger;
+    const found = await this.assigned(device, frame.request_id, 'status_report');
+    if (found.kind !== 'mine') return;
+    const row = found.row;
+    if (frame.payload_sha256 && frame.payload_sha256 !== row.payload_sha256) {
+      log.warn({ device: device.deviceId, tenant: device.tenant, request: frame.request_id }, 'status report names other payload bytes; ignored');
+      return;
+    }
+    const requestId = row.request_id ?? row.call_id;
+    const cause = { correlationid: row.call_id, causationid: randomUUID() };
+    const status = (await this.calls.load(device.tenant, row.call_id)).state.status;
+    log.debug({ device: device.deviceId, request: frame.request_id, state: frame.state, status }, 'status report');
+    try {
+      if (frame.state === 'failed' && (status === 'started' || status === 'outcome_unknown')) {
+        this.flight(device).delete(row.call_id);
+        await this.calls.execute(
+          device.tenant,
+          row.call_id,
+          {
+            type: 'RecordOutcome',
+            data: {
+              call_id: row.call_id,
+              request_id: requestId,
+              outcome: {
+                kind: 'failed',
+                error: frame.reason ?? { code: 'unknown', message: 'the device journal reports a failure without details' },
+              },
+            },
+          },
+          cause,
+        );
+      } else if (frame.state === 'rejected' && status === 'dispatched') {
+        const why = frame.reason ? `${frame.reason.code}: ${frame.reason.message}` : 'no reason given';
+        await this.calls.execute(
+          device.tenant,
+          row.call_id,
+          {
+            type: 'SealCall',
+            data: { call_id: row.call_id, sealed_by: 'device-bridge', reason: clipText(`device ${device.deviceId} refused to run it (${why})`) },
+          },
+          cause,
+        );
+      } else if (frame.state === 'interrupted' && status === 'started') {
+        this.flight(device).delete(row.call_id);
+        await this.markUnknown(row, 'reboot', `device ${device.deviceId} restarted while the call was running; its journal reports it interrupted`);
+      }
+    } catch (err) {
+      // The log moved on meanwhile (e.g. the real outcome arrived first): the report changes nothing.
+      if (!isToolCallError(err)) throw err;
+      log.debug({ err, request: frame.request_id }, 'status report not recorded');
+    }
   }
 
   /** A lost connection is not proof of anything: started calls become outcome_unknown until the device reports. */
@@ -194,8 +291,23 @@ export class DeviceExecutionsService {
     return set;
   }
 
-  /** Calls past their deadline: cancel on the device and record outcome_unknown (timeout). */
+  /**
+   * Calls past their deadline: cancel on the device and record outcome_unknown (timeout); authorized calls whose
+   * device did not connect before the offline deadline are sealed as expired.
+   */
   async sweepOverdue(now = new Date()): Promise<void> {
+    for (const row of await this.executions.waitingSince(new Date(now.getTime() - this.config.offlineDeadlineMs))) {
+      await this.calls
+        .execute(
+          row.tenant,
+          row.call_id,
+          { type: 'SealCall', data: { call_id: row.call_id, sealed_by: 'device-bridge', reason: 'device offline past its deadline' } },
+          { correlationid: row.call_id, causationid: randomUUID() },
+        )
+        .catch((err) => {
+          if (!isToolCallError(err)) throw err;
+        });
+    }
     for (const row of await this.executions.overdue(now)) {
       this.link?.sendCancel({ tenant: row.tenant, deviceId: row.device_id }, row.request_id ?? row.call_id, 'deadline passed');
       if (row.status === 'started') {
@@ -215,9 +327,35 @@ export class DeviceExecutionsService {
     }
   }
 
-  private async owned(device: DeviceIdentity, requestId: string): Promise<ExecutionRow | undefined> {
+  /**
+   * The request as this device may see it. A request assigned to another device of the tenant is refused and the
+   * attempt is kept (log line at warn and a `refused_reports` row); a device never learns more than "not yours".
+   */
+  private async assigned(
+    device: Sender,
+    requestId: string,
+    frameType: 'start_claim' | 'outcome' | 'status_report',
+  ): Promise<{ kind: 'mine'; row: ExecutionRow } | { kind: 'other' } | { kind: 'unknown' }> {
     const row = await this.executions.find(device.tenant, requestId);
-    return row && row.device_id === device.deviceId ? row : undefined;
+    if (!row) return { kind: 'unknown' };
+    if (row.device_id === device.deviceId) return { kind: 'mine', row };
+    this.infra.logger.warn(
+      { device: device.deviceId, tenant: device.tenant, request: requestId, frame: frameType, assignedTo: row.device_id },
+      'device reported for a request assigned to another device; refused',
+    );
+    await this.executions
+      .recordRefusedReport({
+        at: new Date(),
+        tenant: device.tenant,
+        device_id: device.deviceId,
+        session_id: device.sessionId ?? null,
+        request_id: requestId,
+        frame_type: frameType,
+        assigned_device_id: row.device_id,
+        reason: 'not_assigned',
+      })
+      .catch((err) => this.infra.logger.error({ err, request: requestId }, 'could not store a refused report'));
+    return { kind: 'other' };
   }
 
   private async markUnknown(row: Pick<ExecutionRow, 'tenant' | 'call_id' | 'request_id'>, cause: 'timeout' | 'connection_lost' | 'reboot', detail: string): Promise<void> {
@@ -236,4 +374,8 @@ export class DeviceExecutionsService {
         if (!isToolCallError(err)) throw err;
       });
   }
+}
+
+function clipText(text: string, max = 4096): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

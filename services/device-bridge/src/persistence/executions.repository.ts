@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely, Selectable } from 'kysely';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { DEVICE_BRIDGE_SCHEMA } from './migrations.js';
 
@@ -19,10 +19,28 @@ export interface ExecutionRow {
   deadline: Date | null;
   boot_id: string | null;
   last_seq: number;
+  /** When the call was authorized (NULL for rows projected before this column existed). */
+  authorized_at: Date | null;
 }
+
+/** A claim, outcome or report a device sent about a request it is not assigned. */
+export interface RefusedReportsTable {
+  id: Generated<string>;
+  at: Date;
+  tenant: string;
+  device_id: string;
+  session_id: string | null;
+  request_id: string;
+  frame_type: string;
+  assigned_device_id: string | null;
+  reason: string;
+}
+
+export type RefusedReportRow = Selectable<RefusedReportsTable>;
 
 export interface DeviceBridgeDB {
   executions: ExecutionRow;
+  refused_reports: RefusedReportsTable;
 }
 
 /** The only code that reads the executions table. */
@@ -68,6 +86,44 @@ export class ExecutionsRepository {
       .where('status', 'in', ['dispatched', 'started'])
       .where('deadline', '<=', now)
       .limit(limit)
+      .execute();
+  }
+
+  /** Calls of this device whose outcome the device's journal may know: dispatched, started or outcome unknown. */
+  unsettled(tenant: string, deviceId: string, limit = 1000): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('device_id', '=', deviceId)
+      .where('status', 'in', ['dispatched', 'started', 'unknown'])
+      .orderBy('last_seq')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Authorized calls never dispatched (their device did not connect) that were authorized at or before `cutoff`. */
+  waitingSince(cutoff: Date, limit = 100): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('status', '=', 'ready')
+      .where('authorized_at', '<=', cutoff)
+      .limit(limit)
+      .execute();
+  }
+
+  async recordRefusedReport(row: Omit<RefusedReportRow, 'id'>): Promise<void> {
+    await this.db.insertInto('refused_reports').values(row).execute();
+  }
+
+  refusedReports(tenant: string, requestId: string): Promise<RefusedReportRow[]> {
+    return this.db
+      .selectFrom('refused_reports')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('request_id', '=', requestId)
+      .orderBy('id')
       .execute();
   }
 }

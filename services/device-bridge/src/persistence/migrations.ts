@@ -27,4 +27,24 @@ export const deviceBridgeMigrations: Record<string, Migration> = {
       await db.schema.createIndex('executions_by_device').on('executions').columns(['tenant', 'device_id', 'status']).execute();
     },
   },
+  '0003_offline_deadline_and_refused_reports': {
+    async up(db) {
+      // When the call was authorized: an authorized call whose device never connects is sealed past its deadline.
+      await db.schema.alterTable('executions').addColumn('authorized_at', 'timestamptz').execute();
+      await db.schema.createIndex('executions_by_status').on('executions').columns(['status', 'authorized_at']).execute();
+      // Claims, outcomes and reports a device sent about a request assigned to another device: refused, kept here.
+      await db.schema
+        .createTable('refused_reports')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('at', 'timestamptz', (c) => c.notNull())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('device_id', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text')
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('frame_type', 'text', (c) => c.notNull())
+        .addColumn('assigned_device_id', 'text')
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -39,13 +39,14 @@ export function executionsProjection(namespace: string): Projection<DeviceBridge
               request_id: null,
               deadline: null,
               boot_id: null,
+              authorized_at: null,
               last_seq: seq,
             })
             .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
             .execute();
           return;
         case 'ormuz.toolcall.authorized.v1':
-          await set({ status: 'ready', verdict: JSON.stringify(e.data.verdict) });
+          await set({ status: 'ready', verdict: JSON.stringify(e.data.verdict), authorized_at: new Date(event.time) });
           return;
         case 'ormuz.toolcall.dispatched.v1':
           await set({ status: 'dispatched', request_id: e.data.request_id, deadline: new Date(e.data.deadline) });

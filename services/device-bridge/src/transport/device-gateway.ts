@@ -94,7 +94,7 @@ export interface ExecutionHandler {
    * The device reports an outcome. The gateway sends `outcome_ack` once this resolves; the device resends the
    * outcome after reconnects until it is acknowledged, so the same outcome can arrive more than once.
    */
-  onOutcome(device: ConnectedDevice, frame: OutcomeFrameV1): Promise<void>;
+  onOutcome(device: ConnectedDevice, frame: OutcomeFrameV1): Promise<OutcomeRefusal | undefined | void>;
   /** The device reports a request's journal state (an answer, a refusal before claiming, or an interrupted run). */
   onStatusReport(device: ConnectedDevice, frame: StatusReportFrameV1): Promise<void> | void;
   /** The connection ended. Never proof that a started request finished. Called once per welcomed connection. */
@@ -103,6 +103,15 @@ export interface ExecutionHandler {
   onProgress?(device: ConnectedDevice, frame: ProgressFrameV1): Promise<void> | void;
   /** The device refused a frame the bridge sent (e.g. a submit whose payload did not match its hash). */
   onDeviceError?(device: ConnectedDevice, frame: ErrorFrameV1): Promise<void> | void;
+}
+
+/**
+ * An outcome the handler refused to record (e.g. the request is assigned to another device): the device is told with
+ * a non-fatal error of that code naming the request, and gets no `outcome_ack`.
+ */
+export interface OutcomeRefusal {
+  readonly refused: string;
+  readonly message: string;
 }
 
 /** Where the gateway reports what it does. Tokens and payloads are never passed to it. */
@@ -552,9 +561,10 @@ export class DeviceGateway {
               },
         );
       }
-      case 'outcome':
+      case 'outcome': {
+        let refusal: OutcomeRefusal | undefined | void;
         try {
-          await handler.onOutcome(device, frame);
+          refusal = await handler.onOutcome(device, frame);
         } catch (err) {
           this.logger.error?.('onOutcome failed', {
             deviceId: device.deviceId,
@@ -568,7 +578,9 @@ export class DeviceGateway {
             frame.request_id,
           );
         }
+        if (refusal) return this.sendError(conn, refusal.refused, refusal.message, frame.request_id);
         return this.sendTo(conn, { type: 'outcome_ack', request_id: frame.request_id });
+      }
       case 'status_report':
         return handler.onStatusReport(device, frame);
       case 'progress':

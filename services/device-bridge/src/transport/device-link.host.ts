@@ -31,8 +31,7 @@ export class DeviceLinkHost implements DeviceLink, OnApplicationBootstrap, OnApp
         onConnected: (device) => this.executions.onConnected(device, device.bootId),
         onStartClaim: (device, frame) => this.executions.onStartClaim(device, frame, device.bootId),
         onOutcome: (device, frame) => this.executions.onOutcome(device, frame),
-        onStatusReport: (device, frame) =>
-          log.info({ device: device.deviceId, request: frame.request_id, state: frame.state }, 'status report'),
+        onStatusReport: (device, frame) => this.executions.onStatusReport(device, frame),
         onDisconnected: (device, cause) => this.executions.onDisconnected(device, cause.kind),
       },
       logger: {
@@ -69,6 +68,10 @@ export class DeviceLinkHost implements DeviceLink, OnApplicationBootstrap, OnApp
 
   sendCancel(device: DeviceIdentity, requestId: string, reason: string): void {
     this.gateway.send(device, { type: 'cancel', request_id: requestId, reason });
+  }
+
+  sendStatusQuery(device: DeviceIdentity, requestId: string): void {
+    this.gateway.send(device, { type: 'status_query', request_id: requestId });
   }
 
   connected(): DeviceIdentity[] {
