@@ -32,6 +32,11 @@ export interface DeviceLink {
   connected(): DeviceIdentity[];
 }
 
+/** Dispatches in flight at once in one pass. */
+const DISPATCH_CONCURRENCY = 32;
+/** How long a dispatched call is remembered while the read model catches up, in ms. */
+const RECENT_DISPATCH_MS = 60_000;
+
 export type ClaimAnswer =
   | { readonly granted: true }
   | { readonly granted: false; readonly reason: 'sealed' | 'unknown_request' | 'already_started' | 'not_assigned'; readonly message: string };
@@ -51,6 +56,8 @@ export class DeviceExecutionsService {
   private kicking: Promise<void> = Promise.resolve();
   private again = false;
   private busy = false;
+  /** Calls dispatched by this replica whose `dispatched` the read model may not show yet: tenant/call id → time. */
+  private readonly recentlyDispatched = new Map<string, number>();
   /** Calls whose start was granted on a live connection and whose outcome has not arrived, per device. */
   private readonly inFlight = new Map<string, Set<string>>();
 
@@ -75,11 +82,7 @@ export class DeviceExecutionsService {
     this.kicking = (async () => {
       do {
         this.again = false;
-        for (const device of this.link?.connected() ?? []) {
-          await this.dispatchFor(device).catch((err) =>
-            this.infra.logger.error({ err, device: device.deviceId }, 'dispatch pass failed'),
-          );
-        }
+        await this.dispatchReady().catch((err) => this.infra.logger.error({ err }, 'dispatch pass failed'));
       } while (this.again);
       this.busy = false;
     })();
@@ -90,44 +93,64 @@ export class DeviceExecutionsService {
     return this.kicking;
   }
 
-  private async dispatchFor(device: DeviceIdentity): Promise<void> {
-    for (const row of await this.executions.sendable(device.tenant, device.deviceId)) {
-      if (!this.link?.isConnected(device)) return;
-      let deadline = row.deadline?.toISOString();
-      if (row.status === 'ready') {
-        deadline = new Date(Date.now() + this.config.executionTimeoutMs).toISOString();
-        try {
-          await this.calls.execute(
-            row.tenant,
-            row.call_id,
-            {
-              type: 'DispatchCall',
-              data: {
-                call_id: row.call_id,
-                request_id: row.call_id,
-                executor: { kind: 'device', device_id: row.device_id },
-                deadline,
-              },
-            },
-            { correlationid: row.call_id, causationid: randomUUID() },
-          );
-        } catch (err) {
-          // Sealed or otherwise moved on since the row was read: the projection will catch up; nothing is sent.
-          if (isToolCallError(err)) continue;
-          throw err;
-        }
+  /**
+   * One pass: every authorized call whose device is connected here is dispatched (recorded, then sent), up to
+   * DISPATCH_CONCURRENCY at a time. One query per pass, whatever the number of devices.
+   */
+  private async dispatchReady(): Promise<void> {
+    const now = Date.now();
+    for (const [callId, at] of this.recentlyDispatched) if (now - at > RECENT_DISPATCH_MS) this.recentlyDispatched.delete(callId);
+    const rows = (await this.executions.ready()).filter(
+      (row) =>
+        !this.recentlyDispatched.has(`${row.tenant}/${row.call_id}`) &&
+        this.link?.isConnected({ tenant: row.tenant, deviceId: row.device_id }),
+    );
+    let next = 0;
+    const worker = async () => {
+      while (next < rows.length) {
+        const row = rows[next++]!;
+        await this.dispatch(row).catch((err) =>
+          this.infra.logger.error({ err, call: row.call_id, device: row.device_id }, 'dispatch failed'),
+        );
       }
-      this.link.sendSubmit(device, {
-        type: 'submit',
-        request_id: row.request_id ?? row.call_id,
-        call_id: row.call_id,
-        tool: row.tool,
-        payload: row.payload,
-        payload_sha256: row.payload_sha256,
-        deadline: deadline!,
-        verdict: row.verdict ?? { level: 'low', reasons: [] },
-      });
+    };
+    await Promise.all(Array.from({ length: Math.min(DISPATCH_CONCURRENCY, rows.length) }, worker));
+  }
+
+  private async dispatch(row: ExecutionRow): Promise<void> {
+    const device = { tenant: row.tenant, deviceId: row.device_id };
+    const deadline = new Date(Date.now() + this.config.executionTimeoutMs).toISOString();
+    try {
+      await this.calls.execute(
+        row.tenant,
+        row.call_id,
+        {
+          type: 'DispatchCall',
+          data: { call_id: row.call_id, request_id: row.call_id, executor: { kind: 'device', device_id: row.device_id }, deadline },
+        },
+        { correlationid: row.call_id, causationid: randomUUID() },
+      );
+    } catch (err) {
+      // Sealed or otherwise moved on since the row was read: the projection will catch up; nothing is sent.
+      if (isToolCallError(err)) return;
+      throw err;
     }
+    // The read model shows the call as ready until it applies `dispatched`; do not dispatch it twice meanwhile.
+    this.recentlyDispatched.set(`${row.tenant}/${row.call_id}`, Date.now());
+    this.send(device, row, deadline);
+  }
+
+  private send(device: DeviceIdentity, row: ExecutionRow, deadline: string): void {
+    this.link?.sendSubmit(device, {
+      type: 'submit',
+      request_id: row.request_id ?? row.call_id,
+      call_id: row.call_id,
+      tool: row.tool,
+      payload: row.payload,
+      payload_sha256: row.payload_sha256,
+      deadline,
+      verdict: row.verdict ?? { level: 'low', reasons: [] },
+    });
   }
 
   /**
@@ -142,6 +165,10 @@ export class DeviceExecutionsService {
       }
     }
     for (const row of unsettled) this.link?.sendStatusQuery(device, row.request_id ?? row.call_id);
+    // Dispatched calls the device may never have received: send them again (a duplicate observes its journal).
+    for (const row of await this.executions.sendable(device.tenant, device.deviceId)) {
+      if (row.status === 'dispatched' && row.deadline) this.send(device, row, row.deadline.toISOString());
+    }
     this.kick();
   }
 

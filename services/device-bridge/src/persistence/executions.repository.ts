@@ -64,6 +64,11 @@ export class ExecutionsRepository {
       .execute();
   }
 
+  /** Authorized calls not yet dispatched, oldest first, across devices (the dispatcher filters by connection). */
+  ready(limit = 500): Promise<ExecutionRow[]> {
+    return this.db.selectFrom('executions').selectAll().where('status', '=', 'ready').orderBy('last_seq').limit(limit).execute();
+  }
+
   started(tenant: string, deviceId: string): Promise<ExecutionRow[]> {
     return this.db
       .selectFrom('executions')
