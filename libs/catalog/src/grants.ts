@@ -5,7 +5,7 @@
 import { identifierProblem } from '@ormuz/contracts';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { GrantError } from './errors.js';
-import { editDistance, quote, wordOverlap, words } from './text.js';
+import { editDistance, quote, words } from './text.js';
 import { CORE_EXTENSION_NAME, splitToolName } from './tool-definition.js';
 
 /** What one agent of one tenant may use. */
@@ -52,9 +52,17 @@ interface CompiledGrant {
   readonly allow: readonly GrantRule[];
   readonly deny: readonly GrantRule[];
   readonly pins: ReadonlyMap<string, number>;
+  /** What this grant offers from each catalog it was checked against, worked out once (see {@link GrantView}). */
+  readonly views: WeakMap<Catalog, GrantView>;
 }
 
 const compiledGrants = new WeakMap<Grant, CompiledGrant | GrantError>();
+
+/** Whether {@link splitToolName} would split `name` (exactly one dot, with text on both sides), without splitting. */
+function isToolNameShape(name: string): boolean {
+  const dot = name.indexOf('.');
+  return dot > 0 && dot === name.lastIndexOf('.') && dot < name.length - 1;
+}
 
 function compile(grant: Grant): CompiledGrant | GrantError {
   let compiled = compiledGrants.get(grant);
@@ -71,15 +79,22 @@ function compile(grant: Grant): CompiledGrant | GrantError {
         throw new GrantError('A grant needs `allow` (and optionally `deny`) as lists of rules.');
       }
       const pins = new Map<string, number>();
-      for (const [tool, version] of Object.entries(grant.pins ?? {})) {
-        if (!splitToolName(tool) || !Number.isInteger(version) || version < 1) {
+      const pinned = grant.pins ?? {};
+      for (const tool of Object.keys(pinned)) {
+        const version = pinned[tool]!;
+        if (!isToolNameShape(tool) || !Number.isInteger(version) || version < 1) {
           throw new GrantError(
             `Grant pin ${quote(tool)} → ${String(version)} is not a tool name and a positive version.`,
           );
         }
         pins.set(tool, version);
       }
-      compiled = { allow: grant.allow.map(parseGrantRule), deny: (grant.deny ?? []).map(parseGrantRule), pins };
+      compiled = {
+        allow: grant.allow.map(parseGrantRule),
+        deny: (grant.deny ?? []).map(parseGrantRule),
+        pins,
+        views: new WeakMap(),
+      };
     } catch (err) {
       compiled = err instanceof GrantError ? err : new GrantError(`The grant is malformed: ${String(err)}.`);
     }
@@ -128,7 +143,7 @@ function offeredEntry(catalog: Catalog, grant: CompiledGrant, name: string): Cat
 export function offeredTools(catalog: Catalog, grant: Grant): CatalogEntry[] {
   const compiled = compile(grant);
   if (compiled instanceof GrantError) return [];
-  return catalog.toolNames().flatMap((name) => offeredEntry(catalog, compiled, name) ?? []);
+  return [...viewOf(catalog, compiled).offered().entries];
 }
 
 /**
@@ -162,65 +177,278 @@ const ACTIVATE_TOOL = `${CORE_EXTENSION_NAME}.activate_tool`;
 /** Names longer than this get no edit-distance suggestions (bounded work on hostile input). */
 const MAX_SUGGESTION_NAME = 128;
 
-function closestNames(name: string, offered: readonly CatalogEntry[]): string[] {
-  if (name.length > MAX_SUGGESTION_NAME) return [];
-  const lower = name.toLowerCase();
-  const called = words(name);
-  const scored: { name: string; score: number }[] = [];
-  for (const entry of offered) {
-    const toolPart = splitToolName(entry.name)?.tool ?? entry.name;
-    const cap = Math.max(2, Math.floor(Math.min(lower.length, entry.name.length) / 4));
-    const distance = Math.min(editDistance(lower, entry.name, cap), editDistance(lower, toolPart, cap));
-    const overlap = wordOverlap(called, words(entry.name));
-    if (distance > cap && overlap < 0.5) continue;
-    scored.push({ name: entry.name, score: (distance <= cap ? 1 - distance / (cap + 1) : 0) + overlap });
-  }
-  return scored
-    .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1))
-    .slice(0, 3)
-    .map((s) => s.name);
+/** Unknown names answered per grant and catalog, most recently asked kept (models repeat a wrong name). */
+const MAX_CACHED_UNKNOWN = 256;
+/** Longest name whose answer is kept. */
+const MAX_CACHED_UNKNOWN_LENGTH = 256;
+
+/** What an offered tool's name is matched on, worked out once per catalog entry. */
+interface NameText {
+  readonly name: string;
+  /** The part after the extension (`send_message`), which a model often calls alone. */
+  readonly toolPart: string;
+  /** The distinct {@link words} of the name. */
+  readonly words: ReadonlySet<string>;
+  /** Character counts of the name and of its tool part: {@link BUCKETS} bucket, count, bucket, count, ... */
+  readonly nameCounts: Int32Array;
+  readonly toolPartCounts: Int32Array;
 }
 
-function matchingSkill(
-  name: string,
-  offered: readonly CatalogEntry[],
-): { keyword: string; tools: string[] } | undefined {
-  if (name.length > MAX_SUGGESTION_NAME) return undefined;
-  const called = new Set(words(name));
-  for (const entry of offered) {
-    for (const keyword of entry.definition.skills ?? []) {
-      const needed = words(keyword);
-      if (needed.length === 0 || !needed.every((w) => called.has(w))) continue;
-      const tools = offered
-        .filter((e) => (e.definition.skills ?? []).some((k) => k.toLowerCase() === keyword.toLowerCase()))
-        .map((e) => e.name);
-      return { keyword, tools };
+/** One skill keyword of an offered tool, with its words. */
+interface SkillText {
+  readonly keyword: string;
+  /** {@link words} of the keyword: a called name mentions the skill when it has all of them. */
+  readonly needed: readonly string[];
+}
+
+const nameTexts = new WeakMap<CatalogEntry, NameText>();
+const skillTexts = new WeakMap<CatalogEntry, readonly SkillText[]>();
+
+/** Code units are counted in this many buckets (code unit modulo it); zero between calls in {@link calledCounts}. */
+const BUCKETS = 128;
+const calledCounts = new Int32Array(BUCKETS);
+
+/** Code units of `text` counted per bucket (code unit modulo {@link BUCKETS}), as bucket, count pairs. */
+function countsOf(text: string): Int32Array {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < text.length; i++) {
+    const bucket = text.charCodeAt(i) % BUCKETS;
+    counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+  }
+  return Int32Array.from([...counts].flat());
+}
+
+function nameTextOf(entry: CatalogEntry): NameText {
+  let text = nameTexts.get(entry);
+  if (!text) {
+    const toolPart = splitToolName(entry.name)?.tool ?? entry.name;
+    text = {
+      name: entry.name,
+      toolPart,
+      words: new Set(words(entry.name)),
+      nameCounts: countsOf(entry.name),
+      toolPartCounts: countsOf(toolPart),
+    };
+    nameTexts.set(entry, text);
+  }
+  return text;
+}
+
+function skillTextsOf(entry: CatalogEntry): readonly SkillText[] {
+  let texts = skillTexts.get(entry);
+  if (!texts) {
+    texts = (entry.definition.skills ?? []).map((keyword) => ({ keyword, needed: words(keyword) }));
+    skillTexts.set(entry, texts);
+  }
+  return texts;
+}
+
+/** The tools a grant offers from one catalog, with what unknown names are matched against. */
+interface Offered {
+  /** One version per tool, sorted by name. */
+  readonly entries: readonly CatalogEntry[];
+  /** Parallel to `entries`. */
+  readonly names: readonly NameText[];
+  /** Every skill keyword of every offered tool, in tool order then keyword order (the order they are tried in). */
+  readonly skills: readonly SkillText[];
+  /** First word of a keyword → indexes into `skills`, ascending. */
+  readonly skillsByFirstWord: ReadonlyMap<string, readonly number[]>;
+  /** Lowercased keyword → the offered tools that list it (any case), in tool order. */
+  readonly skillTools: ReadonlyMap<string, readonly string[]>;
+  readonly canSearch: boolean;
+}
+
+function offeredFrom(entries: readonly CatalogEntry[]): Offered {
+  const skills: SkillText[] = [];
+  const skillsByFirstWord = new Map<string, number[]>();
+  const skillTools = new Map<string, string[]>();
+  for (const entry of entries) {
+    const listed = new Set<string>();
+    for (const skill of skillTextsOf(entry)) {
+      if (skill.needed.length > 0) {
+        const first = skill.needed[0]!;
+        const list = skillsByFirstWord.get(first);
+        if (list) list.push(skills.length);
+        else skillsByFirstWord.set(first, [skills.length]);
+        skills.push(skill);
+      }
+      const lower = skill.keyword.toLowerCase();
+      if (listed.has(lower)) continue;
+      listed.add(lower);
+      const tools = skillTools.get(lower);
+      if (tools) tools.push(entry.name);
+      else skillTools.set(lower, [entry.name]);
     }
   }
-  return undefined;
+  return {
+    entries,
+    names: entries.map(nameTextOf),
+    skills,
+    skillsByFirstWord,
+    skillTools,
+    canSearch: entries.some((e) => e.name === SEARCH_TOOL),
+  };
+}
+
+const NOTHING_OFFERED = offeredFrom([]);
+
+/**
+ * What one (well-formed) grant offers from one catalog, worked out as it is needed and kept with the grant object:
+ * the version offered per tool name, the whole offered list with the words unknown names are matched against, and
+ * the answers to the unknown names asked most recently. Grants and catalogs are immutable, so nothing here goes
+ * stale; pass the same grant object per tenant and agent to reuse it.
+ */
+class GrantView {
+  /** Tool name → the entry offered, or null; only names the catalog has. */
+  private readonly byName = new Map<string, CatalogEntry | null>();
+  private all: Offered | undefined;
+  private readonly unknown = new Map<string, GrantCheck>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly grant: CompiledGrant,
+  ) {}
+
+  /** {@link offeredEntry}, memoised. `name` must be a name the catalog has. */
+  entry(name: string): CatalogEntry | undefined {
+    let entry = this.byName.get(name);
+    if (entry === undefined) {
+      entry = offeredEntry(this.catalog, this.grant, name) ?? null;
+      this.byName.set(name, entry);
+    }
+    return entry ?? undefined;
+  }
+
+  offered(): Offered {
+    this.all ??= offeredFrom(this.catalog.toolNames().flatMap((name) => this.entry(name) ?? []));
+    return this.all;
+  }
+
+  /** The answer for a name the catalog does not have; the most recent ones are kept. */
+  unknownName(name: string): GrantCheck {
+    const cacheable = name.length <= MAX_CACHED_UNKNOWN_LENGTH;
+    if (cacheable) {
+      const known = this.unknown.get(name);
+      if (known) {
+        // Most recently used last, so the oldest is evicted first.
+        this.unknown.delete(name);
+        this.unknown.set(name, known);
+        return known;
+      }
+    }
+    const answer = unknownAnswer(name, name, this.offered());
+    if (cacheable) {
+      if (this.unknown.size >= MAX_CACHED_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value!);
+      this.unknown.set(name, answer);
+    }
+    return answer;
+  }
+}
+
+function viewOf(catalog: Catalog, grant: CompiledGrant): GrantView {
+  let view = grant.views.get(catalog);
+  if (!view) {
+    view = new GrantView(catalog, grant);
+    grant.views.set(catalog, view);
+  }
+  return view;
+}
+
+/** Jaccard overlap of two word sets, 0 to 1 (as `wordOverlap` in text.ts). */
+function overlapOf(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
+  if (left.size === 0 || right.size === 0) return 0;
+  let shared = 0;
+  for (const w of left) if (right.has(w)) shared++;
+  return shared / (left.size + right.size - shared);
 }
 
 /**
- * Whether `grant` lets a model call `name` (a canonical tool name), and if so which version. A tool in the catalog
- * that the grant does not offer is `not_offered` ("not permitted in this conversation"); any other name is
- * `unknown`, answered with the closest offered names (edit distance and word overlap), a skill keyword the name
- * mentions, or how to search the directory. A malformed grant offers nothing. Never throws.
+ * A lower bound of the edit distance between the text counted in {@link calledCounts} (`length` code units) and a
+ * text of `otherLength` code units counted in `other`: every edit adds, removes or changes one character and a swap
+ * changes none, so the distance is at least the larger number of characters either text has in excess of the other
+ * (per bucket, which can only lower it).
  */
-export function checkGrant(catalog: Catalog, grant: Grant, name: string): GrantCheck {
-  const compiled = compile(grant);
-  const shown = quote(String(name), 80);
-  if (typeof name === 'string' && catalog.has(name)) {
-    const entry = compiled instanceof GrantError ? undefined : offeredEntry(catalog, compiled, name);
-    if (entry) return { kind: 'allowed', entry, version: entry.version };
-    return {
-      kind: 'not_offered',
-      message:
-        `${name} is not permitted in this conversation. Do not call it again; do the task with the tools you were ` +
-        'offered, or tell the user that this action is not allowed here.',
-    };
+function countBound(length: number, other: Int32Array, otherLength: number): number {
+  let excess = 0;
+  for (let i = 0; i < other.length; i += 2) {
+    const more = other[i + 1]! - calledCounts[other[i]!]!;
+    if (more > 0) excess += more;
   }
-  const offered = compiled instanceof GrantError ? [] : offeredTools(catalog, grant);
-  const text = typeof name === 'string' ? name : '';
+  // The called text's own excess is what the lengths differ by, plus the other's excess.
+  return Math.max(excess, excess + length - otherLength);
+}
+
+/**
+ * The (at most three) offered names closest to `name`, best first: each scores its word overlap with the name plus,
+ * when the edit distance to the whole name or its tool part is within a cap of about a quarter of the shorter
+ * length, how close that is; a name with neither a distance within the cap nor half its words shared is not
+ * suggested. Ties go to the name that sorts first.
+ *
+ * Edit distance is only computed where it can matter: a name whose lower bound (length difference, then
+ * {@link countBound}) exceeds the cap scores on word overlap alone, and one whose best possible score cannot beat the
+ * third best found so far is skipped.
+ */
+function closestNames(name: string, offered: Offered): string[] {
+  if (name.length > MAX_SUGGESTION_NAME) return [];
+  const lower = name.toLowerCase();
+  const length = lower.length;
+  const called = new Set(words(name));
+  for (let i = 0; i < length; i++) calledCounts[lower.charCodeAt(i) % BUCKETS]!++;
+  // The best three so far, best first. Names come in sorted order, so a later name never wins a tie.
+  const best: { name: string; score: number }[] = [];
+  try {
+    for (const candidate of offered.names) {
+      const full = candidate.name;
+      const part = candidate.toolPart;
+      const cap = Math.max(2, Math.floor(Math.min(length, full.length) / 4));
+      const overlap = overlapOf(called, candidate.words);
+      const far = overlap < 0.5;
+      let fullBound = Math.abs(length - full.length);
+      let partBound = Math.abs(length - part.length);
+      if (far && fullBound > cap && partBound > cap) continue;
+      if (fullBound <= cap) fullBound = countBound(length, candidate.nameCounts, full.length);
+      if (partBound <= cap) partBound = countBound(length, candidate.toolPartCounts, part.length);
+      const bound = Math.min(fullBound, partBound);
+      if (far && bound > cap) continue;
+      if (best.length === 3 && (bound <= cap ? 1 - bound / (cap + 1) : 0) + overlap <= best[2]!.score) continue;
+      const distance = Math.min(
+        fullBound <= cap ? editDistance(lower, full, cap) : cap + 1,
+        partBound <= cap ? editDistance(lower, part, cap) : cap + 1,
+      );
+      if (distance > cap && far) continue;
+      const score = (distance <= cap ? 1 - distance / (cap + 1) : 0) + overlap;
+      let at = best.length;
+      while (at > 0 && best[at - 1]!.score < score) at--;
+      if (at < 3) {
+        best.splice(at, 0, { name: full, score });
+        if (best.length > 3) best.pop();
+      }
+    }
+  } finally {
+    for (let i = 0; i < length; i++) calledCounts[lower.charCodeAt(i) % BUCKETS]!--;
+  }
+  return best.map((s) => s.name);
+}
+
+/** The first skill keyword (in tool order, then keyword order) all of whose words `name` has, with its tools. */
+function matchingSkill(name: string, offered: Offered): { keyword: string; tools: string[] } | undefined {
+  if (name.length > MAX_SUGGESTION_NAME) return undefined;
+  const called = new Set(words(name));
+  let first = -1;
+  for (const w of called) {
+    for (const i of offered.skillsByFirstWord.get(w) ?? []) {
+      if (first !== -1 && i >= first) break;
+      if (offered.skills[i]!.needed.every((n) => called.has(n))) first = i;
+    }
+  }
+  if (first === -1) return undefined;
+  const { keyword } = offered.skills[first]!;
+  return { keyword, tools: [...(offered.skillTools.get(keyword.toLowerCase()) ?? [])] };
+}
+
+/** The `unknown` answer for `text` (the called name, or '' when it was not text), naming `shownName`. Frozen. */
+function unknownAnswer(text: string, shownName: string, offered: Offered): GrantCheck {
+  const shown = quote(shownName, 80);
   const suggestions = closestNames(text, offered);
   const skill = matchingSkill(text, offered);
   let message = `There is no tool named ${shown}.`;
@@ -231,13 +459,43 @@ export function checkGrant(catalog: Catalog, grant: Grant, name: string): GrantC
     message += ` For ${quote(skill.keyword)}, use ${skill.tools.join(' or ')}.`;
   }
   if (suggestions.length === 0 && !skill) {
-    const canSearch = offered.some((e) => e.name === SEARCH_TOOL);
     const query = words(text.slice(0, MAX_SUGGESTION_NAME)).join(' ') || 'what you want to do';
-    message += canSearch
+    message += offered.canSearch
       ? ` Search the tool directory with ${SEARCH_TOOL} (e.g. {"query": ${JSON.stringify(query)}}) and activate what you find with ${ACTIVATE_TOOL}.`
       : ' Use only the tools you were offered.';
   }
-  return { kind: 'unknown', message, suggestions, ...(skill ? { skill } : {}) };
+  return Object.freeze({
+    kind: 'unknown',
+    message,
+    suggestions: Object.freeze(suggestions),
+    ...(skill ? { skill: Object.freeze({ keyword: skill.keyword, tools: Object.freeze(skill.tools) }) } : {}),
+  });
+}
+
+/**
+ * Whether `grant` lets a model call `name` (a canonical tool name), and if so which version. A tool in the catalog
+ * that the grant does not offer is `not_offered` ("not permitted in this conversation"); any other name is
+ * `unknown`, answered with the closest offered names (edit distance and word overlap), a skill keyword the name
+ * mentions, or how to search the directory. A malformed grant offers nothing. Never throws.
+ *
+ * What the grant offers is worked out once per grant object and catalog, and the answers to recent unknown names
+ * are kept with it: pass the same (immutable) grant object for a tenant and agent rather than a fresh copy per call.
+ */
+export function checkGrant(catalog: Catalog, grant: Grant, name: string): GrantCheck {
+  const compiled = compile(grant);
+  const view = compiled instanceof GrantError ? undefined : viewOf(catalog, compiled);
+  if (typeof name === 'string' && catalog.has(name)) {
+    const entry = view?.entry(name);
+    if (entry) return { kind: 'allowed', entry, version: entry.version };
+    return {
+      kind: 'not_offered',
+      message:
+        `${name} is not permitted in this conversation. Do not call it again; do the task with the tools you were ` +
+        'offered, or tell the user that this action is not allowed here.',
+    };
+  }
+  if (typeof name !== 'string') return unknownAnswer('', String(name), view?.offered() ?? NOTHING_OFFERED);
+  return view ? view.unknownName(name) : unknownAnswer(name, name, NOTHING_OFFERED);
 }
 
 /** One search result. */
@@ -252,6 +510,28 @@ export interface ToolSearchHit {
 /** Longest query looked at, in characters. */
 const MAX_QUERY = 1_000;
 
+/** The words of a tool's name, skills and description, as search reads them; worked out once per catalog entry. */
+interface SearchText {
+  readonly name: ReadonlySet<string>;
+  readonly skills: ReadonlySet<string>;
+  readonly description: ReadonlySet<string>;
+}
+
+const searchTexts = new WeakMap<CatalogEntry, SearchText>();
+
+function searchTextOf(entry: CatalogEntry): SearchText {
+  let text = searchTexts.get(entry);
+  if (!text) {
+    text = {
+      name: nameTextOf(entry).words,
+      skills: new Set(words((entry.definition.skills ?? []).join(' '))),
+      description: new Set(words(entry.definition.description)),
+    };
+    searchTexts.set(entry, text);
+  }
+  return text;
+}
+
 /**
  * Offered tools ranked by word overlap of `query` with their name (weight 3), skills (2) and description (1);
  * at most `limit` (1 to 50) hits with a positive score, best first. Used by `ormuz.search_tools`. Never throws.
@@ -260,11 +540,11 @@ export function searchTools(catalog: Catalog, grant: Grant, query: string, limit
   const wanted = [...new Set(words(String(query).slice(0, MAX_QUERY)))];
   if (wanted.length === 0) return [];
   const max = Math.min(50, Math.max(1, Math.floor(Number.isFinite(limit) ? limit : 5)));
+  const compiled = compile(grant);
+  if (compiled instanceof GrantError) return [];
   const hits: ToolSearchHit[] = [];
-  for (const entry of offeredTools(catalog, grant)) {
-    const name = new Set(words(entry.name));
-    const skills = new Set(words((entry.definition.skills ?? []).join(' ')));
-    const description = new Set(words(entry.definition.description));
+  for (const entry of viewOf(catalog, compiled).offered().entries) {
+    const { name, skills, description } = searchTextOf(entry);
     let points = 0;
     for (const w of wanted) points += name.has(w) ? 3 : skills.has(w) ? 2 : description.has(w) ? 1 : 0;
     if (points === 0) continue;

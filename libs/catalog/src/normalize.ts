@@ -7,7 +7,7 @@ import type { JsonValue } from '@ormuz/contracts';
 import { RESERVED_PARAMETER_NAMES, type CatalogEntry } from './catalog.js';
 import { compiledOf } from './compiled.js';
 import { hasLoneSurrogate, quote, toSnakeCase } from './text.js';
-import type { DesignerConfig } from './tool-definition.js';
+import type { DesignerConfig, ParameterDefinition } from './tool-definition.js';
 
 /** Deepest nesting accepted inside one argument value. */
 export const MAX_ARGUMENT_DEPTH = 32;
@@ -17,6 +17,35 @@ export const MAX_ARGUMENT_VALUES = 10_000;
 export const MAX_ARGUMENT_TEXT = 1_000_000;
 /** Most top-level keys looked at before the arguments are refused as too many. */
 const MAX_KEYS = 256;
+/** Argument keys whose snake_case form is kept (models send the same camelCase keys call after call). */
+const MAX_CACHED_SPELLINGS = 1024;
+const MAX_CACHED_SPELLING_LENGTH = 64;
+
+const parameterMaps = new WeakMap<CatalogEntry, ReadonlyMap<string, ParameterDefinition>>();
+
+/** The entry's parameters by name (a Map: faster to probe with keys a model sent than the frozen object). */
+function parametersOf(entry: CatalogEntry): ReadonlyMap<string, ParameterDefinition> {
+  let map = parameterMaps.get(entry);
+  if (!map) {
+    map = new Map(Object.entries(entry.definition.parameters));
+    parameterMaps.set(entry, map);
+  }
+  return map;
+}
+
+const snakeCases = new Map<string, string>();
+
+/** {@link toSnakeCase}, memoised for short keys (the cache is emptied when full; answers never change). */
+function snakeCaseOf(key: string): string {
+  if (key.length > MAX_CACHED_SPELLING_LENGTH) return toSnakeCase(key);
+  let snake = snakeCases.get(key);
+  if (snake === undefined) {
+    snake = toSnakeCase(key);
+    if (snakeCases.size >= MAX_CACHED_SPELLINGS) snakeCases.clear();
+    snakeCases.set(key, snake);
+  }
+  return snake;
+}
 
 /** Why arguments were refused before validation. */
 export type NormalizeRefusalCode = 'invalid_arguments' | 'unknown_argument' | 'designer_argument' | 'configuration';
@@ -194,23 +223,26 @@ export function normalizeArguments(entry: CatalogEntry, args: unknown, designer?
       },
     ]);
   }
-  const parameters = entry.definition.parameters;
+  const parameters = parametersOf(entry);
   const problems: Problem[] = [];
   const sentAs = new Map<string, string>();
   const out: Record<string, JsonValue> = {};
   const budget: Budget = { values: 0, text: 0 };
   for (const key of keys) {
-    const shown = quote(key);
     if (RESERVED_PARAMETER_NAMES.has(key)) {
-      problems.push({ code: 'unknown_argument', text: `${shown} is never an argument name; remove it.` });
+      problems.push({ code: 'unknown_argument', text: `${quote(key)} is never an argument name; remove it.` });
       continue;
     }
-    const name = Object.hasOwn(parameters, key) ? key : toSnakeCase(key);
-    const parameter = Object.hasOwn(parameters, name) ? parameters[name] : undefined;
+    let name = key;
+    let parameter = parameters.get(key);
+    if (parameter === undefined) {
+      name = snakeCaseOf(key);
+      parameter = parameters.get(name);
+    }
     if (!parameter) {
       problems.push({
         code: 'unknown_argument',
-        text: `${shown} is not an argument of ${tool}; remove it or use one of its arguments.`,
+        text: `${quote(key)} is not an argument of ${tool}; remove it or use one of its arguments.`,
       });
       continue;
     }
@@ -225,7 +257,7 @@ export function normalizeArguments(entry: CatalogEntry, args: unknown, designer?
     if (earlier !== undefined) {
       problems.push({
         code: 'invalid_arguments',
-        text: `\`${name}\` was sent twice (as ${quote(earlier)} and ${shown}); send it once, as \`${name}\`.`,
+        text: `\`${name}\` was sent twice (as ${quote(earlier)} and ${quote(key)}); send it once, as \`${name}\`.`,
       });
       continue;
     }

@@ -48,12 +48,70 @@ export function wordOverlap(a: readonly string[], b: readonly string[]): number 
   return shared / (left.size + right.size - shared);
 }
 
+// Three rows of the edit-distance table, reused across calls (grown when a longer string comes): a call allocates
+// nothing.
+let rowA = new Int32Array(64);
+let rowB = new Int32Array(64);
+let rowC = new Int32Array(64);
+
 /**
  * Optimal-string-alignment edit distance (insert, delete, substitute, swap adjacent), capped: returns `cap + 1` as
- * soon as the distance must exceed `cap`, so long inputs cost little.
+ * soon as the distance must exceed `cap`, so long inputs cost little. Only the diagonal band of width `cap` on
+ * either side is computed (a cell further out is more than `cap` away), with values held at `cap + 1`.
  */
 export function editDistance(a: string, b: string, cap = 8): number {
-  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > cap) return cap + 1;
+  if (!Number.isInteger(cap) || cap < 0 || cap > 0xffff) return fullEditDistance(a, b, cap);
+  const over = cap + 1;
+  if (m + 2 > rowA.length) {
+    const size = Math.max(m + 2, rowA.length * 2);
+    rowA = new Int32Array(size);
+    rowB = new Int32Array(size);
+    rowC = new Int32Array(size);
+  }
+  let prevPrev = rowA;
+  let prev = rowB;
+  let row = rowC;
+  for (let j = 0; j <= m; j++) prev[j] = j <= cap ? j : over;
+  for (let i = 1; i <= n; i++) {
+    const lo = i - cap > 1 ? i - cap : 1;
+    const hi = i + cap < m ? i + cap : m;
+    // The cell left of the band: column 0 (distance i), or a cell outside the band.
+    const left = lo === 1 && i <= cap ? i : over;
+    row[lo - 1] = left;
+    let rowMin = left;
+    const ca = a.charCodeAt(i - 1);
+    const pa = i > 1 ? a.charCodeAt(i - 2) : -1;
+    for (let j = lo; j <= hi; j++) {
+      const cb = b.charCodeAt(j - 1);
+      let d = prev[j - 1]! + (ca === cb ? 0 : 1);
+      const del = prev[j]! + 1;
+      if (del < d) d = del;
+      const ins = row[j - 1]! + 1;
+      if (ins < d) d = ins;
+      if (j > 1 && pa === cb && ca === b.charCodeAt(j - 2)) {
+        const swap = prevPrev[j - 2]! + 1;
+        if (swap < d) d = swap;
+      }
+      if (d > over) d = over;
+      row[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    // The cell right of the band, which the next row reads above its own last cell.
+    if (hi < m) row[hi + 1] = over;
+    if (rowMin > cap) return over;
+    const spare = prevPrev;
+    prevPrev = prev;
+    prev = row;
+    row = spare;
+  }
+  return Math.min(prev[m]!, over);
+}
+
+/** {@link editDistance} over the whole table, for a cap that is not a small whole number. */
+function fullEditDistance(a: string, b: string, cap: number): number {
   let prevPrev: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

@@ -7,7 +7,7 @@ import { compileSchema, type ErrorObject, type ValidateFunction } from './ajv.js
 import type { CatalogEntry } from './catalog.js';
 import { compiledOf } from './compiled.js';
 import { quote } from './text.js';
-import type { ParameterDefinition, ToolDefinition } from './tool-definition.js';
+import type { CombinationRule, ParameterDefinition, ToolDefinition } from './tool-definition.js';
 
 /** Most instructions put in one refusal; the rest are counted. */
 const MAX_MESSAGES = 5;
@@ -206,6 +206,19 @@ function present(args: Record<string, JsonValue>, name: string): boolean {
   return Object.hasOwn(args, name) && args[name] !== undefined;
 }
 
+/** Whether exactly one group of `rule` is sent complete and nothing from the other groups is sent. */
+function holds(rule: CombinationRule, args: Record<string, JsonValue>): boolean {
+  let touched = 0;
+  let complete = 0;
+  for (const group of rule.oneOf) {
+    let sent = 0;
+    for (const name of group) if (present(args, name)) sent++;
+    if (sent > 0) touched++;
+    if (sent === group.length) complete++;
+  }
+  return complete === 1 && touched === 1;
+}
+
 /**
  * The broken combination rules of `definition` for `args`, each as its plain instruction followed by what was sent.
  * A rule holds when exactly one of its groups is sent complete and nothing from the other groups is sent.
@@ -213,6 +226,7 @@ function present(args: Record<string, JsonValue>, name: string): boolean {
 export function combinationProblems(definition: ToolDefinition, args: Record<string, JsonValue>): string[] {
   const problems: string[] = [];
   for (const rule of definition.combinations ?? []) {
+    if (holds(rule, args)) continue;
     const complete = rule.oneOf.filter((group) => group.every((name) => present(args, name)));
     const touched = rule.oneOf.filter((group) => group.some((name) => present(args, name)));
     if (complete.length === 1 && touched.length === 1) continue;

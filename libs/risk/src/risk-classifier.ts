@@ -13,6 +13,7 @@ import {
   SCREEN_ACTION_TOOLS,
   SETTING_TOOLS,
 } from './system-actions.js';
+import { Lru } from './lru.js';
 import { WordMatcher, type ExtraHighRiskWords, type WordMatch } from './word-matcher.js';
 
 /** `high` waits for the owner's approval, `low` runs with the verdict stamped in, `refused` never runs as sent. */
@@ -70,6 +71,9 @@ const MAX_ARG_DEPTH = 8;
 const MAX_ARG_NODES = 512;
 const MAX_PHRASE_WORDS = 3;
 const MAX_CACHED_TOOL_NAMES = 1024;
+/** Foreground packages and identifiers (argument names, identifier-like values) whose reading is kept. */
+const MAX_CACHED_PACKAGES = 1024;
+const MAX_CACHED_IDENTIFIERS = 4096;
 
 const SCREEN_TOOLS = new Set(SCREEN_ACTION_TOOLS);
 const SETTING_TOOL_SET = new Set(SETTING_TOOLS);
@@ -119,6 +123,34 @@ function identifierWords(identifier: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
+/** What an argument name or identifier-like value says: its device actions, and whether it names free text. */
+interface IdentifierReading {
+  /** {@link deviceActions} of its {@link identifierWords}. */
+  readonly actions: readonly string[];
+  /** One of its words is a content word (`message_body`): values under such a key are free text, not read. */
+  readonly content: boolean;
+  /** It matches {@link IDENTIFIER} (a value is read only then). */
+  readonly identifier: boolean;
+}
+
+const identifierReadings = new Lru<string, IdentifierReading>(MAX_CACHED_IDENTIFIERS);
+
+/** {@link IdentifierReading} of `text`; memoised for text up to {@link MAX_IDENTIFIER_LENGTH} characters. */
+function readIdentifier(text: string): IdentifierReading {
+  const cacheable = text.length <= MAX_IDENTIFIER_LENGTH;
+  let reading = cacheable ? identifierReadings.get(text) : undefined;
+  if (reading === undefined) {
+    const words = identifierWords(text);
+    reading = {
+      actions: deviceActions(words),
+      content: words.some((w) => CONTENT_WORDS.has(w)),
+      identifier: IDENTIFIER.test(text),
+    };
+    if (cacheable) identifierReadings.set(text, reading);
+  }
+  return reading;
+}
+
 /** Device actions an identifier's words spell (`airplane_mode` → airplane mode), in order, without repeats. */
 function deviceActions(words: readonly string[]): string[] {
   const found: string[] = [];
@@ -158,6 +190,12 @@ export class RiskClassifier {
   private readonly words: WordMatcher;
   private readonly paymentApps: Map<string, string>;
   private readonly toolNames = new Map<string, readonly string[]>();
+  /** Foreground package → the one reason it gives, high or low. */
+  private readonly packages = new Lru<string, { readonly high: boolean; readonly reason: string }>(
+    MAX_CACHED_PACKAGES,
+  );
+  /** The target-text reasons of each (cached, shared) list of word matches. */
+  private readonly targetReasons = new WeakMap<readonly WordMatch[], readonly string[]>();
 
   constructor(options: RiskClassifierOptions = {}) {
     this.words = new WordMatcher(options.extraWords ?? []);
@@ -227,11 +265,33 @@ export class RiskClassifier {
       text = text.slice(0, MAX_TARGET_TEXT_LENGTH);
     }
     const matches = this.words.match(text);
-    for (const m of matches) high.push(wordReason('target text', m));
-    if (matches.length === 0 && text === targetText) low.push('no high-risk word in the target text');
+    if (matches.length === 0) {
+      if (text === targetText) low.push('no high-risk word in the target text');
+      return;
+    }
+    // Matches of short texts are cached and frozen; their reasons are kept with them.
+    let reasons = this.targetReasons.get(matches);
+    if (!reasons) {
+      reasons = matches.map((m) => wordReason('target text', m));
+      if (Object.isFrozen(matches)) this.targetReasons.set(matches, reasons);
+    }
+    for (const r of reasons) high.push(r);
   }
 
   private checkForeground(pkg: string, high: string[], low: string[]): void {
+    let reading = this.packages.get(pkg);
+    if (reading === undefined) {
+      const h: string[] = [];
+      const l: string[] = [];
+      this.readForegroundApp(pkg, h, l);
+      reading = h.length > 0 ? { high: true, reason: h[0]! } : { high: false, reason: l[0]! };
+      this.packages.set(pkg, reading);
+    }
+    (reading.high ? high : low).push(reading.reason);
+  }
+
+  /** Pushes exactly one reason, to `high` or to `low`, for the foreground app `pkg`. */
+  private readForegroundApp(pkg: string, high: string[], low: string[]): void {
     const lower = pkg.toLowerCase();
     const listed = lookupApp(this.paymentApps, lower);
     if (listed !== undefined) {
@@ -326,8 +386,10 @@ function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
   for (let next = 0; next < queue.length; next++) {
     const { value, path, depth, content } = queue[next] as (typeof queue)[number];
     if (typeof value === 'string') {
-      if (content || value.length > MAX_IDENTIFIER_LENGTH || !IDENTIFIER.test(value)) continue;
-      for (const meaning of deviceActions(identifierWords(value))) {
+      if (content || value.length > MAX_IDENTIFIER_LENGTH) continue;
+      const reading = readIdentifier(value);
+      if (!reading.identifier) continue;
+      for (const meaning of reading.actions) {
         found.push(`argument ${quote(path, 80)} = ${quote(value)} means ${meaning}`);
       }
       continue;
@@ -345,11 +407,12 @@ function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
       }
       const child = (value as Record<string, unknown>)[key];
       const childPath = isArray ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
-      const keyWords = isArray ? [] : identifierWords(key);
+      let isContent = content;
       if (!isArray) {
-        for (const meaning of deviceActions(keyWords)) found.push(`argument ${quote(childPath, 80)} means ${meaning}`);
+        const reading = readIdentifier(key);
+        for (const meaning of reading.actions) found.push(`argument ${quote(childPath, 80)} means ${meaning}`);
+        isContent ||= reading.content;
       }
-      const isContent = content || keyWords.some((w) => CONTENT_WORDS.has(w));
       queue.push({ value: child, path: childPath, depth: depth + 1, content: isContent });
     }
   }
@@ -358,13 +421,22 @@ function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
       `the arguments nest deeper than ${MAX_ARG_DEPTH} levels or hold more than ${MAX_ARG_NODES} values, so not all of them were read`,
     );
   }
-  return [...new Set(found)];
+  return found.length < 2 ? found : [...new Set(found)];
 }
 
+/** The first {@link MAX_REASONS} distinct reasons, in order, each cut to {@link MAX_REASON_LENGTH} characters. */
 function cap(reasons: readonly string[]): string[] {
-  return [...new Set(reasons)]
-    .slice(0, MAX_REASONS)
-    .map((r) => (r.length > MAX_REASON_LENGTH ? `${r.slice(0, MAX_REASON_LENGTH - 1)}…` : r));
+  const out: string[] = [];
+  for (const r of reasons) {
+    if (out.includes(r)) continue;
+    out.push(r);
+    if (out.length === MAX_REASONS) break;
+  }
+  for (let i = 0; i < out.length; i++) {
+    const r = out[i]!;
+    if (r.length > MAX_REASON_LENGTH) out[i] = `${r.slice(0, MAX_REASON_LENGTH - 1)}…`;
+  }
+  return out;
 }
 
 const DEFAULT_CLASSIFIER = new RiskClassifier();

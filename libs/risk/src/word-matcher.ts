@@ -15,10 +15,15 @@ import {
   type LanguageCode,
   type WordsByLanguage,
 } from './lexicon.js';
+import { Lru } from './lru.js';
 import { foldText, latinSkeleton, segmentWords, stripMarks } from './normalize.js';
 
 /** Longest run of words looked up as one key. */
 const MAX_SPAN = 8;
+/** Texts whose matches are kept (labels repeat from call to call; segmenting is the costly step), and the longest. */
+const MAX_CACHED_TEXTS = 2048;
+const MAX_CACHED_TEXT_LENGTH = 256;
+const NO_MATCHES: readonly WordMatch[] = Object.freeze([]);
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Hangul}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
@@ -85,6 +90,8 @@ export class WordMatcher {
    * ones): a run of words is extended only while it can still become a key, so most words cost one lookup.
    */
   private readonly prefixes = new Set<string>();
+  /** Recent short texts → their matches (frozen, so sharing them is safe). */
+  private readonly matched = new Lru<string, readonly WordMatch[]>(MAX_CACHED_TEXTS);
 
   constructor(extraWords: readonly ExtraHighRiskWords[] = []) {
     const languageOrder = Object.keys(LANGUAGES);
@@ -135,7 +142,21 @@ export class WordMatcher {
   /**
    * The high-risk words in `text`, in order of first appearance, one per word and meaning. Empty when there is none.
    */
-  match(text: string): WordMatch[] {
+  match(text: string): readonly WordMatch[] {
+    if (text.length > MAX_CACHED_TEXT_LENGTH) return this.find(text);
+    let matches = this.matched.get(text);
+    if (matches === undefined) {
+      const found = this.find(text);
+      matches =
+        found.length === 0
+          ? NO_MATCHES
+          : Object.freeze(found.map((m) => Object.freeze({ ...m, languages: Object.freeze(m.languages) })));
+      this.matched.set(text, matches);
+    }
+    return matches;
+  }
+
+  private find(text: string): WordMatch[] {
     const exact = segmentWords(foldText(text));
     if (exact.length === 0) return [];
     const stripped = exact.map(stripMarks);
