@@ -20,11 +20,35 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import {
+  adminDbUrl,
+  benchDbName,
+  bounded,
+  cleanUpOnSignals,
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  errorRow,
+  flag,
+  fmt,
+  fmtRate,
+  log,
+  natsUrl,
+  now,
+  option,
+  printJson,
+  printTable,
+  printVerdicts,
+  progress,
+  sleep,
+  startWatchdog,
+  summarize,
+  type BenchRow,
+} from '@ormuz/bench-kit';
 import {
   aggregateSubject,
   envelope,
@@ -73,19 +97,16 @@ const PG_RAW_MS = 2_500; // ... this long, whichever comes first
 const PHASE_CAP_MS = 25_000; // any timed loop stops here and reports what it measured
 const WATCHDOG_MS = 180_000;
 
-const JSON_OUT = process.argv.includes('--json');
+const JSON_OUT = flag('json');
 /** `--only=load,projection` runs just those sections (ids: sequential, concurrent, load, projection). */
 /**
  * `--no-async-traces`: connect with nats.js's `noAsyncTraces` (no Error object with a stack captured per request) to
  * show what that connection option buys; otherwise the library's `connectNats` is used as is.
  */
-const NO_ASYNC_TRACES = process.argv.includes('--no-async-traces');
-const ONLY = process.argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice('--only='.length)
-  .split(',');
-const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
-const ADMIN_DB_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const NO_ASYNC_TRACES = flag('no-async-traces');
+const ONLY = option('only')?.split(',');
+const NATS_URL = natsUrl();
+const ADMIN_DB_URL = adminDbUrl();
 
 // ---------------------------------------------------------------------------------------------------------------
 // A tiny aggregate (a copy of the test fixture's counter; a bench must not import tests).
@@ -118,14 +139,6 @@ const INCREMENT: CounterCommand = { type: 'Increment', by: 1 };
 // ---------------------------------------------------------------------------------------------------------------
 // Small helpers.
 
-const now = () => performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function pct(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
 interface Lat {
   n: number;
   p50: number;
@@ -135,9 +148,8 @@ interface Lat {
   rate: number;
 }
 function lat(samples: readonly number[]): Lat {
-  const s = [...samples].sort((a, b) => a - b);
-  const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
-  return { n: s.length, p50: pct(s, 50), p99: pct(s, 99), mean, rate: 1000 / mean };
+  const { n, p50, p99, mean } = summarize(samples);
+  return { n, p50, p99, mean, rate: 1000 / mean };
 }
 
 /** Runs `fn` `n` times sequentially, pushing each latency (ms) into `into`; stops at the phase cap. */
@@ -174,27 +186,13 @@ async function timeConcurrent(
   return { ops: done, ms, rate: (done / ms) * 1000, cpuUsPerOp: (cpu.user + cpu.system) / Math.max(1, done) };
 }
 
-const fmt = (v: number, digits = 3) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
-const fmtRate = (v: number) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')}/s` : 'n/a');
-const log = (...parts: unknown[]) => console.log(...parts);
-const progress = (msg: string) => process.stderr.write(`· ${msg}\n`);
-
-interface Row {
-  id: string;
-  measure: string;
-  figure: string;
-  baseline: string;
-  ratio: number;
-  ratioLabel: string;
-  target: string;
-  verdict: 'PASS' | 'MISS' | 'info';
-}
+type Row = BenchRow & { ratioLabel: string };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Environment: namespace, streams, database, and their teardown.
 
 const ns = `b${randomBytes(4).toString('hex')}`;
-const dbName = `ormuz_bench_${randomBytes(4).toString('hex')}`;
+const dbName = benchDbName();
 const contexts: ContextName[] = ['calls', 'conversations'];
 const streams = contexts.map((c) => streamName(ns, c));
 const appendStream = streamName(ns, 'calls');
@@ -212,58 +210,20 @@ let dbCreated = false;
 const runners: ProjectionRunner[] = [];
 let cleaning: Promise<void> | undefined;
 
-function adminUrlFor(name: string): string {
-  const u = new URL(ADMIN_DB_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_DB_URL });
-  try {
-    await client.connect();
-    await client.query(statement);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Resolves with `p`, or after `ms` regardless (a teardown step must never hang the run). */
-async function bounded(what: string, p: Promise<unknown>, ms = 5000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      progress(`cleanup: ${what} did not finish within ${ms} ms; moving on`);
-      resolve();
-    }, ms);
-  });
-  await Promise.race([
-    p.then(
-      () => undefined,
-      () => undefined,
-    ),
-    late,
-  ]);
-  clearTimeout(timer);
-}
+const adminUrlFor = (name: string): string => databaseUrl(ADMIN_DB_URL, name);
 
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     for (const r of runners) await bounded('stopping a projection runner', r.stop());
     if (jsmRef) for (const s of streams) await bounded(`deleting stream ${s}`, jsmRef.streams.delete(s));
     await bounded('closing the database pool', db?.destroy() ?? Promise.resolve());
-    if (dbCreated) await bounded(`dropping ${dbName}`, adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+    if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName));
     await bounded('closing the NATS connection', nc?.close() ?? Promise.resolve());
   })();
   return cleaning;
 }
 
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    progress(`${sig}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+cleanUpOnSignals(cleanup);
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Sequential append.
@@ -635,7 +595,7 @@ async function benchProjection(js: JetStreamClient, jsm: JetStreamManager, rows:
   await fill('warm', 20, PROJ_WARMUP_EVENTS);
   await fill('proj', PROJ_AGGREGATES, PROJ_EVENTS);
 
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await createDatabase(ADMIN_DB_URL, dbName);
   dbCreated = true;
   const url = adminUrlFor(dbName);
   db = await openDatabase<BenchDB>({ url, max: 4 });
@@ -982,35 +942,10 @@ async function waitIdle(position: () => number, target: number, idleMs: number, 
 
 // ---------------------------------------------------------------------------------------------------------------
 
-function printTable(rows: Row[]) {
-  const head = ['measure', 'figure', 'baseline (same run)', 'ratio', 'target', ''];
-  const cells = rows.map((r) => [
-    r.measure,
-    r.figure,
-    r.baseline,
-    r.ratioLabel,
-    r.target,
-    r.verdict === 'info' ? '' : r.verdict,
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  log(line(head));
-  log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) log(line(c));
-}
-
 let failed = false;
 
 async function main() {
-  const watchdog = setTimeout(() => {
-    progress(`watchdog: run exceeded ${WATCHDOG_MS / 1000} s; cleaning up`);
-    void cleanup().finally(() => process.exit(1));
-  }, WATCHDOG_MS);
-  watchdog.unref();
+  const watchdog = startWatchdog(WATCHDOG_MS, cleanup);
 
   const started = now();
   const load0 = loadavg()[0]!;
@@ -1049,16 +984,7 @@ async function main() {
     } catch (err) {
       failed = true;
       console.error(`section ${id} failed:`, err);
-      rows.push({
-        id,
-        measure: `${id}: ERROR`,
-        figure: String((err as Error).message ?? err).slice(0, 60),
-        baseline: '',
-        ratio: Number.NaN,
-        ratioLabel: '',
-        target: '',
-        verdict: 'MISS',
-      });
+      rows.push(errorRow(id, err));
     }
   }
   const seconds = (now() - started) / 1000;
@@ -1070,12 +996,11 @@ async function main() {
       `${fmt(seconds, 1)} s, loadavg(1m) ${fmt(load0, 2)} → ${fmt(load1, 2)}`,
   );
   printTable(rows);
-  const misses = rows.filter((r) => r.verdict === 'MISS').length;
-  log(`${rows.filter((r) => r.verdict === 'PASS').length} PASS, ${misses} MISS (informational; exit code stays 0)`);
+  printVerdicts(rows);
   if (JSON_OUT) {
     // Last line of stdout; teardown below writes only to stderr.
-    log(
-      JSON.stringify({
+    printJson(
+      {
         bench: 'event-log',
         node: process.version,
         nats: nc.info?.version,
@@ -1083,16 +1008,9 @@ async function main() {
         namespace: ns,
         seconds,
         loadavg: [load0, load1],
-        results: rows.map(({ id, figure, baseline, ratio, target, verdict }) => ({
-          id,
-          figure,
-          baseline,
-          ratio,
-          target,
-          verdict,
-        })),
-        detail: out,
-      }),
+      },
+      rows,
+      out,
     );
   }
   await cleanup();

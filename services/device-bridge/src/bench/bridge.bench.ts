@@ -29,10 +29,32 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import {
+  adminDbUrl,
+  benchDbName,
+  bounded as boundedStep,
+  cleanUpOnSignals,
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  errorRow,
+  flag,
+  fmt,
+  log,
+  natsUrl,
+  now,
+  option,
+  printJson,
+  printTable,
+  printVerdicts,
+  progress,
+  sleep,
+  startWatchdog,
+  summarize,
+  type BenchRow,
+} from '@ormuz/bench-kit';
 import { canonicalPayload, DeviceFrameCodec, type DeviceFrameDraft } from '@ormuz/contracts';
 import { runSimulatedFleet, type SimulatedFleet } from '@ormuz/device-sdk';
 import { streamName } from '@ormuz/event-log';
@@ -56,8 +78,8 @@ const arg = (name: string, fallback: number): number => {
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
   return v;
 };
-const JSON_OUT = argv.includes('--json');
-const ONLY = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const JSON_OUT = flag('json', argv);
+const ONLY = option('only', argv);
 const CONNECTIONS = arg('connections', 10_000); // 1.
 const CONNECT_CONCURRENCY = 256; // connection attempts in flight (listen backlog is 511)
 const DEVICES = arg('devices', 1_000); // 2.
@@ -68,23 +90,13 @@ const RAW_SECONDS = 5;
 const DRAIN_MS = 15_000; // wait for the last outcomes after the window
 const WATCHDOG_MS = 120_000;
 const TENANT = 'bench';
-const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
-const ADMIN_DB_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = natsUrl();
+const ADMIN_DB_URL = adminDbUrl();
 const script = fileURLToPath(import.meta.url);
 
-const now = () => performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const log = (...parts: unknown[]) => console.log(...parts);
-const progress = (msg: string) => process.stderr.write(`· ${msg}\n`);
-const fmt = (v: number, digits = 3) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
 const tokenOf = (i: number) => `tok-${i}`;
 const deviceIdOf = (i: number) => `sim-${i}`;
 
-function pct(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
 interface Lat {
   n: number;
   p50: number;
@@ -93,9 +105,8 @@ interface Lat {
   max: number;
 }
 function lat(samples: readonly number[]): Lat {
-  const s = [...samples].sort((a, b) => a - b);
-  const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
-  return { n: s.length, p50: pct(s, 50), p99: pct(s, 99), mean, max: s[s.length - 1] ?? Number.NaN };
+  const { n, p50, p99, mean, max } = summarize(samples);
+  return { n, p50, p99, mean, max };
 }
 
 async function until(what: string, predicate: () => boolean, timeoutMs: number): Promise<void> {
@@ -161,7 +172,7 @@ async function serverChild(kind: string): Promise<void> {
 // Environment and its teardown.
 
 const ns = `b${randomBytes(4).toString('hex')}`;
-const dbName = `ormuz_bench_${randomBytes(4).toString('hex')}`;
+const dbName = benchDbName();
 let dbCreated = false;
 let svc: RunningService | undefined;
 let fleet: SimulatedFleet | undefined;
@@ -171,40 +182,10 @@ const sockets = new Set<WebSocket>();
 const servers: WebSocketServer[] = [];
 let cleaning: Promise<void> | undefined;
 
-function adminUrlFor(name: string): string {
-  const u = new URL(ADMIN_DB_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_DB_URL });
-  try {
-    await client.connect();
-    await client.query(statement);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
+const adminUrlFor = (name: string): string => databaseUrl(ADMIN_DB_URL, name);
 
 /** Resolves with `p`, or after `ms` regardless (a teardown step must never hang the run). */
-async function bounded(what: string, p: Promise<unknown>, ms = 8000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      progress(`cleanup: ${what} did not finish within ${ms} ms; moving on`);
-      resolve();
-    }, ms);
-  });
-  await Promise.race([
-    p.then(
-      () => undefined,
-      () => undefined,
-    ),
-    late,
-  ]);
-  clearTimeout(timer);
-}
+const bounded = (what: string, p: Promise<unknown>, ms = 8000): Promise<void> => boundedStep(what, p, ms);
 
 function dropSockets(): void {
   for (const ws of sockets) ws.terminate();
@@ -224,7 +205,7 @@ function cleanup(): Promise<void> {
       // The service closed its own connection; delete the stream through a fresh one.
       await bounded('deleting the calls stream', deleteStream(jsm));
     }
-    if (dbCreated) await bounded(`dropping ${dbName}`, adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+    if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName));
     if (journalRoot) rmSync(journalRoot, { recursive: true, force: true });
   })();
   return cleaning;
@@ -410,7 +391,7 @@ interface Tracked {
 }
 
 async function bridgeLatency(out: Record<string, unknown>): Promise<{ e2e: Lat; fromSubmit: Lat; stages: Record<string, Lat>; done: number; issued: number; failed: number; raw: Lat; dispatch: { count: number; empty: number; meanMs: number; perSecond: number } }> {
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await createDatabase(ADMIN_DB_URL, dbName);
   dbCreated = true;
   const config = loadDeviceBridgeConfig({
     NATS_URL,
@@ -554,51 +535,13 @@ async function bridgeLatency(out: Record<string, unknown>): Promise<{ e2e: Lat; 
 
 // ---------------------------------------------------------------------------------------------------------------
 
-interface Row {
-  id: string;
-  measure: string;
-  figure: string;
-  baseline: string;
-  ratio: number;
-  target: string;
-  verdict: 'PASS' | 'MISS' | 'info';
-}
-
-function printTable(rows: Row[]) {
-  const head = ['measure', 'figure', 'baseline (same run)', 'ratio', 'target', ''];
-  const cells = rows.map((r) => [
-    r.measure,
-    r.figure,
-    r.baseline,
-    Number.isFinite(r.ratio) ? `${fmt(r.ratio, 2)}×` : '',
-    r.target,
-    r.verdict === 'info' ? '' : r.verdict,
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  log(line(head));
-  log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) log(line(c));
-}
+type Row = BenchRow;
 
 let failed = false;
 
 async function main() {
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(sig, () => {
-      progress(`${sig}: cleaning up`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
-  const watchdog = setTimeout(() => {
-    progress(`watchdog: run exceeded ${WATCHDOG_MS / 1000} s; cleaning up`);
-    void cleanup().finally(() => process.exit(1));
-  }, WATCHDOG_MS);
-  watchdog.unref();
+  cleanUpOnSignals(cleanup);
+  const watchdog = startWatchdog(WATCHDOG_MS, cleanup);
 
   const started = now();
   const load0 = loadavg()[0]!;
@@ -611,7 +554,7 @@ async function main() {
     } catch (err) {
       failed = true;
       console.error(`section ${id} failed:`, err);
-      rows.push({ id, measure: `${id}: ERROR`, figure: String((err as Error).message ?? err).slice(0, 70), baseline: '', ratio: Number.NaN, target: '', verdict: 'MISS' });
+      rows.push(errorRow(id, err, 70));
     }
   };
 
@@ -724,20 +667,9 @@ async function main() {
   log('');
   log(`device-bridge bench — node ${process.version}, namespace ${ns}, ${fmt(seconds, 1)} s, loadavg(1m) ${fmt(load0, 2)} → ${fmt(load1, 2)}`);
   printTable(rows);
-  const misses = rows.filter((r) => r.verdict === 'MISS').length;
-  log(`${rows.filter((r) => r.verdict === 'PASS').length} PASS, ${misses} MISS (informational; exit code stays 0)`);
+  printVerdicts(rows);
   if (JSON_OUT) {
-    log(
-      JSON.stringify({
-        bench: 'device-bridge',
-        node: process.version,
-        namespace: ns,
-        seconds,
-        loadavg: [load0, load1],
-        results: rows.map(({ id, figure, baseline, ratio, target, verdict }) => ({ id, figure, baseline, ratio, target, verdict })),
-        detail: out,
-      }),
-    );
+    printJson({ bench: 'device-bridge', node: process.version, namespace: ns, seconds, loadavg: [load0, load1] }, rows, out);
   }
   await cleanup();
   clearTimeout(watchdog);

@@ -24,10 +24,34 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
+import {
+  adminDbUrl,
+  benchDbName,
+  bounded,
+  cleanUpOnSignals,
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  errorRow,
+  flag,
+  fmt,
+  fmtRate,
+  fmtUs,
+  log,
+  natsUrl,
+  now,
+  option,
+  printJson,
+  printTable,
+  printVerdicts,
+  progress,
+  startWatchdog,
+  summarize,
+  type BenchRow,
+} from '@ormuz/bench-kit';
 import { Catalog, pinGrant, prepareCall, type Grant } from '@ormuz/catalog';
 import { aggregateSubject, canonicalPayload, commandSubject, type SubmitCallReplyV1 } from '@ormuz/contracts';
 import { connectNats, ensureStreams, SNAPSHOT_HEADER, SNAPSHOT_VERSION_HEADER, streamName } from '@ormuz/event-log';
@@ -58,29 +82,14 @@ const TARGET_RATE = 50_000;
 const TARGET_P99_US = 200;
 const TARGET_RATIO = 3;
 
-const JSON_OUT = process.argv.includes('--json');
-const ONLY = process.argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice('--only='.length)
-  .split(',');
-const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
-const ADMIN_DB_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const JSON_OUT = flag('json');
+const ONLY = option('only')?.split(',');
+const NATS_URL = natsUrl();
+const ADMIN_DB_URL = adminDbUrl();
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers.
 
-const now = () => performance.now();
-const log = (...parts: unknown[]) => console.log(...parts);
-const progress = (msg: string) => process.stderr.write(`· ${msg}\n`);
-const fmt = (v: number, digits = 3) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
-const fmtRate = (v: number) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')}/s` : 'n/a');
-const fmtUs = (v: number) => `${fmt(v, v < 10 ? 2 : 1)} µs`;
-
-function pct(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
 interface Lat {
   n: number;
   p50: number;
@@ -90,35 +99,17 @@ interface Lat {
   mean: number;
 }
 function lat(samples: readonly number[] | Float64Array): Lat {
-  const s = Float64Array.from(samples).sort();
-  let sum = 0;
-  for (const v of s) sum += v;
-  return {
-    n: s.length,
-    p50: pct(s, 50),
-    p90: pct(s, 90),
-    p99: pct(s, 99),
-    max: s.at(-1) ?? Number.NaN,
-    mean: sum / Math.max(1, s.length),
-  };
+  const { n, p50, p90, p99, max, mean } = summarize(samples);
+  return { n, p50, p90, p99, max, mean };
 }
 
-interface Row {
-  id: string;
-  measure: string;
-  figure: string;
-  baseline: string;
-  ratio: number;
-  ratioLabel: string;
-  target: string;
-  verdict: 'PASS' | 'MISS' | 'info';
-}
+type Row = BenchRow & { ratioLabel: string };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Environment and teardown.
 
 const ns = `bg${randomBytes(4).toString('hex')}`;
-const dbName = `ormuz_bench_${randomBytes(4).toString('hex')}`;
+const dbName = benchDbName();
 const stream = streamName(ns, 'calls');
 /**
  * The raw baselines publish into a stream of their own with the very same configuration (the `conversations`
@@ -132,40 +123,7 @@ let pgClient: pg.Client | undefined;
 let dbCreated = false;
 let cleaning: Promise<void> | undefined;
 
-function dbUrl(name: string): string {
-  const u = new URL(ADMIN_DB_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_DB_URL });
-  try {
-    await c.connect();
-    await c.query(statement);
-  } finally {
-    await c.end().catch(() => undefined);
-  }
-}
-
-/** Resolves with `p`, or after `ms` regardless (a teardown step must never hang the run). */
-async function bounded(what: string, p: Promise<unknown>, ms = 5000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      progress(`cleanup: ${what} did not finish within ${ms} ms; moving on`);
-      resolve();
-    }, ms);
-  });
-  await Promise.race([
-    p.then(
-      () => undefined,
-      () => undefined,
-    ),
-    late,
-  ]);
-  clearTimeout(timer);
-}
+const dbUrl = (name: string): string => databaseUrl(ADMIN_DB_URL, name);
 
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
@@ -173,17 +131,12 @@ function cleanup(): Promise<void> {
     await bounded('stopping policy', svc?.close() ?? Promise.resolve(), 10_000);
     if (jsmRef) for (const s of [stream, rawStream]) await bounded(`deleting stream ${s}`, jsmRef.streams.delete(s));
     await bounded('closing the NATS connection', client?.close() ?? Promise.resolve());
-    if (dbCreated) await bounded(`dropping ${dbName}`, adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+    if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName));
   })();
   return cleaning;
 }
 
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    progress(`${sig}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+cleanUpOnSignals(cleanup);
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. In-process decisions.
@@ -436,7 +389,7 @@ function benchInProcess(rows: Row[], out: Record<string, unknown>) {
 
 async function benchNats(rows: Row[], out: Record<string, unknown>) {
   progress(`2. nats: database ${dbName}, namespace ${ns}`);
-  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  await createDatabase(ADMIN_DB_URL, dbName);
   dbCreated = true;
   client = await connectNats({ url: NATS_URL, name: 'ormuz-bench-gate' });
   const js = jetstream(client);
@@ -648,33 +601,8 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-function printTable(rows: Row[]) {
-  const head = ['measure', 'figure', 'baseline (same run)', 'ratio', 'target', ''];
-  const cells = rows.map((r) => [
-    r.measure,
-    r.figure,
-    r.baseline,
-    r.ratioLabel,
-    r.target,
-    r.verdict === 'info' ? '' : r.verdict,
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  log(line(head));
-  log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) log(line(c));
-}
-
 async function main() {
-  const watchdog = setTimeout(() => {
-    progress(`watchdog: run exceeded ${WATCHDOG_MS / 1000} s; cleaning up`);
-    void cleanup().finally(() => process.exit(1));
-  }, WATCHDOG_MS);
-  watchdog.unref();
+  const watchdog = startWatchdog(WATCHDOG_MS, cleanup);
   const started = now();
   const load0 = loadavg()[0]!;
   const rows: Row[] = [];
@@ -692,16 +620,7 @@ async function main() {
       if (cleaning) return; // interrupted: the signal handler cleans up and exits
       failed = true;
       console.error(`section ${id} failed:`, err);
-      rows.push({
-        id,
-        measure: `${id}: ERROR`,
-        figure: String((err as Error).message ?? err).slice(0, 60),
-        baseline: '',
-        ratio: Number.NaN,
-        ratioLabel: '',
-        target: '',
-        verdict: 'MISS',
-      });
+      rows.push(errorRow(id, err));
     }
   }
   const natsVersion = client?.info?.version;
@@ -715,27 +634,12 @@ async function main() {
       `loadavg(1m) ${fmt(load0, 2)} → ${fmt(load1, 2)}`,
   );
   printTable(rows);
-  const misses = rows.filter((r) => r.verdict === 'MISS').length;
-  log(`${rows.filter((r) => r.verdict === 'PASS').length} PASS, ${misses} MISS (informational; exit code stays 0)`);
+  printVerdicts(rows);
   if (JSON_OUT) {
-    log(
-      JSON.stringify({
-        bench: 'gate',
-        node: process.version,
-        nats: natsVersion,
-        namespace: ns,
-        seconds,
-        loadavg: [load0, load1],
-        results: rows.map(({ id, figure, baseline, ratio, target, verdict }) => ({
-          id,
-          figure,
-          baseline,
-          ratio,
-          target,
-          verdict,
-        })),
-        detail: out,
-      }),
+    printJson(
+      { bench: 'gate', node: process.version, nats: natsVersion, namespace: ns, seconds, loadavg: [load0, load1] },
+      rows,
+      out,
     );
   }
   clearTimeout(watchdog);

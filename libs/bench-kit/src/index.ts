@@ -1,0 +1,18 @@
+/**
+ * @packageDocumentation
+ * The harness the benchmark scripts share: latency summaries, number formatting, the results table and its
+ * `--json` line, progress lines on stderr, command-line options, bounded teardown steps, the SIGINT/SIGTERM and
+ * watchdog cleanup, and the throwaway Postgres database a run creates and drops. What a bench measures stays in the
+ * bench.
+ */
+
+/** Clock, sleep, percentiles and latency summaries. */
+export { now, pct, sleep, summarize, type LatencySummary } from './stats.js';
+/** Number formatting for the table. */
+export { fmt, fmtRate, fmtUs } from './format.js';
+/** The report: stdout lines, stderr progress, the results table, the verdict line and the `--json` line. */
+export { errorRow, log, printJson, printTable, printVerdicts, progress, type BenchRow } from './report.js';
+/** Command line, environment, and cleanup that always finishes. */
+export { bounded, cleanUpOnSignals, flag, natsUrl, option, startWatchdog } from './run.js';
+/** The database a run creates through an admin connection and drops at the end. */
+export { adminDbUrl, adminQuery, benchDbName, createDatabase, databaseUrl, dropDatabase } from './postgres.js';
