@@ -2,97 +2,42 @@
  * The bridge wired to the log: the tracked execution protocol against real NATS, Postgres and WebSocket, with the
  * call's lifecycle appended through the same decider policy uses.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalPayload } from '@ormuz/contracts';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
-import { streamName } from '@ormuz/event-log';
-import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-import { deriveCallId } from '@ormuz/tool-call';
-import {
-  DEVICE_BRIDGE_SCHEMA,
-  DeviceBridgeModule,
-  DeviceLinkHost,
-  deviceBridgeMigrations,
-  loadDeviceBridgeConfig,
-} from '../src/index.js';
+import type { RunningService, ToolCalls } from '@ormuz/service-kit';
+import { waitFor } from '@ormuz/testing';
+import { DEVICE_BRIDGE_SCHEMA } from '../src/index.js';
+import { authorizeCall, startBridge, type BridgeUnderTest } from './bridge.fixture.js';
 import { RawDevice } from './raw-device.fixture.js';
 
 const TENANT = 'acme';
 
 describe('device-bridge', () => {
-  let db: TestDatabase;
+  let bridge: BridgeUnderTest;
   let svc: RunningService;
   let calls: ToolCalls;
   let url: string;
   let dir: string;
-  const namespace = randomNamespace();
   const cleanups: (() => Promise<void>)[] = [];
   const cause = { correlationid: 'test', causationid: 'test' };
 
   /** Records and authorizes a call for `deviceId`, as policy would. */
-  async function authorize(operation: string, tool: string, args: Record<string, unknown>, deviceId = 'phone-1') {
-    const callId = deriveCallId(TENANT, { kind: 'operation', operation_id: operation });
-    const { payload, sha256 } = canonicalPayload(args);
-    await calls.execute(
-      TENANT,
-      callId,
-      {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool,
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin: { kind: 'operation', operation_id: operation },
-          agent_id: 'agent-1',
-          target: { device_id: deviceId },
-        },
-      },
-      cause,
-    );
-    await calls.execute(TENANT, callId, { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } }, cause);
-    return callId;
-  }
+  const authorize = async (operation: string, tool: string, args: Record<string, unknown>, deviceId = 'phone-1') =>
+    (await authorizeCall(calls, TENANT, operation, tool, args, deviceId)).callId;
 
   const status = async (callId: string) => (await calls.load(TENANT, callId)).state.status;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadDeviceBridgeConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-      DEVICE_BRIDGE_PORT: '0',
-      DEVICE_TOKENS: `${TENANT}:phone-1:secret-1,${TENANT}:phone-2:secret-2`,
-      DEVICE_HEARTBEAT_MS: '500',
-      OFFLINE_DEADLINE_MS: '1500',
-    });
-    svc = await startService({
-      service: 'device-bridge',
-      config,
-      streams: ['calls'],
-      schema: DEVICE_BRIDGE_SCHEMA,
-      migrations: deviceBridgeMigrations,
-      module: (infra) => DeviceBridgeModule.with(infra, config),
-    });
-    calls = new ToolCalls(svc.infra.store, namespace, '/test/policy');
-    url = svc.app.get(DeviceLinkHost).gateway.url();
-    dir = mkdtempSync(join(tmpdir(), 'ormuz-bridge-'));
+    bridge = await startBridge(
+      { DEVICE_TOKENS: `${TENANT}:phone-1:secret-1,${TENANT}:phone-2:secret-2`, OFFLINE_DEADLINE_MS: '1500' },
+      'ormuz-bridge-',
+    );
+    ({ svc, calls, url, dir } = bridge);
   });
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  afterAll(async () => {
-    await svc.close();
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
-    await db.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => bridge.close());
 
   function phone(deviceId = 'phone-1', token = 'secret-1'): SimulatedDeviceHandle {
     const handle = runSimulatedDevice({

@@ -4,99 +4,44 @@
  * submits; 1,000 seal/start races between two writers that share nothing. The record must never say succeeded unless
  * the device reported success, nothing may run twice, and a seal and a start may never both win.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { canonicalPayload } from '@ormuz/contracts';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
-import { connectNats, EventStore, streamName } from '@ormuz/event-log';
-import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-import { deriveCallId } from '@ormuz/tool-call';
-import {
-  DEVICE_BRIDGE_SCHEMA,
-  DeviceBridgeModule,
-  DeviceLinkHost,
-  deviceBridgeMigrations,
-  loadDeviceBridgeConfig,
-} from '../src/index.js';
+import { connectNats, EventStore } from '@ormuz/event-log';
+import { ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { testEnv, waitFor } from '@ormuz/testing';
+import { DEVICE_BRIDGE_SCHEMA, DeviceLinkHost } from '../src/index.js';
+import { authorizeCall, startBridge, type BridgeUnderTest } from './bridge.fixture.js';
 
 const TENANT = 'acme';
 const PHONES = ['phone-1', 'phone-2', 'phone-3', 'phone-4', 'phone-5'];
 
 describe('device-bridge under faults', () => {
-  let db: TestDatabase;
+  let bridge: BridgeUnderTest;
   let svc: RunningService;
   let calls: ToolCalls;
   let url: string;
   let dir: string;
-  const namespace = randomNamespace();
+  let namespace: string;
   const cleanups: (() => Promise<void>)[] = [];
   const cause = { correlationid: 'test', causationid: 'test' };
 
-  async function authorize(operation: string, tool: string, args: Record<string, unknown>, deviceId: string, via = calls) {
-    const callId = deriveCallId(TENANT, { kind: 'operation', operation_id: operation });
-    const { payload, sha256 } = canonicalPayload(args);
-    await via.execute(
-      TENANT,
-      callId,
-      {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool,
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin: { kind: 'operation', operation_id: operation },
-          agent_id: 'agent-1',
-          target: { device_id: deviceId },
-        },
-      },
-      cause,
-    );
-    await via.execute(TENANT, callId, { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } }, cause);
-    return { callId, payload, sha256 };
-  }
+  const authorize = (operation: string, tool: string, args: Record<string, unknown>, deviceId: string, via = calls) =>
+    authorizeCall(via, TENANT, operation, tool, args, deviceId);
 
   const status = async (callId: string) => (await calls.load(TENANT, callId)).state.status;
   const types = async (callId: string) => (await calls.timeline(TENANT, callId)).map((t) => t.event.type.split('.')[2]);
   const runs = (handle: SimulatedDeviceHandle, tool: string) => handle.device.history.filter((h) => h.tool === tool).length;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadDeviceBridgeConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-      DEVICE_BRIDGE_PORT: '0',
-      DEVICE_TOKENS: PHONES.map((p, i) => `${TENANT}:${p}:secret-${i + 1}`).join(','),
-      DEVICE_HEARTBEAT_MS: '500',
-    });
-    svc = await startService({
-      service: 'device-bridge',
-      config,
-      streams: ['calls'],
-      schema: DEVICE_BRIDGE_SCHEMA,
-      migrations: deviceBridgeMigrations,
-      module: (infra) => DeviceBridgeModule.with(infra, config),
-    });
-    calls = new ToolCalls(svc.infra.store, namespace, '/test/policy');
-    url = svc.app.get(DeviceLinkHost).gateway.url();
-    dir = mkdtempSync(join(tmpdir(), 'ormuz-faults-'));
+    bridge = await startBridge({ DEVICE_TOKENS: PHONES.map((p, i) => `${TENANT}:${p}:secret-${i + 1}`).join(',') }, 'ormuz-faults-');
+    ({ svc, calls, url, dir, namespace } = bridge);
   });
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  afterAll(async () => {
-    await svc.close();
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
-    await db.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => bridge.close());
 
   function phone(deviceId: string): SimulatedDeviceHandle {
     const handle = runSimulatedDevice({

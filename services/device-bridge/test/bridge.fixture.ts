@@ -1,0 +1,103 @@
+// The bridge under test: started in-process on its own namespace and database, with calls recorded and authorized
+// through the same decider policy uses.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { canonicalPayload } from '@ormuz/contracts';
+import { streamName } from '@ormuz/event-log';
+import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { deriveCallId } from '@ormuz/tool-call';
+import {
+  DEVICE_BRIDGE_SCHEMA,
+  DeviceBridgeModule,
+  DeviceLinkHost,
+  deviceBridgeMigrations,
+  loadDeviceBridgeConfig,
+} from '../src/index.js';
+
+const cause = { correlationid: 'test', causationid: 'test' };
+
+/** Records and authorizes a call for `deviceId`, as policy would; returns its id and canonical bytes. */
+export async function authorizeCall(
+  calls: ToolCalls,
+  tenant: string,
+  operation: string,
+  tool: string,
+  args: Record<string, unknown>,
+  deviceId: string,
+) {
+  const callId = deriveCallId(tenant, { kind: 'operation', operation_id: operation });
+  const { payload, sha256 } = canonicalPayload(args);
+  await calls.execute(
+    tenant,
+    callId,
+    {
+      type: 'SubmitCall',
+      data: {
+        call_id: callId,
+        tool,
+        contract_version: '1',
+        payload,
+        payload_sha256: sha256,
+        origin: { kind: 'operation', operation_id: operation },
+        agent_id: 'agent-1',
+        target: { device_id: deviceId },
+      },
+    },
+    cause,
+  );
+  await calls.execute(tenant, callId, { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } }, cause);
+  return { callId, payload, sha256 };
+}
+
+export interface BridgeUnderTest {
+  readonly namespace: string;
+  readonly db: TestDatabase;
+  readonly svc: RunningService;
+  /** Appends as policy would (source `/test/policy`). */
+  readonly calls: ToolCalls;
+  /** The device gateway's WebSocket URL. */
+  readonly url: string;
+  /** A temporary directory for device journals. */
+  readonly dir: string;
+  close(): Promise<void>;
+}
+
+/** Starts device-bridge with `env` on top of the test defaults (port 0, silent logs, 500 ms heartbeats). */
+export async function startBridge(env: Record<string, string>, dirPrefix: string): Promise<BridgeUnderTest> {
+  const namespace = randomNamespace();
+  const db = await createTestDatabase();
+  const config = loadDeviceBridgeConfig({
+    NATS_URL: testEnv().natsUrl,
+    DATABASE_URL: db.url,
+    ORMUZ_NAMESPACE: namespace,
+    LOG_LEVEL: 'silent',
+    DEVICE_BRIDGE_PORT: '0',
+    DEVICE_HEARTBEAT_MS: '500',
+    ...env,
+  });
+  const svc = await startService({
+    service: 'device-bridge',
+    config,
+    streams: ['calls'],
+    schema: DEVICE_BRIDGE_SCHEMA,
+    migrations: deviceBridgeMigrations,
+    module: (infra) => DeviceBridgeModule.with(infra, config),
+  });
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  return {
+    namespace,
+    db,
+    svc,
+    calls: new ToolCalls(svc.infra.store, namespace, '/test/policy'),
+    url: svc.app.get(DeviceLinkHost).gateway.url(),
+    dir,
+    async close() {
+      await svc.close();
+      await svc.infra.jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
