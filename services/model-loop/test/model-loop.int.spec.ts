@@ -1,55 +1,26 @@
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { aggregateSubject, type ConversationViewV1, type StartConversationReplyV1 } from '@ormuz/contracts';
-import { connectNats, EventStore, streamName } from '@ormuz/event-log';
-import { callService, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { streamName, type EventStore } from '@ormuz/event-log';
+import { callService, type RunningService, type ToolCalls } from '@ormuz/service-kit';
 import type { ToolCallStatusView } from '@ormuz/tool-call';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-// The loop's step 3 is only real against the real gate, so this test starts policy in-process from its public entry
-// point. Service code never imports another service; a test that wires two of them together may.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../../policy/src/index.js';
-import {
-  loadModelLoopConfig,
-  MODEL_LOOP_SCHEMA,
-  MODEL_LOOP_STREAMS,
-  modelLoopMigrations,
-  ModelLoopModule,
-} from '../src/index.js';
+import { waitFor } from '@ormuz/testing';
+import { TestPlatform } from './platform.fixture.js';
 
 // Each case runs both services' loops end to end against real NATS and Postgres.
 const TIMEOUT = 30_000;
 
 describe('model-loop with policy', () => {
-  const namespace = randomNamespace();
+  const platform = new TestPlatform();
+  const namespace = platform.namespace;
   const tenant = 'acme';
-  let db: TestDatabase;
-  let policy: RunningService;
   let loop: RunningService;
   let nc: NatsConnection;
-  let jsm: JetStreamManager;
   /** The test acts as the device-bridge and the approvals service, appending through the tool-call decider. */
   let bridge: ToolCalls;
   let owner: ToolCalls;
   let store: EventStore;
 
-  const env = () => ({
-    NATS_URL: testEnv().natsUrl,
-    DATABASE_URL: db.url,
-    ORMUZ_NAMESPACE: namespace,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-  });
-  const startLoop = () => {
-    const config = loadModelLoopConfig(env());
-    return startService({
-      service: 'model-loop',
-      config,
-      streams: MODEL_LOOP_STREAMS,
-      schema: MODEL_LOOP_SCHEMA,
-      migrations: modelLoopMigrations,
-      module: (infra) => ModelLoopModule.with(infra, config),
-    });
-  };
+  const startLoop = () => platform.startLoop();
   const rpc = <T>(service: string, name: string, body: unknown) => callService<T>(nc, namespace, service, name, body);
   const start = (body: Record<string, unknown>) => rpc<StartConversationReplyV1>('model-loop', 'start', body);
   const view = (conversationId: string) =>
@@ -67,33 +38,12 @@ describe('model-loop with policy', () => {
     );
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const policyConfig = loadPolicyConfig(env());
-    policy = await startService({
-      service: 'policy',
-      config: policyConfig,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      module: (infra) => PolicyModule.with(infra, policyConfig),
-    });
+    await platform.open('model-loop-test');
+    ({ nc, store, bridge, owner } = platform);
     loop = await startLoop();
-    nc = await connectNats({ url: testEnv().natsUrl, name: 'model-loop-test' });
-    jsm = await jetstreamManager(nc);
-    store = new EventStore(jetstream(nc), jsm);
-    bridge = new ToolCalls(store, namespace, '/ormuz/device-bridge');
-    owner = new ToolCalls(store, namespace, '/ormuz/approvals');
   }, TIMEOUT);
 
-  afterAll(async () => {
-    await loop?.close();
-    await policy?.close();
-    for (const context of ['conversations', 'calls'] as const) {
-      await jsm?.streams.delete(streamName(namespace, context)).catch(() => false);
-    }
-    await nc?.close();
-    await db?.drop();
-  }, TIMEOUT);
+  afterAll(() => platform.close(loop), TIMEOUT);
 
   it('refuses a malformed start with a schema_violation that says what is wrong', async () => {
     await expect(start({ tenant, agent_id: 'agent-1', device_id: null, model: 'scripted:demo' })).rejects.toMatchObject(

@@ -1,4 +1,3 @@
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { canonicalFromProviderName } from '@ormuz/catalog';
 import {
@@ -9,27 +8,12 @@ import {
   type OfferedToolV1,
   type StartConversationReplyV1,
 } from '@ormuz/contracts';
-import { connectNats, EventStore, streamName } from '@ormuz/event-log';
-import { callService, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { streamName, type EventStore } from '@ormuz/event-log';
+import { callService, type RunningService, type ToolCalls } from '@ormuz/service-kit';
 import type { ToolCallStatusView } from '@ormuz/tool-call';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-// The loop's tools come from the real gate, so this test starts policy in-process from its public entry point.
-// Service code never imports another service; a test that wires two of them together may.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../../policy/src/index.js';
-import {
-  DIRECTORY_QUERY,
-  LARGE_MODEL,
-  loadModelLoopConfig,
-  MODEL_LOOP_SCHEMA,
-  MODEL_LOOP_STREAMS,
-  modelLoopMigrations,
-  ModelLoopModule,
-  ScriptedProvider,
-  SCRIPTS,
-  type ModelRequest,
-  type Script,
-} from '../src/index.js';
+import { waitFor } from '@ormuz/testing';
+import { DIRECTORY_QUERY, LARGE_MODEL, ScriptedProvider, SCRIPTS, type ModelRequest, type Script } from '../src/index.js';
+import { TestPlatform } from './platform.fixture.js';
 
 const TIMEOUT = 30_000;
 
@@ -75,29 +59,21 @@ const readsMore: Script = (messages) => {
 };
 
 describe('tools offered to the model, and the platform tools model-loop runs', () => {
-  const namespace = randomNamespace();
+  const platform = new TestPlatform();
+  const namespace = platform.namespace;
   const tenant = 'acme';
   const provider = new ScriptedProvider({
     ...SCRIPTS,
     'denied-tool': { script: callsDeniedTool, profile: LARGE_MODEL },
     'reads-more': { script: readsMore, profile: LARGE_MODEL },
   });
-  let db: TestDatabase;
-  let policy: RunningService;
   let loop: RunningService;
   let nc: NatsConnection;
-  let jsm: JetStreamManager;
   let store: EventStore;
   /** The test plays the device-bridge and the owner, appending through the tool-call decider. */
   let bridge: ToolCalls;
   let owner: ToolCalls;
 
-  const env = () => ({
-    NATS_URL: testEnv().natsUrl,
-    DATABASE_URL: db.url,
-    ORMUZ_NAMESPACE: namespace,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-  });
   const rpc = <T>(service: string, name: string, body: unknown) => callService<T>(nc, namespace, service, name, body);
   const start = (body: Record<string, unknown>) =>
     rpc<StartConversationReplyV1>('model-loop', 'start', { tenant, device_id: 'phone-1', ...body });
@@ -125,41 +101,12 @@ describe('tools offered to the model, and the platform tools model-loop runs', (
   const resultOf = (v: ConversationViewV1, callId: string) => v.messages.findLast((m) => m.tool_call_id === callId)!;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const policyConfig = loadPolicyConfig(env());
-    policy = await startService({
-      service: 'policy',
-      config: policyConfig,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      module: (infra) => PolicyModule.with(infra, policyConfig),
-    });
-    const config = loadModelLoopConfig(env());
-    loop = await startService({
-      service: 'model-loop',
-      config,
-      streams: MODEL_LOOP_STREAMS,
-      schema: MODEL_LOOP_SCHEMA,
-      migrations: modelLoopMigrations,
-      module: (infra) => ModelLoopModule.with(infra, config, { modelProviders: [provider] }),
-    });
-    nc = await connectNats({ url: testEnv().natsUrl, name: 'model-loop-tools-test' });
-    jsm = await jetstreamManager(nc);
-    store = new EventStore(jetstream(nc), jsm);
-    bridge = new ToolCalls(store, namespace, '/ormuz/device-bridge');
-    owner = new ToolCalls(store, namespace, '/ormuz/approvals');
+    await platform.open('model-loop-tools-test');
+    ({ nc, store, bridge, owner } = platform);
+    loop = await platform.startLoop({ modelProviders: [provider] });
   }, TIMEOUT);
 
-  afterAll(async () => {
-    await loop?.close();
-    await policy?.close();
-    for (const context of ['conversations', 'calls'] as const) {
-      await jsm?.streams.delete(streamName(namespace, context)).catch(() => false);
-    }
-    await nc?.close();
-    await db?.drop();
-  }, TIMEOUT);
+  afterAll(() => platform.close(loop), TIMEOUT);
 
   it(
     'offers a large model exactly the tools the agent is granted, and refuses a denied one called anyway',
