@@ -325,6 +325,7 @@ export const SERVER_TO_DEVICE_FRAME_TYPES: ReadonlySet<DeviceFrameType> = new Se
  * still parse; these are the ones the SDK and the gateway send:
  * - frame problems: the {@link DeviceProtocolErrorCode}s;
  * - `hello_required`, `unauthenticated`, `identity_mismatch`, `hello_timeout`, `replaced`, `unexpected_frame`;
+ * - `credential_revoked`, `credential_expired` (fatal: the connection's credential ended);
  * - request problems (with `request_id`): `request_conflict` (same id, different bytes), `internal`.
  */
 export const DEVICE_ERROR_CODES = [
@@ -341,6 +342,8 @@ export const DEVICE_ERROR_CODES = [
   'identity_mismatch',
   'hello_timeout',
   'replaced',
+  'credential_revoked',
+  'credential_expired',
   'unexpected_frame',
   'request_conflict',
   'internal',

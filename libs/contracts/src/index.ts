@@ -11,3 +11,4 @@ export * from './commands/policy.commands.js';
 export * from './commands/approvals.commands.js';
 export * from './commands/audit.commands.js';
 export * from './commands/model-loop.commands.js';
+export * from './commands/device-bridge.commands.js';

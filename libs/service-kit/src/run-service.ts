@@ -71,13 +71,18 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       ),
   });
   infra.logger.info({ namespace: opts.config.namespace, endpoints: infra.endpoints }, `${opts.service} ready`);
+  // Closing twice (a test that stops a replica early, then its teardown) waits for the first close.
+  let closing: Promise<void> | undefined;
   return {
     infra,
     app,
     httpUrl,
-    async close() {
-      await app.close();
-      await infra.close();
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await infra.close();
+      })();
+      return closing;
     },
   };
 }

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalPayload } from '@ormuz/contracts';
-import { streamName } from '@ormuz/event-log';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connectNats, streamName } from '@ormuz/event-log';
 import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
@@ -64,10 +65,34 @@ export interface BridgeUnderTest {
   close(): Promise<void>;
 }
 
-/** Starts device-bridge with `env` on top of the test defaults (port 0, silent logs, 500 ms heartbeats). */
-export async function startBridge(env: Record<string, string>, dirPrefix: string): Promise<BridgeUnderTest> {
-  const namespace = randomNamespace();
-  const db = await createTestDatabase();
+/** Deletes the test's calls stream over a connection of its own (the bridge's may be closed already). */
+async function deleteStream(namespace: string): Promise<void> {
+  const nc = await connectNats({ url: testEnv().natsUrl, name: 'bridge-fixture-teardown' });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** One more replica of a running bridge (same namespace and database); close() stops only this replica. */
+export interface ReplicaUnderTest {
+  readonly svc: RunningService;
+  readonly url: string;
+  readonly host: DeviceLinkHost;
+  /** Appends as policy would, through this replica's connection. */
+  readonly calls: ToolCalls;
+  close(): Promise<void>;
+}
+
+export async function startReplica(of: Pick<BridgeUnderTest, 'namespace' | 'db'>, env: Record<string, string> = {}): Promise<ReplicaUnderTest> {
+  const svc = await startBridgeService(of.namespace, of.db, env);
+  const host = svc.app.get(DeviceLinkHost);
+  return { svc, url: host.gateway.url(), host, calls: new ToolCalls(svc.infra.store, of.namespace, '/test/policy'), close: () => svc.close() };
+}
+
+function startBridgeService(namespace: string, db: TestDatabase, env: Record<string, string>): Promise<RunningService> {
   const config = loadDeviceBridgeConfig({
     NATS_URL: testEnv().natsUrl,
     DATABASE_URL: db.url,
@@ -77,7 +102,7 @@ export async function startBridge(env: Record<string, string>, dirPrefix: string
     DEVICE_HEARTBEAT_MS: '500',
     ...env,
   });
-  const svc = await startService({
+  return startService({
     service: 'device-bridge',
     config,
     streams: ['calls'],
@@ -85,6 +110,13 @@ export async function startBridge(env: Record<string, string>, dirPrefix: string
     migrations: deviceBridgeMigrations,
     module: (infra) => DeviceBridgeModule.with(infra, config),
   });
+}
+
+/** Starts device-bridge with `env` on top of the test defaults (port 0, silent logs, 500 ms heartbeats). */
+export async function startBridge(env: Record<string, string>, dirPrefix: string): Promise<BridgeUnderTest> {
+  const namespace = randomNamespace();
+  const db = await createTestDatabase();
+  const svc = await startBridgeService(namespace, db, env);
   const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   return {
     namespace,
@@ -95,7 +127,7 @@ export async function startBridge(env: Record<string, string>, dirPrefix: string
     dir,
     async close() {
       await svc.close();
-      await svc.infra.jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
+      await deleteStream(namespace);
       await db.drop();
       rmSync(dir, { recursive: true, force: true });
     },

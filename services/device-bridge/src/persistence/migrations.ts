@@ -47,4 +47,21 @@ export const deviceBridgeMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_device_credentials': {
+    async up(db) {
+      // One row per token a device was given: only its SHA-256 is stored. Rotation adds a row and gives the others an
+      // expiry; revocation stamps revoked_at. Rows are kept for the audit trail.
+      await db.schema
+        .createTable('device_credentials')
+        .addColumn('credential_id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('device_id', 'text', (c) => c.notNull())
+        .addColumn('token_sha256', 'bytea', (c) => c.notNull().unique())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz')
+        .addColumn('revoked_at', 'timestamptz')
+        .execute();
+      await db.schema.createIndex('device_credentials_by_device').on('device_credentials').columns(['tenant', 'device_id']).execute();
+    },
+  },
 };

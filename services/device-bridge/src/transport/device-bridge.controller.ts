@@ -1,30 +1,53 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { assertValid, fragments, registerSchema } from '@ormuz/contracts';
+import {
+  assertValid,
+  DEVICE_BRIDGE_DEVICES_V1,
+  DEVICE_CREDENTIALS_ISSUE_V1,
+  DEVICE_CREDENTIALS_LIST_V1,
+  DEVICE_CREDENTIALS_REVOKE_V1,
+  DEVICE_CREDENTIALS_ROTATE_V1,
+  type IssueCredentialRequestV1,
+  type ListCredentialsRequestV1,
+  type ListDevicesRequestV1,
+  type RevokeCredentialRequestV1,
+  type RotateCredentialRequestV1,
+} from '@ormuz/contracts';
+import { DeviceCredentialsService } from '../commands/device-credentials.service.js';
 import { DeviceLinkHost } from './device-link.host.js';
 
-const DEVICES_V1 = 'device-bridge.devices.v1';
-registerSchema(DEVICES_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant'],
-  properties: { tenant: fragments.identifier },
-});
-
-/** NATS commands of the bridge. */
+/** NATS commands of the bridge (`<namespace>.cmd.device-bridge.<name>`); any replica answers. */
 @Controller()
 export class DeviceBridgeController {
-  constructor(private readonly link: DeviceLinkHost) {}
+  constructor(
+    private readonly link: DeviceLinkHost,
+    private readonly credentials: DeviceCredentialsService,
+  ) {}
 
-  /** The tenant's devices connected to this replica. */
+  /** The tenant's devices connected to any replica. */
   @MessagePattern('devices')
-  devices(@Payload() body: unknown) {
-    const { tenant } = assertValid<{ tenant: string }>(DEVICES_V1, body);
-    return {
-      devices: this.link.gateway
-        .connectedDevices()
-        .filter((d) => d.tenant === tenant)
-        .map((d) => ({ device_id: d.deviceId, boot_id: d.bootId, connected_at: d.connectedAt.toISOString() })),
-    };
+  async devices(@Payload() body: unknown) {
+    const { tenant } = assertValid<ListDevicesRequestV1>(DEVICE_BRIDGE_DEVICES_V1, body);
+    return { devices: await this.link.routes.devices(tenant) };
+  }
+
+  @MessagePattern('credentials.issue')
+  issue(@Payload() body: unknown) {
+    return this.credentials.issue(assertValid<IssueCredentialRequestV1>(DEVICE_CREDENTIALS_ISSUE_V1, body));
+  }
+
+  @MessagePattern('credentials.rotate')
+  rotate(@Payload() body: unknown) {
+    return this.credentials.rotate(assertValid<RotateCredentialRequestV1>(DEVICE_CREDENTIALS_ROTATE_V1, body));
+  }
+
+  @MessagePattern('credentials.revoke')
+  revoke(@Payload() body: unknown) {
+    return this.credentials.revoke(assertValid<RevokeCredentialRequestV1>(DEVICE_CREDENTIALS_REVOKE_V1, body));
+  }
+
+  @MessagePattern('credentials.list')
+  list(@Payload() body: unknown) {
+    return this.credentials.list(assertValid<ListCredentialsRequestV1>(DEVICE_CREDENTIALS_LIST_V1, body));
   }
 }

@@ -45,6 +45,16 @@ export interface ConnectedDevice extends DeviceAddress {
   readonly policyVersion: number | null;
   readonly connectedAt: Date;
   readonly remoteAddress: string | undefined;
+  /** The credential the hello presented (null when the authenticator does not name credentials). */
+  readonly credentialId: string | null;
+  /** When that credential stops being valid; the connection is closed then. Null: no expiry. */
+  readonly credentialExpiresAt: Date | null;
+}
+
+/** What a {@link DeviceAuthenticator} proves about a hello. */
+export interface AuthenticatedAddress extends DeviceAddress {
+  readonly credentialId?: string;
+  readonly expiresAt?: Date | null;
 }
 
 /**
@@ -53,7 +63,7 @@ export interface ConnectedDevice extends DeviceAddress {
  * Throwing closes the connection as an internal error.
  */
 export interface DeviceAuthenticator {
-  authenticate(hello: HelloFrameV1): Promise<DeviceAddress | null>;
+  authenticate(hello: HelloFrameV1): Promise<AuthenticatedAddress | null>;
 }
 
 /** The answer to a start claim. */
@@ -154,6 +164,8 @@ interface Connection {
   queued: number;
   chain: Promise<void>;
   helloTimer?: NodeJS.Timeout;
+  /** Closes the connection when its credential expires. */
+  expiryTimer?: NodeJS.Timeout;
   /** Set when the end of the connection was decided here, so the close event reports it rather than a plain close. */
   cause?: DisconnectCause;
   disconnectReported: boolean;
@@ -276,6 +288,35 @@ export class DeviceGateway {
     return true;
   }
 
+  /**
+   * Closes the device's connection if it authenticated with one of `credentialIds` (revoked, or ended by a
+   * rotation): a fatal `credential_revoked` error, then close 4004. @returns whether a connection was closed.
+   */
+  endCredentials(device: DeviceAddress, credentialIds: readonly string[]): boolean {
+    const conn = this.devices.get(keyOf(device));
+    if (!conn?.device?.credentialId || !credentialIds.includes(conn.device.credentialId)) return false;
+    this.sendTo(conn, {
+      type: 'error',
+      code: 'credential_revoked',
+      message: 'The credential this connection used was revoked; connect again with a current token.',
+      fatal: true,
+    });
+    this.end(conn, { kind: 'disconnected', reason: 'credential revoked' }, DEVICE_CLOSE_CODES.disconnected, 'credential revoked');
+    return true;
+  }
+
+  /**
+   * A connection of the device on another replica, accepted at `since`, takes over: this replica's connection, when
+   * it is older, is closed as replaced (fatal `replaced`, close 4001). @returns whether a connection was closed.
+   */
+  yieldTo(device: DeviceAddress, bySessionId: string, since: Date): boolean {
+    const conn = this.devices.get(keyOf(device));
+    if (!conn?.device || conn.device.sessionId === bySessionId || conn.device.connectedAt > since) return false;
+    this.sendTo(conn, { type: 'error', code: 'replaced', message: 'A newer connection of this device took over; this one is closed.', fatal: true });
+    this.end(conn, { kind: 'replaced', bySessionId }, DEVICE_CLOSE_CODES.replaced, 'replaced');
+    return true;
+  }
+
   /** Stops accepting, closes every connection (`onDisconnected` with `server_closing`) and releases the port. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -338,6 +379,7 @@ export class DeviceGateway {
     });
     ws.on('close', (code: number, reason: Buffer) => {
       clearTimeout(conn.helloTimer);
+      clearTimeout(conn.expiryTimer);
       this.connections.delete(conn);
       if (conn.device && this.devices.get(keyOf(conn.device)) === conn) this.devices.delete(keyOf(conn.device));
       this.reportDisconnect(conn, conn.cause ?? { kind: 'closed', code, reason: reason.toString('utf8') });
@@ -461,7 +503,7 @@ export class DeviceGateway {
   }
 
   private async onHello(conn: Connection, hello: HelloFrameV1): Promise<void> {
-    let identity: DeviceAddress | null;
+    let identity: AuthenticatedAddress | null;
     try {
       identity = await this.options.authenticator.authenticate(hello);
     } catch (err) {
@@ -500,6 +542,8 @@ export class DeviceGateway {
       policyVersion: hello.policy_version,
       connectedAt: new Date(),
       remoteAddress: conn.remoteAddress,
+      credentialId: identity.credentialId ?? null,
+      credentialExpiresAt: identity.expiresAt ?? null,
     };
     const previous = this.devices.get(keyOf(device));
     if (previous) {
@@ -525,8 +569,27 @@ export class DeviceGateway {
       server_time: new Date().toISOString(),
       heartbeat_interval_ms: this.heartbeatIntervalMs,
       max_frame_bytes: this.maxFrameBytes,
+      ...(device.credentialExpiresAt ? { token_expires_at: device.credentialExpiresAt.toISOString() } : {}),
     });
+    if (device.credentialExpiresAt) this.closeAtExpiry(conn, device.credentialExpiresAt);
     await this.options.handler.onConnected(device, hello);
+  }
+
+  /** A credential that expires ends its connection then: fatal `credential_expired`, close 4004. */
+  private closeAtExpiry(conn: Connection, at: Date): void {
+    // setTimeout holds at most ~24.8 days; a longer-lived credential is checked again then.
+    const delay = Math.min(at.getTime() - Date.now(), 2 ** 31 - 1);
+    conn.expiryTimer = setTimeout(() => {
+      if (Date.now() < at.getTime()) return this.closeAtExpiry(conn, at);
+      this.sendTo(conn, {
+        type: 'error',
+        code: 'credential_expired',
+        message: 'The credential this connection used has expired; connect again with a current token.',
+        fatal: true,
+      });
+      this.end(conn, { kind: 'disconnected', reason: 'credential expired' }, DEVICE_CLOSE_CODES.disconnected, 'credential expired');
+    }, Math.max(0, delay));
+    conn.expiryTimer.unref();
   }
 
   private async dispatch(conn: Connection, device: ConnectedDevice, frame: DeviceFrame): Promise<void> {

@@ -1,38 +1,53 @@
 /**
- * Hosts the WebSocket gateway inside the Nest app: authenticates devices with their credentials and routes every
- * protocol step to DeviceExecutionsService, which records it on the log.
+ * Hosts the WebSocket gateway inside the Nest app: authenticates devices against the stored credentials, routes every
+ * protocol step to DeviceExecutionsService (which records it on the log), and links this replica to the others
+ * through {@link DeviceRoutes}, so a command for a device reaches whichever replica holds its connection.
  */
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { SubmitFrameV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { DeviceCredentialsService, type CredentialsEndedListener } from '../commands/device-credentials.service.js';
 import { DeviceExecutionsService, type DeviceLink } from '../commands/device-executions.service.js';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
-import { DeviceCredentials, type DeviceIdentity } from '../domain/device-credentials.js';
-import { DeviceGateway } from './device-gateway.js';
+import type { DeviceIdentity } from '../domain/device-credentials.js';
+import { DeviceGateway, type DeviceCommandDraft } from './device-gateway.js';
+import { DeviceRoutes, type ConnectedDeviceView, type LinkMessage, type LinkReceiver } from './device-routes.js';
+
+/** How often every replica looks for ready calls of its devices even without an announcement, in ms. */
+const DISPATCH_SAFETY_NET_MS = 1000;
 
 @Injectable()
-export class DeviceLinkHost implements DeviceLink, OnApplicationBootstrap, OnApplicationShutdown {
+export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEndedListener, OnApplicationBootstrap, OnApplicationShutdown {
   readonly gateway: DeviceGateway;
-  private sweeper: NodeJS.Timeout | undefined;
+  readonly routes: DeviceRoutes;
+  private safetyNet: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly executions: DeviceExecutionsService,
+    credentials: DeviceCredentialsService,
     @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
   ) {
-    const credentials = new DeviceCredentials(config.devices);
     const log = infra.logger.child({ component: 'device-gateway' });
+    this.routes = new DeviceRoutes(infra.nc, config.namespace, `replica-${randomUUID()}`, this, log);
     this.gateway = new DeviceGateway({
       host: config.host,
       port: config.port,
       heartbeatIntervalMs: config.heartbeatMs,
-      authenticator: { authenticate: async (hello) => credentials.verify(hello.tenant, hello.device_id, hello.token) },
+      authenticator: { authenticate: (hello) => credentials.authenticate(hello) },
       handler: {
-        onConnected: (device) => this.executions.onConnected(device, device.bootId),
+        onConnected: async (device) => {
+          this.routes.hold(device, device.sessionId, device.connectedAt);
+          await this.executions.onConnected(device, device.bootId);
+        },
         onStartClaim: (device, frame) => this.executions.onStartClaim(device, frame, device.bootId),
         onOutcome: (device, frame) => this.executions.onOutcome(device, frame),
         onStatusReport: (device, frame) => this.executions.onStatusReport(device, frame),
-        onDisconnected: (device, cause) => this.executions.onDisconnected(device, cause.kind),
+        onDisconnected: async (device, cause) => {
+          if (!this.gateway.isConnected(device)) this.routes.release(device);
+          await this.executions.onDisconnected(device, cause.kind);
+        },
       },
       logger: {
         debug: (m, f) => log.debug(f ?? {}, m),
@@ -41,22 +56,26 @@ export class DeviceLinkHost implements DeviceLink, OnApplicationBootstrap, OnApp
       },
     });
     executions.attach(this);
+    credentials.onEnded(this);
   }
 
   async onApplicationBootstrap() {
+    this.routes.start();
     const address = await this.gateway.listen();
     this.infra.endpoints.devices = this.gateway.url();
-    this.infra.logger.info({ port: address.port, host: this.config.host }, 'device gateway listening');
-    this.sweeper = setInterval(() => {
-      this.executions.sweepOverdue().catch((err) => this.infra.logger.error({ err }, 'overdue sweep failed'));
-    }, 1000);
+    this.infra.logger.info({ port: address.port, host: this.config.host, replica: this.routes.replicaId }, 'device gateway listening');
+    this.safetyNet = setInterval(() => this.executions.kick(), DISPATCH_SAFETY_NET_MS);
+    this.safetyNet.unref();
   }
 
   async onApplicationShutdown() {
-    clearInterval(this.sweeper);
+    clearInterval(this.safetyNet);
     await this.gateway.close();
+    this.routes.stop();
     await this.executions.idle();
   }
+
+  // --- DeviceLink: what the executions service sends ------------------------------------------------------------
 
   isConnected(device: DeviceIdentity): boolean {
     return this.gateway.isConnected(device);
@@ -67,14 +86,61 @@ export class DeviceLinkHost implements DeviceLink, OnApplicationBootstrap, OnApp
   }
 
   sendCancel(device: DeviceIdentity, requestId: string, reason: string): void {
-    this.gateway.send(device, { type: 'cancel', request_id: requestId, reason });
+    this.command(device, { type: 'cancel', request_id: requestId, reason });
   }
 
   sendStatusQuery(device: DeviceIdentity, requestId: string): void {
-    this.gateway.send(device, { type: 'status_query', request_id: requestId });
+    this.command(device, { type: 'status_query', request_id: requestId });
   }
 
   connected(): DeviceIdentity[] {
     return this.gateway.connectedDevices().map((d) => ({ tenant: d.tenant, deviceId: d.deviceId }));
+  }
+
+  /** Here when the device is connected here; otherwise to the replica that holds it, if any. */
+  private command(device: DeviceIdentity, frame: DeviceCommandDraft): void {
+    if (!this.gateway.send(device, frame)) this.routes.publish(device, { op: 'command', frame });
+  }
+
+  // --- LinkReceiver: what other replicas ask of this one ----------------------------------------------------------
+
+  onLinkMessage(device: DeviceIdentity, message: LinkMessage): void {
+    switch (message.op) {
+      case 'command':
+        this.gateway.send(device, message.frame);
+        return;
+      case 'takeover':
+        if (this.gateway.yieldTo(device, message.session_id, new Date(message.connected_at))) {
+          this.infra.logger.info({ tenant: device.tenant, device: device.deviceId }, 'device connected to another replica; let go');
+        }
+        return;
+      case 'credentials_ended':
+        this.gateway.endCredentials(device, message.credential_ids);
+        return;
+    }
+  }
+
+  onReady(): void {
+    this.executions.kick();
+  }
+
+  localDevices(tenant: string): ConnectedDeviceView[] {
+    return this.gateway
+      .connectedDevices()
+      .filter((d) => d.tenant === tenant)
+      .map((d) => ({
+        device_id: d.deviceId,
+        boot_id: d.bootId,
+        session_id: d.sessionId,
+        connected_at: d.connectedAt.toISOString(),
+        replica: this.routes.replicaId,
+      }));
+  }
+
+  // --- CredentialsEndedListener -----------------------------------------------------------------------------------
+
+  credentialsEnded(tenant: string, deviceId: string, credentialIds: readonly string[]): void {
+    const device = { tenant, deviceId };
+    if (!this.gateway.endCredentials(device, credentialIds)) this.routes.publish(device, { op: 'credentials_ended', credential_ids: credentialIds });
   }
 }

@@ -2,11 +2,112 @@ import type { Command } from 'commander';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DeviceCredentialViewV1, IssuedCredentialV1 } from '@ormuz/contracts';
 import { runSimulatedDevice } from '@ormuz/device-sdk';
-import type { CliContext } from '../context.js';
+import { CliInputError, identifier, type CliContext } from '../context.js';
 
-export function registerDeviceCommands(program: Command, _ctx: () => CliContext): void {
-  const device = program.command('device').description('device-side tools');
+interface ConnectedDeviceView {
+  device_id: string;
+  boot_id: string;
+  session_id: string;
+  connected_at: string;
+  replica: string;
+}
+
+const credentialLine = (c: DeviceCredentialViewV1) =>
+  `${c.credential_id}  ${c.state.padEnd(7)}  ${c.tenant}/${c.device_id}  created ${c.created_at}` +
+  (c.revoked_at ? `  revoked ${c.revoked_at}` : c.expires_at ? `  expires ${c.expires_at}` : '  no expiry');
+
+const issuedText = (r: IssuedCredentialV1) =>
+  `${credentialLine(r.credential)}
+token (shown once; only its hash is kept): ${r.token}`;
+
+/** A whole number of seconds within the bounds the bridge accepts. */
+function seconds(option: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > 366 * 24 * 3600) {
+      throw new CliInputError(`${option} must be a whole number of seconds from ${min} to ${366 * 24 * 3600}, not ${value}.`);
+    }
+    return n;
+  };
+}
+
+export function registerDeviceCommands(program: Command, ctx: () => CliContext): void {
+  const device = program.command('device').description('devices: connected ones, their credentials, a simulated phone');
+
+  device
+    .command('list')
+    .description("the tenant's devices connected to any bridge replica")
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .action(async (o: { tenant: string }) => {
+      const reply = await ctx().call<{ devices: ConnectedDeviceView[] }>('device-bridge', 'devices', { tenant: o.tenant });
+      ctx().print(reply, (r: { devices: ConnectedDeviceView[] }) =>
+        r.devices.length === 0
+          ? 'no devices connected'
+          : r.devices.map((d) => `${d.device_id}  boot ${d.boot_id}  since ${d.connected_at}  on ${d.replica}`).join('\n'),
+      );
+    });
+
+  const credentials = device.command('credentials').description('device tokens: issue, rotate, revoke, list (only hashes are stored)');
+  credentials
+    .command('issue')
+    .description('a new token for a device, beside any it has')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .requiredOption('--device <id>', 'device id', identifier('--device'))
+    .option('--ttl <seconds>', 'lifetime (default: until revoked)', seconds('--ttl', 60))
+    .action(async (o: { tenant: string; device: string; ttl?: number }) => {
+      const reply = await ctx().call<IssuedCredentialV1>('device-bridge', 'credentials.issue', {
+        tenant: o.tenant,
+        device_id: o.device,
+        ...(o.ttl ? { ttl_seconds: o.ttl } : {}),
+      });
+      ctx().print(reply, issuedText);
+    });
+  credentials
+    .command('rotate')
+    .description("a new token; the device's other tokens end after the grace period")
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .requiredOption('--device <id>', 'device id', identifier('--device'))
+    .option('--ttl <seconds>', 'lifetime of the new token (default: until revoked)', seconds('--ttl', 60))
+    .option('--grace <seconds>', 'how long the old tokens keep working (default 3600; 0 ends them and their connections now)', seconds('--grace', 0))
+    .action(async (o: { tenant: string; device: string; ttl?: number; grace?: number }) => {
+      const reply = await ctx().call<IssuedCredentialV1>('device-bridge', 'credentials.rotate', {
+        tenant: o.tenant,
+        device_id: o.device,
+        ...(o.ttl ? { ttl_seconds: o.ttl } : {}),
+        ...(o.grace !== undefined ? { grace_seconds: o.grace } : {}),
+      });
+      ctx().print(reply, issuedText);
+    });
+  credentials
+    .command('revoke')
+    .description('revoke one credential, or all of the device; connections that used them are closed')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .requiredOption('--device <id>', 'device id', identifier('--device'))
+    .option('--credential <id>', 'the credential to revoke (default: all of the device)', identifier('--credential'))
+    .action(async (o: { tenant: string; device: string; credential?: string }) => {
+      const reply = await ctx().call<{ revoked: string[] }>('device-bridge', 'credentials.revoke', {
+        tenant: o.tenant,
+        device_id: o.device,
+        ...(o.credential ? { credential_id: o.credential } : {}),
+      });
+      ctx().print(reply, (r: { revoked: string[] }) => (r.revoked.length === 0 ? 'nothing to revoke' : `revoked ${r.revoked.join(', ')}`));
+    });
+  credentials
+    .command('list')
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .option('--device <id>', 'one device only', identifier('--device'))
+    .action(async (o: { tenant: string; device?: string }) => {
+      const reply = await ctx().call<{ credentials: DeviceCredentialViewV1[] }>('device-bridge', 'credentials.list', {
+        tenant: o.tenant,
+        ...(o.device ? { device_id: o.device } : {}),
+      });
+      ctx().print(reply, (r: { credentials: DeviceCredentialViewV1[] }) =>
+        r.credentials.length === 0 ? 'no credentials' : r.credentials.map(credentialLine).join('\n'),
+      );
+    });
+
   device
     .command('simulate')
     .description('connect one simulated Android phone to a bridge and serve its calls until Ctrl-C')

@@ -1,0 +1,91 @@
+/**
+ * One leader among a service's replicas, decided by a Postgres session advisory lock: the replica whose session holds
+ * the lock leads; when its process or connection dies, Postgres releases the lock and another replica takes it at its
+ * next try. Used for work that must run in one place per deployment (a projection with a single checkpoint, a
+ * deadline sweeper), while every replica keeps serving its own connections.
+ */
+import pg from 'pg';
+
+export interface LeaderLeaseOptions {
+  readonly url: string;
+  /** What is led, e.g. `ormuz:device-bridge`; replicas of one deployment must use the same name. */
+  readonly name: string;
+  /** Called when this replica becomes the leader. */
+  readonly onAcquired: () => Promise<void> | void;
+  /** Called when leadership ends (connection lost or {@link LeaderLease.stop}); stop leader-only work here. */
+  readonly onLost: () => Promise<void> | void;
+  /** How often a follower tries to take the lock, in ms. Default 1000. */
+  readonly retryMs?: number;
+  readonly onError?: (err: unknown) => void;
+}
+
+export class LeaderLease {
+  private client: pg.Client | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private leading = false;
+  private stopped = false;
+  private attempt: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: LeaderLeaseOptions) {}
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Starts trying; resolves after the first attempt (so a lone replica leads once this resolves). */
+  async start(): Promise<void> {
+    await this.tryOnce();
+    this.schedule();
+  }
+
+  /** Gives up leadership (the lock is released with the session) and stops trying. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.attempt;
+    await this.lose();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.attempt = this.tryOnce().finally(() => this.schedule());
+    }, this.opts.retryMs ?? 1000);
+    this.timer.unref();
+  }
+
+  private async tryOnce(): Promise<void> {
+    if (this.leading || this.stopped) return;
+    try {
+      const client = (this.client ??= await this.connect());
+      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [this.opts.name]);
+      if (!rows[0]?.locked || this.stopped) return;
+      this.leading = true;
+      await this.opts.onAcquired();
+    } catch (err) {
+      this.opts.onError?.(err);
+      await this.lose();
+    }
+  }
+
+  private async connect(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: 3000 });
+    // A dead session has released the lock: whatever this replica still does as leader must stop.
+    client.on('error', (err) => {
+      this.opts.onError?.(err);
+      void this.lose();
+    });
+    client.on('end', () => void this.lose());
+    await client.connect();
+    return client;
+  }
+
+  private async lose(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    const wasLeading = this.leading;
+    this.leading = false;
+    if (client) await client.end().catch(() => undefined);
+    if (wasLeading) await this.opts.onLost();
+  }
+}

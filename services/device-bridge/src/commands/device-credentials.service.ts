@@ -1,0 +1,135 @@
+/**
+ * Device credentials kept in Postgres: issue, rotate with an overlap, revoke, list, and the check a `hello` goes
+ * through. Ending a credential (revocation, a rotation without grace) also ends the connections that used it, on
+ * whichever replica holds them (through {@link CredentialsEndedListener}).
+ */
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type {
+  DeviceCredentialViewV1,
+  HelloFrameV1,
+  IssueCredentialRequestV1,
+  IssuedCredentialV1,
+  ListCredentialsRequestV1,
+  RevokeCredentialRequestV1,
+  RotateCredentialRequestV1,
+} from '@ormuz/contracts';
+import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
+import {
+  CredentialNotFoundError,
+  hashToken,
+  isActive,
+  matchToken,
+  newToken,
+  type AuthenticatedDevice,
+} from '../domain/device-credentials.js';
+import { CredentialsRepository, type CredentialRow } from '../persistence/credentials.repository.js';
+
+/** Told which credentials ended now, so the connections that used them are closed. */
+export interface CredentialsEndedListener {
+  credentialsEnded(tenant: string, deviceId: string, credentialIds: readonly string[]): void;
+}
+
+/** Default overlap of a rotation: the old token keeps working for an hour. */
+const DEFAULT_GRACE_SECONDS = 3600;
+
+export function credentialView(row: CredentialRow, now = new Date()): DeviceCredentialViewV1 {
+  return {
+    credential_id: row.credential_id,
+    tenant: row.tenant,
+    device_id: row.device_id,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+    state: row.revoked_at ? 'revoked' : isActive({ expiresAt: row.expires_at, revokedAt: null }, now) ? 'active' : 'expired',
+  };
+}
+
+@Injectable()
+export class DeviceCredentialsService implements OnApplicationBootstrap {
+  private listener: CredentialsEndedListener | undefined;
+
+  constructor(
+    private readonly repo: CredentialsRepository,
+    @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
+    @Inject(INFRA) private readonly infra: Infrastructure,
+  ) {}
+
+  onEnded(listener: CredentialsEndedListener): void {
+    this.listener = listener;
+  }
+
+  /**
+   * Tokens given in `DEVICE_TOKENS` (local development, the demo, tests) are stored like issued ones, hashed. Taking
+   * one out of the variable does not revoke it: use `ormuz device credentials revoke`.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    for (const d of this.config.devices) {
+      const tokenSha256 = hashToken(d.token);
+      const inserted = await this.repo.insert({
+        credential_id: `env-${tokenSha256.toString('hex').slice(0, 16)}`,
+        tenant: d.tenant,
+        device_id: d.deviceId,
+        token_sha256: tokenSha256,
+        created_at: new Date(),
+        expires_at: null,
+        revoked_at: null,
+      });
+      if (inserted) this.infra.logger.info({ tenant: d.tenant, device: d.deviceId }, 'device credential from DEVICE_TOKENS stored');
+    }
+  }
+
+  /** The identity a hello's token proves, or null (unknown, revoked or expired token, or another device's). */
+  async authenticate(hello: HelloFrameV1): Promise<AuthenticatedDevice | null> {
+    const match = matchToken(hello.token, await this.repo.candidates(hello.tenant, hello.device_id), new Date());
+    if (!match) return null;
+    return { tenant: hello.tenant, deviceId: hello.device_id, credentialId: match.credentialId, expiresAt: match.expiresAt };
+  }
+
+  async issue(req: IssueCredentialRequestV1): Promise<IssuedCredentialV1> {
+    const token = newToken();
+    const now = new Date();
+    const row: CredentialRow = {
+      credential_id: `cred-${randomUUID()}`,
+      tenant: req.tenant,
+      device_id: req.device_id,
+      token_sha256: hashToken(token),
+      created_at: now,
+      expires_at: req.ttl_seconds ? new Date(now.getTime() + req.ttl_seconds * 1000) : null,
+      revoked_at: null,
+    };
+    await this.repo.insert(row);
+    this.infra.logger.info({ tenant: req.tenant, device: req.device_id, credential: row.credential_id }, 'device credential issued');
+    return { credential: credentialView(row, now), token };
+  }
+
+  /** A new token; the device's other tokens end after the grace period (now, when it is 0). */
+  async rotate(req: RotateCredentialRequestV1): Promise<IssuedCredentialV1> {
+    const issued = await this.issue(req);
+    const grace = req.grace_seconds ?? DEFAULT_GRACE_SECONDS;
+    const endsAt = new Date(Date.now() + grace * 1000);
+    const shortened = await this.repo.endOthers(req.tenant, req.device_id, issued.credential.credential_id, endsAt);
+    this.infra.logger.info({ tenant: req.tenant, device: req.device_id, ended: shortened.length, grace }, 'device credentials rotated');
+    if (grace === 0 && shortened.length > 0) this.listener?.credentialsEnded(req.tenant, req.device_id, shortened);
+    return issued;
+  }
+
+  async revoke(req: RevokeCredentialRequestV1): Promise<{ revoked: string[] }> {
+    const revoked = await this.repo.revoke(req.tenant, req.device_id, req.credential_id, new Date());
+    if (req.credential_id && revoked.length === 0) {
+      const row = await this.repo.find(req.tenant, req.credential_id);
+      if (!row || row.device_id !== req.device_id) {
+        throw new CredentialNotFoundError(`Device ${req.device_id} of tenant ${req.tenant} has no credential ${req.credential_id}.`);
+      }
+    }
+    this.infra.logger.info({ tenant: req.tenant, device: req.device_id, revoked }, 'device credentials revoked');
+    if (revoked.length > 0) this.listener?.credentialsEnded(req.tenant, req.device_id, revoked);
+    return { revoked };
+  }
+
+  async list(req: ListCredentialsRequestV1): Promise<{ credentials: DeviceCredentialViewV1[] }> {
+    const now = new Date();
+    return { credentials: (await this.repo.list(req.tenant, req.device_id)).map((r) => credentialView(r, now)) };
+  }
+}
