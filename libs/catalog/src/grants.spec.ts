@@ -51,6 +51,15 @@ describe('offeredTools', () => {
     expect(offered).not.toContain('device.send_message@1');
   });
 
+  it('offers the latest shipped device.delete_contacts_verified unless the grant pins version 1', () => {
+    const tool = 'device.delete_contacts_verified';
+    expect(names(shipped, grant([tool]))).toEqual([`${tool}@2`]);
+    expect(names(shipped, grant([tool], [], { [tool]: 1 }))).toEqual([`${tool}@1`]);
+    expect(names(shipped, grant([`${tool}@1`]))).toEqual([`${tool}@1`]);
+    expect(pinGrant(shipped, grant(['device'])).pins).toMatchObject({ [tool]: 2, 'device.tap': 1 });
+    expect(checkGrant(shipped, grant([tool], [], { [tool]: 1 }), tool)).toMatchObject({ kind: 'allowed', version: 1 });
+  });
+
   describe('with several versions', () => {
     const catalog = Catalog.load([manifest('shop', [tool(), tool({ version: 2, risk_level: 'high' })])]);
 

@@ -192,6 +192,34 @@ describe('policy service', () => {
       expect(grant.pins).toEqual({ 'device.tap': 1 });
     });
 
+    it('offers the latest device.delete_contacts_verified, and keeps a grant pinned to version 1 on version 1', async () => {
+      const tool = 'device.delete_contacts_verified';
+      type Offered = { tools: { name: string; version: number; description: string }[] };
+      const latest = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'cleaner', allow: [tool] });
+      expect(latest.pins).toEqual({ [tool]: 2 });
+      const v2 = await call<Offered>('tools', { tenant: 'acme', agent_id: 'cleaner' });
+      expect(v2.tools).toEqual([expect.objectContaining({ name: tool, version: 2, description: expect.stringContaining('changed_since_listed') })]);
+
+      const pinned = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'cleaner-v1', allow: [`${tool}@1`] });
+      expect(pinned.pins).toEqual({ [tool]: 1 });
+      const v1 = await call<Offered>('tools', { tenant: 'acme', agent_id: 'cleaner-v1' });
+      expect(v1.tools).toEqual([expect.objectContaining({ name: tool, version: 1 })]);
+      expect(v1.tools[0]!.description).not.toContain('changed_since_listed');
+
+      const contractVersion = async (agent_id: string) => {
+        const r = await submit({ agent_id, tool, arguments: { contact_names: ['Bob Chen'] } });
+        expect(r).toMatchObject({ status: 'staged', summary: expect.stringContaining('Bob Chen') });
+        const { timeline } = await call<{ timeline: { type: string; data: { contract_version?: string } }[] }>('status', {
+          tenant: 'acme',
+          call_id: r.call_id,
+          timeline: true,
+        });
+        return timeline[0]!.data.contract_version;
+      };
+      expect(await contractVersion('cleaner')).toBe('2');
+      expect(await contractVersion('cleaner-v1')).toBe('1');
+    });
+
     it('refuses a malformed grant rule with a clear error', async () => {
       await expect(call('grants.set', { tenant: 'acme', agent_id: 'x', allow: ['device.*'] })).rejects.toMatchObject({
         message: expect.stringContaining('device.*'),

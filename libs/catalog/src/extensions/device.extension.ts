@@ -88,13 +88,46 @@ const bounds: JsonSchema = {
   },
 };
 
+/** The names device.delete_contacts_verified deletes; the same in every version. */
+const contactNames: ParameterDefinition = {
+  schema: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 50,
+    uniqueItems: true,
+    items: { type: 'string', minLength: 1, maxLength: 200 },
+    examples: [['Bob Chen']],
+  },
+  description: 'Exact contact names to delete, as device.list_contacts shows them; 1 to 50 names',
+  controller: 'model',
+};
+
+/** device.delete_contacts_verified's result: the names deleted, and the names skipped with one of `reasons`. */
+const deleteContactsResult = (reasons: readonly string[]): JsonSchema => ({
+  type: 'object',
+  required: ['deleted', 'skipped'],
+  additionalProperties: false,
+  properties: {
+    deleted: { type: 'array', items: { type: 'string' } },
+    skipped: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'reason'],
+        additionalProperties: false,
+        properties: { name: { type: 'string' }, reason: { enum: [...reasons] } },
+      },
+    },
+  },
+});
+
 /** The device extension's manifest. */
 export const DEVICE_EXTENSION: ExtensionManifest = {
   apiVersion: 'ormuz.dev/v1',
   kind: 'Extension',
   metadata: {
     name: 'device',
-    version: '1.0.0',
+    version: '1.1.0',
     description: 'Observe and act on an Android phone: read the screen, tap, type, navigate, contacts and messages.',
   },
   tools: [
@@ -398,42 +431,35 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
         "with names copied exactly from a recent device.list_contacts; it always waits for the owner's approval. " +
         'Returns the names deleted and the names skipped with the reason (not found, or more than one contact with ' +
         'that name). Fails as a whole when the contacts store is unavailable; then nothing is deleted.',
-      parameters: {
-        contact_names: {
-          schema: {
-            type: 'array',
-            minItems: 1,
-            maxItems: 50,
-            uniqueItems: true,
-            items: { type: 'string', minLength: 1, maxLength: 200 },
-            examples: [['Bob Chen']],
-          },
-          description: 'Exact contact names to delete, as device.list_contacts shows them; 1 to 50 names',
-          controller: 'model',
-        },
-      },
+      parameters: { contact_names: contactNames },
       effect: 'write',
       risk_level: 'high',
       timeout_ms: 30_000,
       output: {
         description: 'Which names were deleted and which were skipped, with why.',
-        schema: {
-          type: 'object',
-          required: ['deleted', 'skipped'],
-          additionalProperties: false,
-          properties: {
-            deleted: { type: 'array', items: { type: 'string' } },
-            skipped: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['name', 'reason'],
-                additionalProperties: false,
-                properties: { name: { type: 'string' }, reason: { enum: ['not_found', 'ambiguous'] } },
-              },
-            },
-          },
-        },
+        schema: deleteContactsResult(['not_found', 'ambiguous']),
+      },
+      skills: ['delete contacts', 'remove contact', 'clean up contacts'],
+    },
+    {
+      // Version 2 adds the skip reason changed_since_listed; version 1 stays as published for grants pinned to it.
+      name: 'device.delete_contacts_verified',
+      version: 2,
+      description:
+        'Deletes the named contacts, re-checking each exact name on the phone just before deleting it. Use it only ' +
+        "with names copied exactly from a recent device.list_contacts; it always waits for the owner's approval. " +
+        'Returns the names deleted and the names skipped with the reason: not_found (no contact has that name), ' +
+        'ambiguous (more than one contact has it) or changed_since_listed (the contact was edited or replaced after ' +
+        'it was listed, so it was kept). For a changed_since_listed name, call device.list_contacts again and ask ' +
+        'the owner whether to delete the contact as it is now. Fails as a whole when the contacts store is ' +
+        'unavailable; then nothing is deleted.',
+      parameters: { contact_names: contactNames },
+      effect: 'write',
+      risk_level: 'high',
+      timeout_ms: 30_000,
+      output: {
+        description: 'Which names were deleted and which were skipped, with why.',
+        schema: deleteContactsResult(['not_found', 'ambiguous', 'changed_since_listed']),
       },
       skills: ['delete contacts', 'remove contact', 'clean up contacts'],
     },

@@ -44,6 +44,26 @@ describe('shipped extensions', () => {
     expect(definition(name).risk_level).toBe(level);
   });
 
+  it('keeps device.delete_contacts_verified@1 as published and adds changed_since_listed in version 2', () => {
+    const reasons = (version: number) => {
+      const schema = catalog.resolve('device.delete_contacts_verified', version)!.definition.output!.schema as {
+        properties: { skipped: { items: { properties: { reason: { enum: string[] } } } } };
+      };
+      return schema.properties.skipped.items.properties.reason.enum;
+    };
+    expect(catalog.versions('device.delete_contacts_verified')).toEqual([1, 2]);
+    expect(reasons(1)).toEqual(['not_found', 'ambiguous']);
+    expect(reasons(2)).toEqual(['not_found', 'ambiguous', 'changed_since_listed']);
+    const v2 = catalog.resolve('device.delete_contacts_verified', 2)!.definition.description;
+    expect(v2).toMatch(/changed_since_listed name, call device\.list_contacts again and ask the owner/);
+    const v1 = catalog.resolve('device.delete_contacts_verified', 1)!.definition;
+    expect(v1.description).not.toContain('changed_since_listed');
+    expect({ ...v1, version: 2, description: v2, output: undefined }).toEqual({
+      ...catalog.resolve('device.delete_contacts_verified', 2)!.definition,
+      output: undefined,
+    });
+  });
+
   it('makes every core tool a read except activate_tool', () => {
     const writes = catalog
       .entries()

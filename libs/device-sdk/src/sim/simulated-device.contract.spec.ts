@@ -8,20 +8,41 @@ import {
   outputProblems,
   validateArguments,
 } from '@ormuz/catalog';
-import { SIM_PACKAGES, SIM_TOOLS, SimulatedDevice } from './simulated-device.js';
+import { SIM_PACKAGES, SIM_TOOLS, SimulatedDevice, type SimulatedDeviceOptions } from './simulated-device.js';
 
 const catalog = Catalog.load([DEVICE_EXTENSION], { core: CORE_EXTENSION, designer: DEFAULT_DESIGNER_CONFIG });
 
-/** Runs a call the way the platform would: only with arguments the catalog accepts; returns the problems of its result. */
+/**
+ * Runs a call the way the platform would: only with arguments the catalog accepts; returns the problems of its result
+ * against the tool's latest contract version (what an unpinned grant offers), which the simulator implements.
+ */
 async function run(device: SimulatedDevice, tool: string, args: Record<string, JsonValue>): Promise<string[]> {
+  return (await runFor(device, tool, args)).problems;
+}
+
+/** {@link run}, also giving the result, for a row that must show it exercised what it names. */
+async function runFor(
+  device: SimulatedDevice,
+  tool: string,
+  args: Record<string, JsonValue>,
+): Promise<{ result: JsonValue; problems: string[] }> {
   const entry = catalog.resolve(tool);
   if (!entry) throw new Error(`the catalog has no ${tool}`);
   const normalized = normalizeArguments(entry, args);
   if (!normalized.ok) throw new Error(normalized.message);
   const verdict = validateArguments(entry, normalized.args);
   if (!verdict.ok) throw new Error(`${tool}: ${verdict.message}`);
-  return outputProblems(entry, await device.execute(tool, normalized.args));
+  const result = await device.execute(tool, normalized.args);
+  return { result, problems: outputProblems(entry, result) };
 }
+
+/** Replaces Alice Martin's record (same name, new number) between the device's listing and its re-check. */
+const EDIT_ALICE_MIDWAY: SimulatedDeviceOptions = {
+  beforeContactCheck: (name, d) => {
+    if (name === 'Alice Martin')
+      d.contacts[d.contacts.findIndex((c) => c.name === name)] = { name, number: '+33600000000' };
+  },
+};
 
 const LAUNCHER = { foreground_package: SIM_PACKAGES.launcher };
 const MESSAGES = { foreground_package: SIM_PACKAGES.messages };
@@ -60,21 +81,26 @@ describe('the simulated device against the catalog device extension', () => {
         return run(d, 'device.delete_contacts_verified', { contact_names: ['Alice Martin', 'Bob Chen', 'Zoe'] });
       },
     ],
+    [
+      'device.delete_contacts_verified skipping a contact changed since listed',
+      async () => {
+        const d = new SimulatedDevice(EDIT_ALICE_MIDWAY);
+        const { result, problems } = await runFor(d, 'device.delete_contacts_verified', {
+          contact_names: ['Alice Martin', 'Bob Chen'],
+        });
+        expect(result).toEqual({
+          deleted: ['Bob Chen'],
+          skipped: [{ name: 'Alice Martin', reason: 'changed_since_listed' }],
+        });
+        return problems;
+      },
+    ],
     ['device.send_message', (d) => run(d, 'device.send_message', { recipient: 'Alice Martin', message_body: 'Hello' })],
   ])('%s takes the catalog arguments and returns its output contract', async (_name, call) => {
     expect(await call(new SimulatedDevice())).toEqual([]);
   });
 
-  // The issue asks for a per-name `changed_since_listed` report; device.delete_contacts_verified@1 lists only
-  // not_found and ambiguous as skip reasons. This fails once the catalog adds it: then fold it into the table above.
-  it('reports changed_since_listed, which the catalog output contract does not list yet', async () => {
-    const device = new SimulatedDevice({
-      beforeContactCheck: (name, d) => {
-        d.contacts[d.contacts.findIndex((c) => c.name === name)] = { name, number: '+33600000000' };
-      },
-    });
-    expect(await run(device, 'device.delete_contacts_verified', { contact_names: ['Alice Martin'] })).toEqual([
-      expect.stringMatching(/reason.*must be equal to one of the allowed values/),
-    ]);
+  it('checks device.delete_contacts_verified against version 2, the first to list changed_since_listed', () => {
+    expect(catalog.resolve('device.delete_contacts_verified')?.version).toBe(2);
   });
 });

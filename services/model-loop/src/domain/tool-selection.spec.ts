@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { loadShippedCatalog } from '@ormuz/catalog';
+import { loadShippedCatalog, offeredTools } from '@ormuz/catalog';
 import type { ConversationMessageV1, OfferedToolV1 } from '@ormuz/contracts';
 import { toolResult } from './tool-result.js';
 import {
@@ -14,16 +14,18 @@ import {
 } from './tool-selection.js';
 
 /** Every shipped tool as policy offers it under the default grant (`ormuz`, `device`). */
-const OFFERED: OfferedToolV1[] = loadShippedCatalog()
-  .entries()
-  .map((e) => ({
-    name: e.name,
-    version: e.version,
-    description: e.definition.description,
-    parameters: e.modelSchema,
-    effect: e.definition.effect,
-    risk_level: e.definition.risk_level,
-  }));
+const OFFERED: OfferedToolV1[] = offeredTools(loadShippedCatalog(), {
+  tenant: 'acme',
+  agent_id: 'agent-1',
+  allow: ['ormuz', 'device'],
+}).map((e) => ({
+  name: e.name,
+  version: e.version,
+  description: e.definition.description,
+  parameters: e.modelSchema,
+  effect: e.definition.effect,
+  risk_level: e.definition.risk_level,
+}));
 const CORE = ['ormuz.activate_tool', 'ormuz.check_call_status', 'ormuz.read_more', 'ormuz.search_tools'];
 const names = (tools: readonly { name: string }[]) => tools.map((t) => t.name);
 const small = (o: Partial<SelectionInput> = {}): SelectionInput => ({
