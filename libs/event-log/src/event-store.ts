@@ -61,6 +61,11 @@ export function decodeEvent<E extends OrmuzEvent>(subject: string, seq: number, 
   }
 }
 
+/** No stream holds the subject (the server answers a publish to it with no responders). */
+function isStreamMissing(err: unknown): boolean {
+  return errCode(err) === STREAM_NOT_FOUND || (err as Error).name === 'JetStreamNotEnabled' || /no stream|no responders/i.test(String(err));
+}
+
 interface CacheEntry {
   state: unknown;
   version: number;
@@ -126,14 +131,28 @@ export class EventStore {
         if (code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String(err))) {
           throw new ConcurrencyConflictError(subject, expected);
         }
-        if (code === STREAM_NOT_FOUND || (err as Error).name === 'JetStreamNotEnabled' || /no stream|no responders/i.test(String(err))) {
-          throw new StreamMissingError(subject);
-        }
+        if (isStreamMissing(err)) throw new StreamMissingError(subject);
         throw err;
       }
     }
     if (snapshot && events.length > 0) this.remember(subject, snapshot.states.at(-1), expected);
     return { sequences, version: expected, duplicate };
+  }
+
+  /**
+   * Appends one fact that no decision is made from (who was given a credential, a refused report): no expected
+   * sequence, only the `msgID` dedup, so a retried record is stored once. Anything a decider reads goes through
+   * {@link append}. Throws like {@link append}.
+   */
+  async record(subject: string, event: OrmuzEvent): Promise<{ seq: number; duplicate: boolean }> {
+    assertValidEvent(event);
+    try {
+      const ack = await this.js.publish(subject, this.encoder.encode(JSON.stringify(event)), { msgID: event.id, timeout: this.timeoutMs });
+      return { seq: ack.seq, duplicate: ack.duplicate };
+    } catch (err) {
+      if (isStreamMissing(err)) throw new StreamMissingError(subject);
+      throw err;
+    }
   }
 
   /**

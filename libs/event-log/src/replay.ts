@@ -2,7 +2,7 @@
  * Reads a stream's events from a sequence or a time through an ordered (ephemeral, flow-controlled) consumer,
  * for replays, NDJSON exports and live tails. Nothing durable is created on the server.
  */
-import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
 import type { OrmuzEvent } from '@ormuz/contracts';
 import { decodeEvent } from './event-store.js';
 
@@ -26,30 +26,25 @@ export type ReplayItem =
   | { readonly seq: number; readonly subject: string; readonly event?: undefined; readonly error: string };
 
 /** Yields the matching events in stream order. */
-export async function* replay(js: JetStreamClient, jsm: JetStreamManager, opts: ReplayOptions): AsyncGenerator<ReplayItem> {
+export async function* replay(js: JetStreamClient, opts: ReplayOptions): AsyncGenerator<ReplayItem> {
   const start =
     opts.fromSequence !== undefined
       ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, opts.fromSequence) }
       : opts.fromTime
         ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: opts.fromTime.toISOString() }
         : { deliver_policy: DeliverPolicy.All };
-  if (!opts.follow) {
-    const info = await jsm.streams.info(opts.stream, { subjects_filter: opts.filterSubject });
-    if (info.state.messages === 0) return;
-  }
   // A single filter must be a string: an array becomes filter_subjects, which NATS 2.9 refuses.
   const consumer = await js.consumers.get(opts.stream, { filter_subjects: opts.filterSubject, ...start });
+  if (!opts.follow) {
+    // Nothing matches at or after the start point (other tenants' events do not count): stop before consuming, since
+    // closing a consume that was never read waits forever.
+    const info = await consumer.info(false);
+    if (info.num_pending === 0 && info.delivered.consumer_seq === 0) return;
+  }
   const messages = await consumer.consume({ max_messages: 512 });
   const stop = () => void messages.stop();
   opts.signal?.addEventListener('abort', stop, { once: true });
   try {
-    if (!opts.follow) {
-      const info = await consumer.info(true).catch(() => undefined);
-      if (info && info.num_pending === 0 && info.delivered.stream_seq === 0) {
-        // Nothing at or after the start point.
-        return;
-      }
-    }
     for await (const m of messages) {
       try {
         yield { seq: m.seq, subject: m.subject, event: decodeEvent(m.subject, m.seq, m.data) };

@@ -70,6 +70,21 @@ describe('event store', () => {
     await expect(store.append(subject, [e2], 0)).rejects.toBeInstanceOf(ConcurrencyConflictError);
   });
 
+  it('records a fact without an expected sequence, once per event id, and validates it', async () => {
+    const subject = subjectOf('f1');
+    await store.append(subject, [envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('f1'))], 0);
+    const fact = envelope({ type: INCREMENTED, data: { by: 2, total: 3 } }, env('f1'));
+    const first = await store.record(subject, fact);
+    expect(first.duplicate).toBe(false);
+    expect(await store.record(subject, fact)).toEqual({ seq: first.seq, duplicate: true });
+    const stored = [];
+    for await (const item of store.readSubject(stream, subject)) stored.push(item.event.data);
+    expect(stored).toEqual([{ by: 1, total: 1 }, { by: 2, total: 3 }]);
+    const invalid = envelope({ type: INCREMENTED, data: { by: 'two' } }, env('f1'));
+    await expect(store.record(subject, invalid)).rejects.toBeInstanceOf(SchemaViolationError);
+    await expect(store.record(aggregateSubject(`${ns}x`, 'calls', 'acme', 'f1'), fact)).rejects.toBeInstanceOf(StreamMissingError);
+  });
+
   it('treats a republished event id as a duplicate, storing it once', async () => {
     const subject = subjectOf('a4');
     const e = envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('a4'));

@@ -45,7 +45,7 @@ export function registerEventCommands(program: Command, ctx: () => CliContext): 
             () => false,
           );
           if (!exists) return;
-          for await (const item of replay(js, jsm, {
+          for await (const item of replay(js, {
             stream,
             filterSubject: tenantFilter(c.config.namespace, name, o.tenant),
             ...(fromSequence !== undefined ? { fromSequence } : {}),
