@@ -364,6 +364,33 @@ describe('ormuz CLI against the running platform', () => {
     expect(others.map((e) => e.subject)).toEqual([theirs.call_id, theirs.call_id]);
   });
 
+  it('device credentials: issue shows the token once, rotate ends the old one, revoke ends the rest', async () => {
+    interface Issued {
+      token: string;
+      credential: { credential_id: string; state: string; expires_at: string | null };
+    }
+    interface Listed {
+      credentials: { credential_id: string; state: string }[];
+    }
+    const first = await ok<Issued>('device', 'credentials', 'issue', '--tenant', TENANT, '--device', 'phone-9', '--ttl', '3600');
+    expect(first.token).toMatch(/^odt_/);
+    expect(first.credential.state).toBe('active');
+    const second = await ok<Issued>('device', 'credentials', 'rotate', '--tenant', TENANT, '--device', 'phone-9', '--grace', '0');
+    const listed = await ok<Listed>('device', 'credentials', 'list', '--tenant', TENANT, '--device', 'phone-9');
+    expect(JSON.stringify(listed)).not.toContain(first.token);
+    expect(Object.fromEntries(listed.credentials.map((c) => [c.credential_id, c.state]))).toEqual({
+      [first.credential.credential_id]: 'expired',
+      [second.credential.credential_id]: 'active',
+    });
+    expect(await ok('device', 'credentials', 'revoke', '--tenant', TENANT, '--device', 'phone-9')).toEqual({
+      revoked: [first.credential.credential_id, second.credential.credential_id].sort(),
+    });
+    const bad = await ormuz('device', 'credentials', 'issue', '--tenant', TENANT, '--device', 'phone-9', '--ttl', '5');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr + bad.stdout).toContain('--ttl');
+    expect(await ok('device', 'list', '--tenant', TENANT)).toEqual({ devices: [] });
+  });
+
   it('migrate applies every schema and declares the streams, and is safe to run again', async () => {
     const r = await ok<{ results: { service: string; ok: boolean; output: string }[] }>('migrate');
     expect(r.results.map((x) => x.service).sort()).toEqual([...SERVICES].sort());

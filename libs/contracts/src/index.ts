@@ -6,6 +6,7 @@ export * from './schema-registry.js';
 export * from './subjects.js';
 export * from './events/tool-call.events.js';
 export * from './events/conversation.events.js';
+export * from './events/device.events.js';
 export * from './device-protocol.js';
 export * from './commands/policy.commands.js';
 export * from './commands/approvals.commands.js';

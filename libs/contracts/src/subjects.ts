@@ -10,6 +10,7 @@ import { assertIdentifier } from './ids.js';
 export const CONTEXTS = {
   calls: { aggregate: 'call', owner: 'policy' },
   conversations: { aggregate: 'conversation', owner: 'model-loop' },
+  devices: { aggregate: 'device', owner: 'device-bridge' },
 } as const;
 
 export type ContextName = keyof typeof CONTEXTS;

@@ -319,7 +319,7 @@ describe('audit service', () => {
   afterAll(async () => {
     await running?.close();
     await db?.destroy();
-    for (const stream of [callsStream, conversationsStream]) await jsm?.streams.delete(stream).catch(() => false);
+    for (const stream of [callsStream, conversationsStream, streamName(ns, 'devices')]) await jsm?.streams.delete(stream).catch(() => false);
     await nc?.close();
     await database?.drop();
   }, 30_000);
@@ -606,6 +606,7 @@ describe('audit service', () => {
         call_records: 1,
         archive_calls: 1,
         archive_conversations: 0,
+        archive_devices: 0,
       });
       expect(logLines.filter((l) => l.includes('message parked') && l.includes(`"seq":${poison.seq}`))).toHaveLength(2);
 

@@ -3,6 +3,7 @@ import { ProjectionRunner } from '@ormuz/event-log';
 import { LeaderLease } from '@ormuz/postgres';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { DeviceCredentialsService } from './commands/device-credentials.service.js';
+import { DeviceEventsRecorder } from './commands/device-events.recorder.js';
 import { DeviceExecutionsService } from './commands/device-executions.service.js';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from './config.js';
 import { CredentialsRepository } from './persistence/credentials.repository.js';
@@ -22,7 +23,12 @@ class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown 
   private runner: ProjectionRunner | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(@Inject(INFRA) private readonly infra: Infrastructure, private readonly executions: DeviceExecutionsService, private readonly link: DeviceLinkHost) {
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
+    private readonly executions: DeviceExecutionsService,
+    private readonly link: DeviceLinkHost,
+  ) {
     const log = infra.logger;
     this.lease = new LeaderLease({
       url: infra.config.databaseUrl,
@@ -45,7 +51,7 @@ class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.runner.start();
     this.sweeper = setInterval(() => {
       this.executions.sweepOverdue().catch((err) => this.infra.logger.error({ err }, 'overdue sweep failed'));
-    }, 1000);
+    }, this.config.sweepIntervalMs);
   }
 
   private async follow(): Promise<void> {
@@ -76,6 +82,7 @@ export class DeviceBridgeModule {
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/device-bridge') },
         ExecutionsRepository,
         CredentialsRepository,
+        DeviceEventsRecorder,
         // Bootstrapped in this order: credentials stored before the gateway listens, the lease after.
         DeviceCredentialsService,
         DeviceExecutionsService,

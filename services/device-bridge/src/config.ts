@@ -26,6 +26,8 @@ export interface DeviceBridgeConfig extends BaseConfig {
    * the call is sealed as expired. Env `OFFLINE_DEADLINE_MS`, default 5 minutes.
    */
   readonly offlineDeadlineMs: number;
+  /** How often the leader looks for calls past a deadline, in ms. Env `DEVICE_SWEEP_INTERVAL_MS`, default 1 s. */
+  readonly sweepIntervalMs: number;
 }
 
 export function loadDeviceBridgeConfig(env: Env): DeviceBridgeConfig {
@@ -52,6 +54,7 @@ export function loadDeviceBridgeConfig(env: Env): DeviceBridgeConfig {
     executionTimeoutMs: intFrom(env, 'EXECUTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
     heartbeatMs: intFrom(env, 'DEVICE_HEARTBEAT_MS', 15_000, 100, 600_000),
     offlineDeadlineMs: intFrom(env, 'OFFLINE_DEADLINE_MS', 300_000, 100, 7 * 24 * 3_600_000),
+    sweepIntervalMs: intFrom(env, 'DEVICE_SWEEP_INTERVAL_MS', 1000, 50, 3_600_000),
   });
 }
 

@@ -7,7 +7,7 @@ const config = loadDeviceBridgeConfig(process.env);
 await runServiceMain({
   service: 'device-bridge',
   config,
-  streams: ['calls'],
+  streams: ['calls', 'devices'],
   schema: DEVICE_BRIDGE_SCHEMA,
   migrations: deviceBridgeMigrations,
   module: (infra) => DeviceBridgeModule.with(infra, config),

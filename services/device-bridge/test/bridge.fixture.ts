@@ -70,7 +70,7 @@ async function deleteStream(namespace: string): Promise<void> {
   const nc = await connectNats({ url: testEnv().natsUrl, name: 'bridge-fixture-teardown' });
   try {
     const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
+    for (const context of ['calls', 'devices'] as const) await jsm.streams.delete(streamName(namespace, context)).catch(() => undefined);
   } finally {
     await nc.close();
   }
@@ -105,7 +105,7 @@ function startBridgeService(namespace: string, db: TestDatabase, env: Record<str
   return startService({
     service: 'device-bridge',
     config,
-    streams: ['calls'],
+    streams: ['calls', 'devices'],
     schema: DEVICE_BRIDGE_SCHEMA,
     migrations: deviceBridgeMigrations,
     module: (infra) => DeviceBridgeModule.with(infra, config),

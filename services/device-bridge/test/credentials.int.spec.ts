@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { IssuedCredentialV1, DeviceCredentialViewV1 } from '@ormuz/contracts';
 import { callService, RemoteError } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
-import { DEVICE_BRIDGE_SCHEMA } from '../src/index.js';
+import { DEVICE_BRIDGE_SCHEMA, DeviceEventsRecorder } from '../src/index.js';
 import { startBridge, type BridgeUnderTest } from './bridge.fixture.js';
 import { RawDevice } from './raw-device.fixture.js';
 
@@ -102,6 +102,13 @@ describe('device credentials', () => {
     expect(errorCode(x)).toBe('credential_revoked');
     expect(y.closed).toBe(false);
     expect(errorCode(await hello('phone-x', a.token))).toBe('unauthenticated');
+    // The audit trail: issued, then revoked, on the device's subject of the devices stream; no token, no hash.
+    const history = (await bridge.svc.app.get(DeviceEventsRecorder).history(TENANT, 'phone-x')).map((r) => r.event);
+    expect(history.map((e) => [e.type, e.data])).toEqual([
+      ['ormuz.device.credential_issued.v1', { device_id: 'phone-x', credential_id: a.credential.credential_id, via: 'issue', expires_at: null }],
+      ['ormuz.device.credentials_ended.v1', { device_id: 'phone-x', credential_ids: [a.credential.credential_id], reason: 'revoked', ends_at: expect.any(String) }],
+    ]);
+    expect(JSON.stringify(history)).not.toContain(a.token);
     // Revoking again changes nothing and is not an error.
     expect(await call('credentials.revoke', { tenant: TENANT, device_id: 'phone-x' })).toEqual({ revoked: [] });
   });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import type { RunningService, ToolCalls } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
-import { DEVICE_BRIDGE_SCHEMA } from '../src/index.js';
+import { DeviceEventsRecorder } from '../src/index.js';
 import { authorizeCall, startBridge, type BridgeUnderTest } from './bridge.fixture.js';
 import { RawDevice } from './raw-device.fixture.js';
 
@@ -124,15 +124,16 @@ describe('device-bridge', () => {
     expect(intruder.frame('error', callId)).toMatchObject({ code: 'not_assigned', fatal: false });
     expect(intruder.closed).toBe(false);
     expect(await status(callId)).toBe('started');
-    const refused = await svc.infra.db
-      .withSchema(DEVICE_BRIDGE_SCHEMA)
-      .selectFrom('refused_reports')
-      .selectAll()
-      .where('request_id', '=', callId)
-      .orderBy('id')
-      .execute();
-    expect(refused.map((r) => r.frame_type as string)).toEqual(['start_claim', 'outcome']);
-    expect(refused[0]).toMatchObject({ tenant: TENANT, device_id: 'phone-2', assigned_device_id: 'phone-1', reason: 'not_assigned' });
+    // Recorded on the intruder's subject of the devices stream, which audit archives.
+    const refused = (await svc.app.get(DeviceEventsRecorder).history(TENANT, 'phone-2'))
+      .map((r) => r.event)
+      .filter((e) => e.type === 'ormuz.device.report_refused.v1');
+    expect(refused.map((e) => (e.data as { frame_type: string }).frame_type)).toEqual(['start_claim', 'outcome']);
+    expect(refused[0]).toMatchObject({
+      tenant: TENANT,
+      correlationid: callId,
+      data: { device_id: 'phone-2', request_id: callId, assigned_device_id: 'phone-1', reason: 'not_assigned' },
+    });
   });
 
   it('asks a reconnecting device about its unsettled calls and records the late failure its journal reports', async () => {

@@ -4,6 +4,7 @@
  *   npm run bench:bridge               # table
  *   npm run bench:bridge -- --json     # table, then one JSON object on the last line
  *   npm run bench:bridge -- --only=memory|latency  --connections=10000 --devices=1000 --rate=500 --seconds=10
+ *   (every option is also accepted as `--name value`)
  *
  * Env: NATS_URL (default nats://127.0.0.1:4222), DATABASE_URL (an admin database the user may CREATE DATABASE from,
  * default postgres://postgres@127.0.0.1:5432/postgres). Everything the run creates — the calls stream under a random
@@ -16,13 +17,20 @@
  *     `ws` server. Each server runs alone in a child process (started with --expose-gc) and reports
  *     process.memoryUsage() over IPC after a forced GC, before and after the connections; the clients (raw `ws`
  *     sockets, no journals) live in this process.
- *  2. latency: the whole bridge (startService + DeviceBridgeModule, in this process) with 1,000 simulated devices
- *     (runSimulatedFleet, one timer wheel, journals in a tmp dir). Calls for `device.screen_observe` are submitted and
- *     authorized through ToolCalls at a fixed rate spread round-robin over the devices; the time from the authorize
- *     append to the `succeeded` event on the calls stream (a core NATS subscription on the stream's subjects sees
- *     each event as it is stored) | a WebSocket echo round trip over 1,000 `ws` connections at the same rate,
- *     measured in this process after the fleet connected and before the first call (bridge idle, fleet open).
- *     Stage times (authorized → dispatched → started → succeeded) show where the time goes.
+ *  2. latency: the whole bridge (startService + DeviceBridgeModule) alone in this process, as deployed; everything
+ *     around it in child processes, so that none of it runs on the bridge's event loop:
+ *     - `--fleet=N`: 1,000 simulated devices (runSimulatedFleet, one timer wheel, journals in a tmp dir), remote as
+ *       real devices are (a fleet in the bridge's process stalled the bridge on every journal fsync);
+ *     - `--load`: the clients. Calls for `device.screen_observe` are submitted and authorized at a fixed rate,
+ *       round-robin over the devices, through a ToolCalls of their own (own NATS connection and aggregate cache, as
+ *       the policy service would: the bridge gets no warm cache from the load); every event of the calls stream is
+ *       seen as it is stored by a core NATS subscription on the stream's subjects, on another connection. Both
+ *       clocks are this child's.
+ *     Measured: the time from the authorize append to the `succeeded` event | a WebSocket echo round trip between
+ *     the bridge's process and the fleet's (server here, where the gateway is; 1,000 clients in the fleet child,
+ *     which times them) at the same rate, after the fleet connected and before the first call. Stage times
+ *     (authorized → dispatched → started → succeeded) show where the time goes; the CPU of the three processes
+ *     while the calls run shows which one is saturated.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +38,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import {
   adminDbUrl,
@@ -45,7 +55,6 @@ import {
   log,
   natsUrl,
   now,
-  option,
   printJson,
   printTable,
   printVerdicts,
@@ -56,12 +65,11 @@ import {
   type BenchRow,
 } from '@ormuz/bench-kit';
 import { canonicalPayload, DeviceFrameCodec, type DeviceFrameDraft } from '@ormuz/contracts';
-import { runSimulatedFleet, type SimulatedFleet } from '@ormuz/device-sdk';
-import { streamName } from '@ormuz/event-log';
+import { runSimulatedFleet } from '@ormuz/device-sdk';
+import { connectNats, EventStore, streamName } from '@ormuz/event-log';
 import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { deriveCallId } from '@ormuz/tool-call';
 import { DeviceBridgeModule } from '../app.module.js';
-import { ExecutionsRepository } from '../persistence/executions.repository.js';
 import { loadDeviceBridgeConfig } from '../config.js';
 import { DeviceCredentials } from '../domain/device-credentials.js';
 import { DEVICE_BRIDGE_SCHEMA, deviceBridgeMigrations } from '../persistence/migrations.js';
@@ -69,22 +77,35 @@ import { DeviceGateway } from '../transport/device-gateway.js';
 import { DeviceLinkHost } from '../transport/device-link.host.js';
 
 // ---------------------------------------------------------------------------------------------------------------
-// Sizes. Bounded so the whole run stays under 120 s on two busy cores.
+// Command line and sizes. Bounded so the whole run stays under 120 s on two busy cores.
 
 const argv = process.argv.slice(2);
-const arg = (name: string, fallback: number): number => {
-  const hit = argv.find((a) => a.startsWith(`--${name}=`));
-  const v = hit ? Number(hit.slice(name.length + 3)) : fallback;
+
+/** The value of `--name=value` or `--name value`, or undefined when the option is absent. */
+function optionValue(name: string): string | undefined {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  const hit = argv[i]!;
+  if (hit !== `--${name}`) return hit.slice(name.length + 3);
+  const value = argv[i + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
+  return value;
+}
+
+function positive(name: string, fallback: number): number {
+  const given = optionValue(name);
+  const v = given === undefined ? fallback : Number(given);
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
   return v;
-};
+}
+
 const JSON_OUT = flag('json', argv);
-const ONLY = option('only', argv);
-const CONNECTIONS = arg('connections', 10_000); // 1.
+const ONLY = optionValue('only');
+const CONNECTIONS = positive('connections', 10_000); // 1.
 const CONNECT_CONCURRENCY = 256; // connection attempts in flight (listen backlog is 511)
-const DEVICES = arg('devices', 1_000); // 2.
-const RATE = arg('rate', 500); // calls (and echoes) per second
-const SECONDS = arg('seconds', 10); // measured window of the bridge
+const DEVICES = positive('devices', 1_000); // 2.
+const RATE = positive('rate', 500); // calls (and echoes) per second
+const SECONDS = positive('seconds', 10); // measured window of the bridge
 const WARMUP_SECONDS = 2;
 const RAW_SECONDS = 5;
 const DRAIN_MS = 15_000; // wait for the last outcomes after the window
@@ -117,10 +138,85 @@ async function until(what: string, predicate: () => boolean, timeoutMs: number):
   }
 }
 
+/** Fires `fire(i)` at `rate` per second for `seconds`, without waiting for the previous ones. */
+async function paced(rate: number, seconds: number, fire: (i: number) => void): Promise<number> {
+  const total = Math.round(rate * seconds);
+  const t0 = now();
+  let i = 0;
+  while (i < total) {
+    const due = Math.min(total, Math.floor(((now() - t0) / 1000) * rate) + 1);
+    for (; i < due; i++) fire(i);
+    await sleep(2);
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child processes. Each reports over IPC with objects of one key (`{ port }`, `{ ready }`, ...), or `{ failed }`.
+
+type Reply = Record<string, unknown>;
+
+/** Sends one reply to the parent. */
+const reply = (m: Reply): void => void process.send!(m);
+
+/**
+ * Runs a child's body; a failure is reported to the parent (which stops waiting) before the child exits. Every child
+ * answers `'cpu'` with `{ cpu: process.cpuUsage() }`.
+ */
+function childMain(body: () => Promise<void>): void {
+  process.on('disconnect', () => process.exit(0)); // the parent went away: never linger
+  process.on('message', (m) => {
+    if (m === 'cpu') reply({ cpu: process.cpuUsage() });
+  });
+  body().catch((err: unknown) => {
+    reply({ failed: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  });
+}
+
+/** A forked child as the parent sees it. */
+interface Child {
+  send(message: unknown): void;
+  /** The value of the oldest reply holding `key`; rejects as soon as the child reports a failure or exits instead. */
+  next<T>(key: string, timeoutMs?: number): Promise<T>;
+  /** Its CPU time so far. */
+  cpu(): Promise<NodeJS.CpuUsage>;
+  kill(): void;
+}
+
+/** Forks this script with `args`; the child is killed by the cleanup whatever happens. */
+function forkSelf(name: string, args: string[], execArgv = process.execArgv): Child {
+  const child = fork(script, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.add(child);
+  const replies: Reply[] = [];
+  let failure: string | undefined;
+  child.on('message', (m: Reply) => {
+    if ('failed' in m) failure = `the ${name} failed: ${String(m.failed)}`;
+    else replies.push(m);
+  });
+  child.once('exit', (code, signal) => (failure ??= `the ${name} exited (${signal ?? `code ${code}`})`));
+  const next = async <T>(key: string, timeoutMs = 20_000): Promise<T> => {
+    await until(`the ${name}'s ${key}`, () => failure !== undefined || replies.some((r) => key in r), timeoutMs);
+    const i = replies.findIndex((r) => key in r);
+    if (i < 0) throw new Error(failure);
+    return replies.splice(i, 1)[0]![key] as T;
+  };
+  return {
+    send: (message) => child.send(message as Reply),
+    next,
+    cpu: () => {
+      child.send('cpu');
+      return next<NodeJS.CpuUsage>('cpu');
+    },
+    kill: () => {
+      child.kill('SIGKILL');
+      children.delete(child);
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Child: a server measured for memory. `--server=bare` (a bare ws server) or `--server=gateway` (the DeviceGateway).
-
-type ServerMsg = { port: number } | { memory: NodeJS.MemoryUsage };
 
 function settle(): NodeJS.MemoryUsage {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -130,7 +226,6 @@ function settle(): NodeJS.MemoryUsage {
 }
 
 async function serverChild(kind: string): Promise<void> {
-  process.on('disconnect', () => process.exit(0)); // the parent went away: never linger
   let port: number;
   if (kind === 'bare') {
     // The same options the gateway uses; a message handler so the hello is read (and dropped) like a frame.
@@ -162,24 +257,238 @@ async function serverChild(kind: string): Promise<void> {
     port = (await gateway.listen()).port;
   }
   process.on('message', (m) => {
-    if (m === 'measure') process.send!({ memory: settle() } satisfies ServerMsg);
+    if (m === 'measure') reply({ memory: settle() });
   });
   settle();
-  process.send!({ port } satisfies ServerMsg);
+  reply({ port });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child: the simulated fleet of the latency measurement. `--fleet=N --url=<gateway> --journals=<dir>`.
+// Replies `{ ready: { connectMs } }` once every device is welcomed, then answers `{ echo: url }` with `{ echo: Lat }`.
+
+async function fleetChild(count: number): Promise<void> {
+  const url = optionValue('url');
+  const journalRoot = optionValue('journals');
+  if (!url || !journalRoot) throw new Error('the fleet child needs --url and --journals');
+  const t0 = now();
+  const fleet = runSimulatedFleet({
+    url,
+    tenant: TENANT,
+    count,
+    tokenFor: (i) => tokenOf(i),
+    journalRoot,
+    backoff: { initialDelayMs: 100, maxDelayMs: 2_000 },
+  });
+  await until('every device to connect', () => fleet.connectedCount() === count, 40_000);
+  process.on('message', (m: unknown) => {
+    if (typeof m === 'object' && m !== null && 'echo' in m) {
+      echoClients(String(m.echo), count).then(
+        (echo) => reply({ echo }),
+        (err: unknown) => reply({ failed: `echo: ${(err as Error).message}` }),
+      );
+    }
+  });
+  reply({ ready: { connectMs: now() - t0 } });
+}
+
+/** Raw baseline, client side: echo round trips over `count` ws connections to `url` at `RATE`/s. */
+async function echoClients(url: string, count: number): Promise<Lat> {
+  const clients: WebSocket[] = [];
+  const sent = new Map<string, number>();
+  const samples: number[] = [];
+  let measuring = false;
+  for (let i = 0; i < count; i += 100) {
+    await Promise.all(
+      Array.from({ length: Math.min(100, count - i) }, async () => {
+        const ws = new WebSocket(url, { perMessageDeflate: false });
+        clients.push(ws);
+        ws.on('message', (d: Buffer) => {
+          const id = JSON.parse(d.toString('utf8')).request_id as string;
+          const t = sent.get(id);
+          sent.delete(id);
+          if (t !== undefined && measuring) samples.push(now() - t);
+        });
+        await new Promise((r, j) => ws.once('open', r).once('error', j));
+      }),
+    );
+  }
+  // A frame about the size of a submit, so the baseline moves the same bytes.
+  const body = JSON.stringify({ type: 'submit', tool: 'device.screen_observe', payload: '{}', pad: 'x'.repeat(300) });
+  const fire = (i: number) => {
+    const id = `e-${i}`;
+    sent.set(id, now());
+    clients[i % clients.length]!.send(`{"request_id":"${id}",${body.slice(1)}`);
+  };
+  await paced(RATE, 1, fire); // warm-up
+  await sleep(100);
+  measuring = true;
+  const n = await paced(RATE, RAW_SECONDS, (i) => fire(i + 1_000_000));
+  await until('the last echoes', () => samples.length >= n, 5_000).catch(() => undefined);
+  measuring = false;
+  for (const ws of clients) ws.terminate();
+  return lat(samples);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child: the clients of the latency measurement. `--load --namespace=<ns>`. Replies `{ ready: true }` once it
+// observes the calls stream, then answers `'run'` (warm-up, measured window, drain) with `{ figures: LoadFigures }`.
+
+interface Tracked {
+  submitted: number;
+  authorized?: number; // authorize append acknowledged
+  seenAuthorized?: number;
+  dispatched?: number;
+  started?: number;
+  succeeded?: number;
+  measured: boolean;
+}
+
+/**
+ * Every event on the calls stream as it is stored, on a connection of its own: the first time each lifecycle event
+ * of a tracked call is seen.
+ */
+async function observeCalls(tracked: ReadonlyMap<string, Tracked>, onSucceeded: (c: Tracked) => void): Promise<void> {
+  const nc = await benchConnection('observer');
+  nc.subscribe(`${ns}.calls.>`, {
+    callback: (_err, msg) => {
+      const t = now();
+      const c = tracked.get(msg.subject.slice(msg.subject.lastIndexOf('.') + 1));
+      if (!c) return;
+      const type = /"type":"ormuz\.toolcall\.([a-z_]+)\./.exec(msg.string())?.[1];
+      if (type === 'authorized') c.seenAuthorized ??= t;
+      else if (type === 'dispatched') c.dispatched ??= t;
+      else if (type === 'started') c.started ??= t;
+      else if (type === 'succeeded' && c.succeeded === undefined) {
+        c.succeeded = t;
+        onSucceeded(c);
+      }
+    },
+  });
+  await nc.flush(); // subscribed on the server before the first call
+}
+
+/** Submits and authorizes calls as the policy service would: its own connection, its own aggregate cache. */
+async function callSubmitter(tracked: Map<string, Tracked>) {
+  const nc = await benchConnection('load');
+  const calls = new ToolCalls(new EventStore(jetstream(nc), await jetstreamManager(nc)), ns, '/bench/policy');
+  const { payload, sha256 } = canonicalPayload({});
+  const cause = { correlationid: 'bench', causationid: 'bench' };
+  /** Calls whose submit or authorize failed (`measured`: of the window); they are no longer tracked. */
+  const errors = { count: 0, measured: 0, first: undefined as string | undefined };
+  const fire = (i: number, measured: boolean) => {
+    const operation = `op-${ns}-${measured ? 'm' : 'w'}-${i}`;
+    const callId = deriveCallId(TENANT, { kind: 'operation', operation_id: operation });
+    const c: Tracked = { submitted: now(), measured };
+    tracked.set(callId, c);
+    void (async () => {
+      await calls.execute(
+        TENANT,
+        callId,
+        {
+          type: 'SubmitCall',
+          data: {
+            call_id: callId,
+            tool: 'device.screen_observe',
+            contract_version: '1',
+            payload,
+            payload_sha256: sha256,
+            origin: { kind: 'operation', operation_id: operation },
+            agent_id: 'bench-agent',
+            target: { device_id: deviceIdOf(i % DEVICES) },
+          },
+        },
+        cause,
+      );
+      await calls.execute(
+        TENANT,
+        callId,
+        { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['bench'] } } },
+        cause,
+      );
+      c.authorized = now();
+    })().catch((err: unknown) => {
+      errors.count++;
+      if (measured) errors.measured++;
+      errors.first ??= (err as Error).message;
+      tracked.delete(callId);
+    });
+  };
+  return { fire, errors };
+}
+
+const cpuPercent = (used: NodeJS.CpuUsage, since: NodeJS.CpuUsage, ms: number): number =>
+  ((used.user - since.user + used.system - since.system) / 1000 / ms) * 100;
+
+interface LoadFigures {
+  e2e: Lat;
+  fromSubmit: Lat;
+  stages: Record<string, Lat>;
+  done: number;
+  issued: number;
+  failed: number;
+  firstError?: string;
+  /** Measured calls that succeeded per second, from the start of the window to the last success. */
+  callsPerSecond: number;
+}
+
+async function loadChild(): Promise<void> {
+  const tracked = new Map<string, Tracked>();
+  let measuredDone = 0;
+  let lastSuccess = 0;
+  await observeCalls(tracked, (c) => {
+    if (!c.measured) return;
+    measuredDone++;
+    lastSuccess = c.succeeded!;
+  });
+  const load = await callSubmitter(tracked);
+  const run = async (): Promise<LoadFigures> => {
+    progress(`2. bridge: ${WARMUP_SECONDS} s warm-up, then ${SECONDS} s at ${RATE} calls/s`);
+    await paced(RATE, WARMUP_SECONDS, (i) => load.fire(i, false));
+    const w0 = now();
+    const issued = await paced(RATE, SECONDS, (i) => load.fire(i + 100_000, true));
+    await until('the measured calls to succeed', () => measuredDone + load.errors.measured >= issued, DRAIN_MS).catch(
+      (err: unknown) => progress(`2. ${(err as Error).message}; reporting what finished`),
+    );
+    const done = [...tracked.values()].filter((c) => c.measured && c.succeeded !== undefined && c.authorized !== undefined);
+    const d = (f: (c: Tracked) => number | undefined) => lat(done.map(f).filter((v): v is number => v !== undefined && v >= 0));
+    return {
+      e2e: d((c) => c.succeeded! - c.authorized!),
+      fromSubmit: d((c) => c.succeeded! - c.submitted),
+      stages: {
+        'submit→authorize acked': d((c) => c.authorized! - c.submitted),
+        'authorized→dispatched': d((c) => (c.dispatched && c.seenAuthorized ? c.dispatched - c.seenAuthorized : undefined)),
+        'dispatched→started': d((c) => (c.started && c.dispatched ? c.started - c.dispatched : undefined)),
+        'started→succeeded': d((c) => (c.started ? c.succeeded! - c.started : undefined)),
+      },
+      done: done.length,
+      issued,
+      failed: load.errors.count,
+      ...(load.errors.first ? { firstError: load.errors.first } : {}),
+      callsPerSecond: done.length / Math.max(1e-3, (lastSuccess - w0) / 1000),
+    };
+  };
+  process.on('message', (m) => {
+    if (m === 'run') run().then((figures) => reply({ figures }), (err: unknown) => reply({ failed: (err as Error).message }));
+  });
+  reply({ ready: true });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Environment and its teardown.
 
-const ns = `b${randomBytes(4).toString('hex')}`;
+/** The run's namespace; the load child is given its parent's. */
+const ns = optionValue('namespace') ?? `b${randomBytes(4).toString('hex')}`;
 const dbName = benchDbName();
 let dbCreated = false;
 let svc: RunningService | undefined;
-let fleet: SimulatedFleet | undefined;
+/** Set once the bridge starts: it creates the calls stream even when it fails to start afterwards. */
+let streamCreated = false;
 let journalRoot: string | undefined;
 const children = new Set<ChildProcess>();
 const sockets = new Set<WebSocket>();
-const servers: WebSocketServer[] = [];
+const servers = new Set<WebSocketServer>();
+const natsClients = new Set<NatsConnection>();
 let cleaning: Promise<void> | undefined;
 
 const adminUrlFor = (name: string): string => databaseUrl(ADMIN_DB_URL, name);
@@ -192,33 +501,40 @@ function dropSockets(): void {
   sockets.clear();
 }
 
+async function closeServer(server: WebSocketServer): Promise<void> {
+  servers.delete(server);
+  await bounded('closing a ws server', new Promise((r) => server.close(r)));
+}
+
+/** A NATS connection of the bench's own (not the bridge's), closed by the cleanup. */
+async function benchConnection(name: string): Promise<NatsConnection> {
+  const nc = await connectNats({ url: NATS_URL, name: `ormuz-bench-${name}` });
+  natsClients.add(nc);
+  return nc;
+}
+
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     for (const c of children) c.kill('SIGKILL');
     children.clear();
     dropSockets();
-    for (const s of servers.splice(0)) await bounded('closing a ws server', new Promise((r) => s.close(r)));
-    await bounded('closing the fleet', fleet?.close() ?? Promise.resolve());
-    if (svc) {
-      const jsm = svc.infra.jsm;
-      await bounded('closing the bridge', svc.close(), 10_000);
-      // The service closed its own connection; delete the stream through a fresh one.
-      await bounded('deleting the calls stream', deleteStream(jsm));
-    }
+    for (const s of [...servers]) await closeServer(s);
+    for (const nc of natsClients) await bounded('closing a bench NATS connection', nc.close());
+    natsClients.clear();
+    if (svc) await bounded('closing the bridge', svc.close(), 10_000);
+    if (streamCreated) await bounded('deleting the calls stream', deleteStream());
     if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName));
     if (journalRoot) rmSync(journalRoot, { recursive: true, force: true });
   })();
   return cleaning;
 }
 
-async function deleteStream(closedJsm: unknown): Promise<void> {
-  void closedJsm;
-  const { connect } = await import('@nats-io/transport-node');
-  const { jetstreamManager } = await import('@nats-io/jetstream');
-  const nc = await connect({ servers: NATS_URL.split(','), timeout: 3000 });
+/** The service closed its own connection; the stream is deleted through a fresh one. */
+async function deleteStream(): Promise<void> {
+  const nc = await connectNats({ url: NATS_URL, name: 'ormuz-bench-cleanup' });
   try {
     const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(streamName(ns, 'calls')).catch(() => undefined);
+    for (const context of ['calls', 'devices'] as const) await jsm.streams.delete(streamName(ns, context)).catch(() => undefined);
   } finally {
     await nc.close();
   }
@@ -236,23 +552,12 @@ interface MemoryFigures {
 }
 
 async function measureServer(kind: 'bare' | 'gateway'): Promise<MemoryFigures> {
-  const child = fork(script, [`--server=${kind}`, `--connections=${CONNECTIONS}`], {
-    execArgv: ['--expose-gc'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.add(child);
-  const replies: ServerMsg[] = [];
-  child.on('message', (m) => replies.push(m as ServerMsg));
-  const next = async <T extends ServerMsg>(key: string): Promise<T> => {
-    await until(`the ${kind} server's ${key}`, () => replies.some((r) => key in r), 20_000);
-    const i = replies.findIndex((r) => key in r);
-    return replies.splice(i, 1)[0] as T;
-  };
+  const server = forkSelf(`${kind} server`, [`--server=${kind}`, `--connections=${CONNECTIONS}`], ['--expose-gc']);
   try {
-    const { port } = await next<{ port: number }>('port');
+    const port = await server.next<number>('port');
     const url = `ws://127.0.0.1:${port}/v1/devices`;
-    child.send('measure');
-    const before = (await next<{ memory: NodeJS.MemoryUsage }>('memory')).memory;
+    server.send('measure');
+    const before = await server.next<NodeJS.MemoryUsage>('memory');
     const codec = new DeviceFrameCodec();
     let ready = 0;
     let failed = 0;
@@ -298,8 +603,8 @@ async function measureServer(kind: 'bare' | 'gateway'): Promise<MemoryFigures> {
     const connectMs = now() - t0;
     if (ready < CONNECTIONS) throw new Error(`${kind}: only ${ready} of ${CONNECTIONS} connections ready (${failed} closed)`);
     await sleep(300); // let the last hellos be read on the server side
-    child.send('measure');
-    const after = (await next<{ memory: NodeJS.MemoryUsage }>('memory')).memory;
+    server.send('measure');
+    const after = await server.next<NodeJS.MemoryUsage>('memory');
     const per = (k: keyof NodeJS.MemoryUsage) => (after[k] - before[k]) / CONNECTIONS / 1024;
     return {
       connections: CONNECTIONS,
@@ -310,87 +615,23 @@ async function measureServer(kind: 'bare' | 'gateway'): Promise<MemoryFigures> {
     };
   } finally {
     dropSockets();
-    child.kill('SIGKILL');
-    children.delete(child);
+    server.kill();
   }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // 2. Latency.
 
-/** Fires `fire(i)` at `rate` per second for `seconds`, without waiting for the previous ones. */
-async function paced(rate: number, seconds: number, fire: (i: number) => void): Promise<number> {
-  const total = Math.round(rate * seconds);
-  const t0 = now();
-  let i = 0;
-  while (i < total) {
-    const due = Math.min(total, Math.floor(((now() - t0) / 1000) * rate) + 1);
-    for (; i < due; i++) fire(i);
-    await sleep(2);
-  }
-  return total;
-}
-
-/** Raw baseline: echo round trips over `DEVICES` ws connections at `RATE`/s. */
-async function rawEcho(seconds: number): Promise<Lat> {
+/** Raw baseline, server side: echoes every message; the fleet child's clients time the round trips. */
+async function echoServer(): Promise<{ server: WebSocketServer; url: string }> {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, clientTracking: false });
-  servers.push(server);
+  servers.add(server);
   await new Promise((r) => server.once('listening', r));
   server.on('connection', (ws: WebSocket) => ws.on('message', (d: RawData) => ws.send(d as Buffer)));
-  const url = `ws://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const clients: WebSocket[] = [];
-  const sent = new Map<string, number>();
-  const samples: number[] = [];
-  let measuring = false;
-  for (let i = 0; i < DEVICES; i += 100) {
-    await Promise.all(
-      Array.from({ length: Math.min(100, DEVICES - i) }, async () => {
-        const ws = new WebSocket(url, { perMessageDeflate: false });
-        sockets.add(ws);
-        clients.push(ws);
-        ws.on('message', (d: Buffer) => {
-          const id = JSON.parse(d.toString('utf8')).request_id as string;
-          const t = sent.get(id);
-          sent.delete(id);
-          if (t !== undefined && measuring) samples.push(now() - t);
-        });
-        await new Promise((r, j) => ws.once('open', r).once('error', j));
-      }),
-    );
-  }
-  // A frame about the size of a submit, so the baseline moves the same bytes.
-  const body = JSON.stringify({ type: 'submit', tool: 'device.screen_observe', payload: '{}', pad: 'x'.repeat(300) });
-  const fire = (i: number) => {
-    const id = `e-${i}`;
-    sent.set(id, now());
-    clients[i % clients.length]!.send(`{"request_id":"${id}",${body.slice(1)}`);
-  };
-  await paced(RATE, 1, fire); // warm-up
-  await sleep(100);
-  measuring = true;
-  const n = await paced(RATE, seconds, (i) => fire(i + 1_000_000));
-  await until('the last echoes', () => samples.length >= n, 5_000).catch(() => undefined);
-  measuring = false;
-  for (const ws of clients) {
-    ws.terminate();
-    sockets.delete(ws);
-  }
-  await new Promise((r) => server.close(r));
-  servers.splice(servers.indexOf(server), 1);
-  return lat(samples);
+  return { server, url: `ws://127.0.0.1:${(server.address() as { port: number }).port}` };
 }
 
-interface Tracked {
-  submitted: number;
-  authorized?: number; // authorize append acknowledged
-  seenAuthorized?: number;
-  dispatched?: number;
-  started?: number;
-  succeeded?: number;
-  measured: boolean;
-}
-
-async function bridgeLatency(out: Record<string, unknown>): Promise<{ e2e: Lat; fromSubmit: Lat; stages: Record<string, Lat>; done: number; issued: number; failed: number; raw: Lat; dispatch: { count: number; empty: number; meanMs: number; perSecond: number } }> {
+async function startBridge(): Promise<RunningService> {
   await createDatabase(ADMIN_DB_URL, dbName);
   dbCreated = true;
   const config = loadDeviceBridgeConfig({
@@ -401,136 +642,63 @@ async function bridgeLatency(out: Record<string, unknown>): Promise<{ e2e: Lat; 
     DEVICE_BRIDGE_PORT: '0',
     DEVICE_TOKENS: Array.from({ length: DEVICES }, (_, i) => `${TENANT}:${deviceIdOf(i)}:${tokenOf(i)}`).join(','),
   });
+  streamCreated = true;
   svc = await startService({
     service: 'device-bridge',
     config,
-    streams: ['calls'],
+    streams: ['calls', 'devices'],
     schema: DEVICE_BRIDGE_SCHEMA,
     migrations: deviceBridgeMigrations,
     module: (infra) => DeviceBridgeModule.with(infra, config),
   });
-  const calls = new ToolCalls(svc.infra.store, ns, '/bench/policy');
-  const url = svc.app.get(DeviceLinkHost).gateway.url();
-  journalRoot = mkdtempSync(join(tmpdir(), 'ormuz-bridge-bench-'));
-  progress(`2. connecting ${DEVICES} simulated devices`);
-  const t0 = now();
-  fleet = runSimulatedFleet({
-    url,
-    tenant: TENANT,
-    count: DEVICES,
-    tokenFor: (i) => tokenOf(i),
-    journalRoot,
-    backoff: { initialDelayMs: 100, maxDelayMs: 2_000 },
-  });
-  const f = fleet;
-  await until('every device to connect', () => f.connectedCount() === DEVICES, 40_000);
-  out.fleetConnectMs = now() - t0;
-  await sleep(1000); // the connect-time dispatch passes settle
-  // Baseline while the fleet is connected and the bridge idle, so both sides share the process and its load.
-  progress(`2. raw ws echo: ${RAW_SECONDS} s at ${RATE}/s over ${DEVICES} connections`);
-  const raw = await rawEcho(RAW_SECONDS);
-  // Diagnostic: how many per-device dispatch queries the bridge runs, and what they cost.
-  const repo = svc.app.get(ExecutionsRepository);
-  const sendable = repo.sendable.bind(repo);
-  const q = { n: 0, empty: 0, ms: 0 };
-  repo.sendable = async (...a: Parameters<typeof sendable>) => {
-    const t = now();
-    const rows = await sendable(...a);
-    q.n++;
-    q.ms += now() - t;
-    if (rows.length === 0) q.empty++;
-    return rows;
-  };
+  return svc;
+}
 
-  // Every event on the calls stream, as it is stored.
-  const tracked = new Map<string, Tracked>();
-  const sub = svc.infra.nc.subscribe(`${ns}.calls.>`, {
-    callback: (_err, msg) => {
-      const t = now();
-      const callId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
-      const c = tracked.get(callId);
-      if (!c) return;
-      const type = /"type":"ormuz\.toolcall\.([a-z_]+)\./.exec(msg.string())?.[1];
-      if (type === 'authorized') c.seenAuthorized ??= t;
-      else if (type === 'dispatched') c.dispatched ??= t;
-      else if (type === 'started') c.started ??= t;
-      else if (type === 'succeeded') c.succeeded ??= t;
-    },
-  });
-  const { payload, sha256 } = canonicalPayload({});
-  const cause = { correlationid: 'bench', causationid: 'bench' };
-  let failed = 0;
-  let firstError: string | undefined;
-  const fire = (i: number, measured: boolean) => {
-    const operation = `op-${ns}-${measured ? 'm' : 'w'}-${i}`;
-    const callId = deriveCallId(TENANT, { kind: 'operation', operation_id: operation });
-    const c: Tracked = { submitted: now(), measured };
-    tracked.set(callId, c);
-    void (async () => {
-      await calls.execute(
-        TENANT,
-        callId,
-        {
-          type: 'SubmitCall',
-          data: {
-            call_id: callId,
-            tool: 'device.screen_observe',
-            contract_version: '1',
-            payload,
-            payload_sha256: sha256,
-            origin: { kind: 'operation', operation_id: operation },
-            agent_id: 'bench-agent',
-            target: { device_id: deviceIdOf(i % DEVICES) },
-          },
-        },
-        cause,
-      );
-      await calls.execute(
-        TENANT,
-        callId,
-        { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['bench'] } } },
-        cause,
-      );
-      c.authorized = now();
-    })().catch((err: unknown) => {
-      failed++;
-      firstError ??= (err as Error).message;
-      tracked.delete(callId);
-    });
+interface LatencyFigures extends LoadFigures {
+  raw: Lat;
+  /** CPU while the calls ran (warm-up, window, drain), in % of one core, per process. */
+  cpu: { bridge: number; fleet: number; load: number };
+}
+
+/** Starts measuring the CPU of this process (the bridge) and of `others`; the result is in % of one core each. */
+async function cpuMeter(others: Record<string, Child>): Promise<() => Promise<Record<string, number>>> {
+  const usages = async () => {
+    const out: Record<string, NodeJS.CpuUsage> = { bridge: process.cpuUsage() };
+    for (const [name, child] of Object.entries(others)) out[name] = await child.cpu();
+    return out;
   };
-  progress(`2. bridge: ${WARMUP_SECONDS} s warm-up, then ${SECONDS} s at ${RATE} calls/s`);
-  await paced(RATE, WARMUP_SECONDS, (i) => fire(i, false));
-  const cpu0 = process.cpuUsage();
-  const w0 = now();
-  const issued = await paced(RATE, SECONDS, (i) => fire(i + 100_000, true));
-  const measuredList = () => [...tracked.values()].filter((c) => c.measured);
-  await until('the measured calls to succeed', () => measuredList().every((c) => c.succeeded !== undefined), DRAIN_MS).catch(
-    (err: unknown) => progress(`2. ${(err as Error).message}; reporting what finished`),
-  );
-  const cpu = process.cpuUsage(cpu0);
-  const windowMs = now() - w0;
-  out.dispatchQueries = { count: q.n, empty: q.empty, meanMs: q.ms / Math.max(1, q.n), perSecond: (q.n / windowMs) * 1000 };
-  out.bridgeCpuPercentOfOneCore = ((cpu.user + cpu.system) / 1000 / (now() - w0)) * 100;
-  sub.unsubscribe();
-  if (firstError) out.firstError = firstError;
-  const m = measuredList();
-  const done = m.filter((c) => c.succeeded !== undefined && c.authorized !== undefined);
-  const d = (f2: (c: Tracked) => number | undefined) => lat(done.map(f2).filter((v): v is number => v !== undefined && v >= 0));
-  return {
-    e2e: d((c) => c.succeeded! - c.authorized!),
-    fromSubmit: d((c) => c.succeeded! - c.submitted),
-    stages: {
-      'submit→authorize acked': d((c) => c.authorized! - c.submitted),
-      'authorized→dispatched': d((c) => (c.dispatched && c.seenAuthorized ? c.dispatched - c.seenAuthorized : undefined)),
-      'dispatched→started': d((c) => (c.started && c.dispatched ? c.started - c.dispatched : undefined)),
-      'started→succeeded': d((c) => (c.started ? c.succeeded! - c.started : undefined)),
-    },
-    done: done.length,
-    issued,
-    failed,
-    raw,
-    dispatch: out.dispatchQueries as { count: number; empty: number; meanMs: number; perSecond: number },
+  const t0 = now();
+  const before = await usages();
+  return async () => {
+    const after = await usages();
+    const ms = now() - t0;
+    return Object.fromEntries(Object.entries(after).map(([name, used]) => [name, cpuPercent(used, before[name]!, ms)]));
   };
+}
+
+async function bridgeLatency(out: Record<string, unknown>): Promise<LatencyFigures> {
+  const bridge = await startBridge();
+  journalRoot = mkdtempSync(join(tmpdir(), 'ormuz-bridge-bench-'));
+  progress(`2. connecting ${DEVICES} simulated devices (fleet child process)`);
+  const gatewayUrl = bridge.app.get(DeviceLinkHost).gateway.url();
+  const fleet = forkSelf('fleet child', [`--fleet=${DEVICES}`, `--rate=${RATE}`, `--url=${gatewayUrl}`, `--journals=${journalRoot}`]);
+  out.fleetConnectMs = (await fleet.next<{ connectMs: number }>('ready', 45_000)).connectMs;
+  await sleep(1000); // the connect-time dispatch passes settle
+
+  // Baseline while the fleet is connected and the bridge idle, between the same two processes.
+  progress(`2. raw ws echo: ${RAW_SECONDS} s at ${RATE}/s over ${DEVICES} connections (fleet child → this process)`);
+  const echo = await echoServer();
+  fleet.send({ echo: echo.url });
+  const raw = await fleet.next<Lat>('echo', (RAW_SECONDS + 20) * 1000);
+  await closeServer(echo.server);
+
+  const load = forkSelf('load child', ['--load', `--namespace=${ns}`, `--devices=${DEVICES}`, `--rate=${RATE}`, `--seconds=${SECONDS}`]);
+  await load.next('ready');
+  const cpu = await cpuMeter({ fleet, load });
+  load.send('run');
+  const figures = await load.next<LoadFigures>('figures', (WARMUP_SECONDS + SECONDS) * 1000 + DRAIN_MS + 20_000);
+  const used = await cpu();
+  return { ...figures, raw, cpu: { bridge: used.bridge!, fleet: used.fleet!, load: used.load! } };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -611,6 +779,15 @@ async function main() {
       const raw = r.raw;
       out.latency = { bridge: r, raw };
       const ratio = r.e2e.p50 / raw.p50;
+      const info = (id: string, measure: string, figure: string, baseline = ''): Row => ({
+        id,
+        measure,
+        figure,
+        baseline,
+        ratio: Number.NaN,
+        target: '',
+        verdict: 'info',
+      });
       rows.push({
         id: 'latency.authorized_to_outcome.p50',
         measure: `2. authorize→outcome p50 (${r.done}/${r.issued} calls, ${RATE}/s, ${DEVICES} devices)`,
@@ -629,35 +806,19 @@ async function main() {
         target: '',
         verdict: 'info',
       });
-      rows.push({
-        id: 'latency.submit_to_outcome.p50',
-        measure: '   submit→outcome p50 / p99',
-        figure: `${fmt(r.fromSubmit.p50)} / ${fmt(r.fromSubmit.p99)} ms`,
-        baseline: '',
-        ratio: Number.NaN,
-        target: '',
-        verdict: 'info',
-      });
+      rows.push(info('latency.submit_to_outcome.p50', '   submit→outcome p50 / p99', `${fmt(r.fromSubmit.p50)} / ${fmt(r.fromSubmit.p99)} ms`));
       for (const [stage, l] of Object.entries(r.stages)) {
-        rows.push({
-          id: `latency.stage.${stage}`,
-          measure: `   stage ${stage} p50 / p99`,
-          figure: `${fmt(l.p50)} / ${fmt(l.p99)} ms`,
-          baseline: '',
-          ratio: Number.NaN,
-          target: '',
-          verdict: 'info',
-        });
+        rows.push(info(`latency.stage.${stage}`, `   stage ${stage} p50 / p99`, `${fmt(l.p50)} / ${fmt(l.p99)} ms`));
       }
-      rows.push({
-        id: 'latency.dispatch_queries',
-        measure: '   (diag) per-device sendable queries',
-        figure: `${r.dispatch.count} (${Math.round(r.dispatch.perSecond)}/s, ${fmt((100 * r.dispatch.empty) / Math.max(1, r.dispatch.count), 1)}% empty)`,
-        baseline: `mean ${fmt(r.dispatch.meanMs)} ms each`,
-        ratio: Number.NaN,
-        target: '',
-        verdict: 'info',
-      });
+      rows.push(info('latency.throughput', '   calls completed per second', `${fmt(r.callsPerSecond, 0)}/s`, `${RATE}/s offered`));
+      rows.push(
+        info(
+          'latency.cpu',
+          '   CPU, % of one core: bridge / fleet / load',
+          `${fmt(r.cpu.bridge, 0)}% / ${fmt(r.cpu.fleet, 0)}% / ${fmt(r.cpu.load, 0)}%`,
+          'while the calls ran',
+        ),
+      );
       if (r.failed > 0) failed = true;
     });
   }
@@ -676,10 +837,12 @@ async function main() {
   process.exit(failed ? 1 : 0);
 }
 
-const serverKind = argv.find((a) => a.startsWith('--server='))?.slice('--server='.length);
-if (serverKind) {
-  await serverChild(serverKind);
-} else {
+const serverKind = optionValue('server');
+const fleetSize = optionValue('fleet');
+if (serverKind) childMain(() => serverChild(serverKind));
+else if (fleetSize) childMain(() => fleetChild(Number(fleetSize)));
+else if (flag('load', argv)) childMain(loadChild);
+else {
   main().catch(async (err: unknown) => {
     console.error('bench failed:', err);
     await cleanup();

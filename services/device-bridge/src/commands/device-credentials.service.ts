@@ -1,18 +1,20 @@
 /**
  * Device credentials kept in Postgres: issue, rotate with an overlap, revoke, list, and the check a `hello` goes
  * through. Ending a credential (revocation, a rotation without grace) also ends the connections that used it, on
- * whichever replica holds them (through {@link CredentialsEndedListener}).
+ * whichever replica holds them (through {@link CredentialsEndedListener}). Every issue, rotation and revocation is
+ * also recorded on the `devices` stream, for the audit trail (never the token, never its hash).
  */
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type {
-  DeviceCredentialViewV1,
-  HelloFrameV1,
-  IssueCredentialRequestV1,
-  IssuedCredentialV1,
-  ListCredentialsRequestV1,
-  RevokeCredentialRequestV1,
-  RotateCredentialRequestV1,
+import {
+  DeviceEventType,
+  type DeviceCredentialViewV1,
+  type HelloFrameV1,
+  type IssueCredentialRequestV1,
+  type IssuedCredentialV1,
+  type ListCredentialsRequestV1,
+  type RevokeCredentialRequestV1,
+  type RotateCredentialRequestV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
@@ -25,6 +27,7 @@ import {
   type AuthenticatedDevice,
 } from '../domain/device-credentials.js';
 import { CredentialsRepository, type CredentialRow } from '../persistence/credentials.repository.js';
+import { DeviceEventsRecorder } from './device-events.recorder.js';
 
 /** Told which credentials ended now, so the connections that used them are closed. */
 export interface CredentialsEndedListener {
@@ -52,6 +55,7 @@ export class DeviceCredentialsService implements OnApplicationBootstrap {
 
   constructor(
     private readonly repo: CredentialsRepository,
+    private readonly events: DeviceEventsRecorder,
     @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
   ) {}
@@ -67,7 +71,7 @@ export class DeviceCredentialsService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     for (const d of this.config.devices) {
       const tokenSha256 = hashToken(d.token);
-      const inserted = await this.repo.insert({
+      const row: CredentialRow = {
         credential_id: `env-${tokenSha256.toString('hex').slice(0, 16)}`,
         tenant: d.tenant,
         device_id: d.deviceId,
@@ -75,8 +79,8 @@ export class DeviceCredentialsService implements OnApplicationBootstrap {
         created_at: new Date(),
         expires_at: null,
         revoked_at: null,
-      });
-      if (inserted) this.infra.logger.info({ tenant: d.tenant, device: d.deviceId }, 'device credential from DEVICE_TOKENS stored');
+      };
+      if (await this.store(row, 'env')) this.infra.logger.info({ tenant: d.tenant, device: d.deviceId }, 'device credential from DEVICE_TOKENS stored');
     }
   }
 
@@ -87,7 +91,25 @@ export class DeviceCredentialsService implements OnApplicationBootstrap {
     return { tenant: hello.tenant, deviceId: hello.device_id, credentialId: match.credentialId, expiresAt: match.expiresAt };
   }
 
-  async issue(req: IssueCredentialRequestV1): Promise<IssuedCredentialV1> {
+  /**
+   * Stores a credential and records that it was issued; false when the same token was stored before. A credential
+   * whose issue could not be recorded is revoked again, so no token works without its trace in the log.
+   */
+  private async store(row: CredentialRow, via: 'issue' | 'rotate' | 'env'): Promise<boolean> {
+    if (!(await this.repo.insert(row))) return false;
+    try {
+      await this.events.record(row.tenant, row.device_id, {
+        type: DeviceEventType.CredentialIssued,
+        data: { device_id: row.device_id, credential_id: row.credential_id, via, expires_at: row.expires_at?.toISOString() ?? null },
+      });
+    } catch (err) {
+      await this.repo.revoke(row.tenant, row.device_id, row.credential_id, new Date());
+      throw err;
+    }
+    return true;
+  }
+
+  async issue(req: IssueCredentialRequestV1, via: 'issue' | 'rotate' = 'issue'): Promise<IssuedCredentialV1> {
     const token = newToken();
     const now = new Date();
     const row: CredentialRow = {
@@ -99,24 +121,31 @@ export class DeviceCredentialsService implements OnApplicationBootstrap {
       expires_at: req.ttl_seconds ? new Date(now.getTime() + req.ttl_seconds * 1000) : null,
       revoked_at: null,
     };
-    await this.repo.insert(row);
+    await this.store(row, via);
     this.infra.logger.info({ tenant: req.tenant, device: req.device_id, credential: row.credential_id }, 'device credential issued');
     return { credential: credentialView(row, now), token };
   }
 
   /** A new token; the device's other tokens end after the grace period (now, when it is 0). */
   async rotate(req: RotateCredentialRequestV1): Promise<IssuedCredentialV1> {
-    const issued = await this.issue(req);
+    const issued = await this.issue(req, 'rotate');
     const grace = req.grace_seconds ?? DEFAULT_GRACE_SECONDS;
     const endsAt = new Date(Date.now() + grace * 1000);
     const shortened = await this.repo.endOthers(req.tenant, req.device_id, issued.credential.credential_id, endsAt);
     this.infra.logger.info({ tenant: req.tenant, device: req.device_id, ended: shortened.length, grace }, 'device credentials rotated');
+    if (shortened.length > 0) {
+      await this.events.record(req.tenant, req.device_id, {
+        type: DeviceEventType.CredentialsEnded,
+        data: { device_id: req.device_id, credential_ids: shortened, reason: 'rotated', ends_at: endsAt.toISOString() },
+      });
+    }
     if (grace === 0 && shortened.length > 0) this.listener?.credentialsEnded(req.tenant, req.device_id, shortened);
     return issued;
   }
 
   async revoke(req: RevokeCredentialRequestV1): Promise<{ revoked: string[] }> {
-    const revoked = await this.repo.revoke(req.tenant, req.device_id, req.credential_id, new Date());
+    const now = new Date();
+    const revoked = await this.repo.revoke(req.tenant, req.device_id, req.credential_id, now);
     if (req.credential_id && revoked.length === 0) {
       const row = await this.repo.find(req.tenant, req.credential_id);
       if (!row || row.device_id !== req.device_id) {
@@ -124,6 +153,12 @@ export class DeviceCredentialsService implements OnApplicationBootstrap {
       }
     }
     this.infra.logger.info({ tenant: req.tenant, device: req.device_id, revoked }, 'device credentials revoked');
+    if (revoked.length > 0) {
+      await this.events.record(req.tenant, req.device_id, {
+        type: DeviceEventType.CredentialsEnded,
+        data: { device_id: req.device_id, credential_ids: revoked, reason: 'revoked', ends_at: now.toISOString() },
+      });
+    }
     if (revoked.length > 0) this.listener?.credentialsEnded(req.tenant, req.device_id, revoked);
     return { revoked };
   }

@@ -9,17 +9,26 @@
  * - reconnect: every call the log has as dispatched, started or outcome unknown is asked about (`status_query`, which
  *   never runs anything) and the journal's answers are recorded (late failures, rejections, interrupted runs);
  * - a device that claims or reports a request assigned to another device is refused (`not_assigned`) and the attempt
- *   is kept in `refused_reports`;
+ *   is recorded on the `devices` stream (`ormuz.device.report_refused.v1`), which audit archives;
  * - an authorized call whose device does not connect before its offline deadline is sealed as expired.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { OutcomeFrameV1, StartClaimFrameV1, StatusReportFrameV1, SubmitFrameV1 } from '@ormuz/contracts';
+import {
+  DeviceEventType,
+  type ErrorFrameV1,
+  type OutcomeFrameV1,
+  type ProgressFrameV1,
+  type StartClaimFrameV1,
+  type StatusReportFrameV1,
+  type SubmitFrameV1,
+} from '@ormuz/contracts';
 import { INFRA, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { isCallAlreadyStartedError, isSealedCallError, isToolCallError } from '@ormuz/tool-call';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';
 import { ExecutionsRepository, type ExecutionRow } from '../persistence/executions.repository.js';
+import { DeviceEventsRecorder } from './device-events.recorder.js';
 
 /** How the service reaches connected devices (implemented over the WebSocket gateway). */
 export interface DeviceLink {
@@ -32,14 +41,29 @@ export interface DeviceLink {
   connected(): DeviceIdentity[];
 }
 
-/** Dispatches in flight at once in one pass. */
+/** Dispatches in flight at once. */
 const DISPATCH_CONCURRENCY = 32;
+/** Ready calls read per query. */
+const READY_PAGE = 500;
 /** How long a dispatched call is remembered while the read model catches up, in ms. */
 const RECENT_DISPATCH_MS = 60_000;
+/**
+ * How often a pass reads every ready call rather than only those authorized since the last pass, in ms: a call whose
+ * dispatch failed, whose device was connected to another replica, or whose row a rebuilt read model wrote again, is
+ * looked at again this often.
+ */
+const FULL_PASS_MS = 1_000;
+
+/** Error codes a device answers a submit with when it will not run it. */
+const SUBMIT_REFUSALS = new Set(['payload_mismatch', 'payload_invalid', 'request_conflict']);
 
 export type ClaimAnswer =
   | { readonly granted: true }
-  | { readonly granted: false; readonly reason: 'sealed' | 'unknown_request' | 'already_started' | 'not_assigned'; readonly message: string };
+  | {
+      readonly granted: false;
+      readonly reason: 'sealed' | 'unknown_request' | 'already_started' | 'expired' | 'not_assigned';
+      readonly message: string;
+    };
 
 /** An outcome the bridge did not record (and does not acknowledge). */
 export interface OutcomeRefusal {
@@ -56,14 +80,27 @@ export class DeviceExecutionsService {
   private kicking: Promise<void> = Promise.resolve();
   private again = false;
   private busy = false;
-  /** Calls dispatched by this replica whose `dispatched` the read model may not show yet: tenant/call id → time. */
+  /**
+   * Calls this replica took to dispatch, whose `dispatched` the read model may not show yet: tenant/call id → time.
+   * A pass never takes them again meanwhile.
+   */
   private readonly recentlyDispatched = new Map<string, number>();
+  /** Calls taken by a pass and waiting for a dispatch worker. */
+  private readonly queue: ExecutionRow[] = [];
+  private readonly workers = new Set<Promise<void>>();
+  /** Highest `last_seq` of a ready call the passes have read: the next pass reads only calls authorized after it. */
+  private readUpTo = 0;
+  /** When the last full pass started (epoch ms). */
+  private lastFullPass = Number.NEGATIVE_INFINITY;
+  /** Devices with ready calls that were not connected here when read (tenant/device id): one connecting calls for a full pass. */
+  private readonly waitingDevices = new Map<string, DeviceIdentity>();
   /** Calls whose start was granted on a live connection and whose outcome has not arrived, per device. */
   private readonly inFlight = new Map<string, Set<string>>();
 
   constructor(
     private readonly calls: ToolCalls,
     private readonly executions: ExecutionsRepository,
+    private readonly deviceEvents: DeviceEventsRecorder,
     @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
   ) {}
@@ -89,32 +126,79 @@ export class DeviceExecutionsService {
   }
 
   /** Resolves when the dispatcher is idle (for orderly shutdown). */
-  idle(): Promise<void> {
-    return this.kicking;
+  async idle(): Promise<void> {
+    await this.kicking;
+    await Promise.all(this.workers);
   }
 
   /**
-   * One pass: every authorized call whose device is connected here is dispatched (recorded, then sent), up to
-   * DISPATCH_CONCURRENCY at a time. One query per pass, whatever the number of devices.
+   * One pass: the ready calls authorized since the last pass (every ready call, on a full pass) whose device is
+   * connected here are handed to the dispatch workers. The read model is read in pages by stream sequence, so however
+   * many calls wait for devices that are offline or connected elsewhere, a pass costs one query per page of new calls.
+   * A pass does not wait for its dispatches: the next one reads what the projection committed meanwhile.
    */
   private async dispatchReady(): Promise<void> {
     const now = Date.now();
-    for (const [callId, at] of this.recentlyDispatched) if (now - at > RECENT_DISPATCH_MS) this.recentlyDispatched.delete(callId);
-    const rows = (await this.executions.ready()).filter(
-      (row) =>
-        !this.recentlyDispatched.has(`${row.tenant}/${row.call_id}`) &&
-        this.link?.isConnected({ tenant: row.tenant, deviceId: row.device_id }),
-    );
-    let next = 0;
-    const worker = async () => {
-      while (next < rows.length) {
-        const row = rows[next++]!;
-        await this.dispatch(row).catch((err) =>
-          this.infra.logger.error({ err, call: row.call_id, device: row.device_id }, 'dispatch failed'),
-        );
+    // Entries are added once each, in time order: the expired ones are at the front.
+    for (const [callId, at] of this.recentlyDispatched) {
+      if (now - at <= RECENT_DISPATCH_MS) break;
+      this.recentlyDispatched.delete(callId);
+    }
+    const full = now - this.lastFullPass >= FULL_PASS_MS || this.waitingDeviceConnected();
+    if (full) {
+      this.lastFullPass = now;
+      this.waitingDevices.clear();
+    }
+    let after = full ? 0 : this.readUpTo;
+    for (;;) {
+      const page = await this.executions.ready(after, READY_PAGE);
+      this.enqueue(page.filter((row) => this.dispatchable(row)));
+      after = page.at(-1)?.last_seq ?? after;
+      this.readUpTo = Math.max(this.readUpTo, after);
+      if (page.length < READY_PAGE) return;
+    }
+  }
+
+  /** Whether this replica should dispatch the call now; a device not connected here is remembered as waiting. */
+  private dispatchable(row: ExecutionRow): boolean {
+    if (this.recentlyDispatched.has(`${row.tenant}/${row.call_id}`)) return false;
+    const device = { tenant: row.tenant, deviceId: row.device_id };
+    if (this.link?.isConnected(device)) return true;
+    this.waitingDevices.set(`${row.tenant}/${row.device_id}`, device);
+    return false;
+  }
+
+  private waitingDeviceConnected(): boolean {
+    for (const device of this.waitingDevices.values()) if (this.link?.isConnected(device)) return true;
+    return false;
+  }
+
+  /**
+   * Takes the calls for dispatch and starts a worker for each, up to DISPATCH_CONCURRENCY in all (busy workers take
+   * the rest when they are done), so a call never waits behind another's dispatch while there is room.
+   */
+  private enqueue(rows: readonly ExecutionRow[]): void {
+    const now = Date.now();
+    for (const row of rows) {
+      this.recentlyDispatched.set(`${row.tenant}/${row.call_id}`, now);
+      this.queue.push(row);
+    }
+    for (let n = Math.min(rows.length, DISPATCH_CONCURRENCY - this.workers.size); n > 0; n--) {
+      const worker: Promise<void> = this.work().finally(() => this.workers.delete(worker));
+      this.workers.add(worker);
+    }
+  }
+
+  private async work(): Promise<void> {
+    for (let row = this.queue.shift(); row; row = this.queue.shift()) {
+      try {
+        await this.dispatch(row);
+      } catch (err) {
+        // Not recorded (the log was unreachable, say): the next full pass takes the call again.
+        this.recentlyDispatched.delete(`${row.tenant}/${row.call_id}`);
+        this.infra.logger.error({ err, call: row.call_id, device: row.device_id }, 'dispatch failed');
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(DISPATCH_CONCURRENCY, rows.length) }, worker));
+    }
   }
 
   private async dispatch(row: ExecutionRow): Promise<void> {
@@ -135,8 +219,6 @@ export class DeviceExecutionsService {
       if (isToolCallError(err)) return;
       throw err;
     }
-    // The read model shows the call as ready until it applies `dispatched`; do not dispatch it twice meanwhile.
-    this.recentlyDispatched.set(`${row.tenant}/${row.call_id}`, Date.now());
     this.send(device, row, deadline);
   }
 
@@ -181,6 +263,11 @@ export class DeviceExecutionsService {
       return { granted: false, reason: 'not_assigned', message: `Request ${frame.request_id} is assigned to another device; do not run it.` };
     }
     const row = found.row;
+    if (row.status === 'dispatched' && row.deadline && row.deadline.getTime() <= Date.now()) {
+      // Too late to start: sealed here rather than left to the sweeper, so the device is told why.
+      await this.seal(row, `not started before its deadline ${row.deadline.toISOString()}`);
+      return { granted: false, reason: 'expired', message: `Request ${frame.request_id} passed its deadline before it started; do not run it.` };
+    }
     try {
       await this.calls.execute(
         device.tenant,
@@ -297,6 +384,27 @@ export class DeviceExecutionsService {
     }
   }
 
+  /**
+   * The device refused a submit it received (its bytes do not match their hash, or the request id is already in its
+   * journal with other bytes). It will not run it, so a call still waiting for its start is sealed with the reason.
+   */
+  async onDeviceError(device: Sender, frame: ErrorFrameV1): Promise<void> {
+    if (!frame.request_id || !SUBMIT_REFUSALS.has(frame.code)) return;
+    const found = await this.assigned(device, frame.request_id, 'error');
+    // Sealing loses to a start already recorded (the read model may lag behind the dispatch, so the log decides).
+    if (found.kind !== 'mine') return;
+    await this.seal(found.row, clipText(`device ${device.deviceId} refused the submit (${frame.code}: ${frame.message})`));
+  }
+
+  /** Progress of a running call: logged and published for live observers (`<ns>.bridge.progress.<tenant>.<call>`). */
+  onProgress(device: Sender, frame: ProgressFrameV1): void {
+    this.infra.logger.debug({ device: device.deviceId, request: frame.request_id, stage: frame.stage, fraction: frame.fraction }, 'progress');
+    this.infra.nc.publish(
+      `${this.config.namespace}.bridge.progress.${device.tenant}.${frame.request_id}`,
+      JSON.stringify({ device_id: device.deviceId, request_id: frame.request_id, stage: frame.stage, fraction: frame.fraction ?? null }),
+    );
+  }
+
   /** A lost connection is not proof of anything: started calls become outcome_unknown until the device reports. */
   async onDisconnected(device: DeviceIdentity, cause: string): Promise<void> {
     // The read model may not show a start granted a moment ago, so the connection's own list counts too.
@@ -324,44 +432,27 @@ export class DeviceExecutionsService {
    */
   async sweepOverdue(now = new Date()): Promise<void> {
     for (const row of await this.executions.waitingSince(new Date(now.getTime() - this.config.offlineDeadlineMs))) {
-      await this.calls
-        .execute(
-          row.tenant,
-          row.call_id,
-          { type: 'SealCall', data: { call_id: row.call_id, sealed_by: 'device-bridge', reason: 'device offline past its deadline' } },
-          { correlationid: row.call_id, causationid: randomUUID() },
-        )
-        .catch((err) => {
-          if (!isToolCallError(err)) throw err;
-        });
+      await this.seal(row, 'device offline past its deadline');
     }
     for (const row of await this.executions.overdue(now)) {
       this.link?.sendCancel({ tenant: row.tenant, deviceId: row.device_id }, row.request_id ?? row.call_id, 'deadline passed');
       if (row.status === 'started') {
         await this.markUnknown(row, 'timeout', `no outcome by the deadline ${row.deadline?.toISOString()}`);
       } else {
-        await this.calls
-          .execute(
-            row.tenant,
-            row.call_id,
-            { type: 'SealCall', data: { call_id: row.call_id, sealed_by: 'device-bridge', reason: 'not started before its deadline' } },
-            { correlationid: row.call_id, causationid: randomUUID() },
-          )
-          .catch((err) => {
-            if (!isToolCallError(err)) throw err;
-          });
+        await this.seal(row, 'not started before its deadline');
       }
     }
   }
 
   /**
    * The request as this device may see it. A request assigned to another device of the tenant is refused and the
-   * attempt is kept (log line at warn and a `refused_reports` row); a device never learns more than "not yours".
+   * attempt is recorded (log line at warn and a `report_refused` event on the device's subject); a device never
+   * learns more than "not yours".
    */
   private async assigned(
     device: Sender,
     requestId: string,
-    frameType: 'start_claim' | 'outcome' | 'status_report',
+    frameType: 'start_claim' | 'outcome' | 'status_report' | 'error',
   ): Promise<{ kind: 'mine'; row: ExecutionRow } | { kind: 'other' } | { kind: 'unknown' }> {
     const row = await this.executions.find(device.tenant, requestId);
     if (!row) return { kind: 'unknown' };
@@ -370,19 +461,39 @@ export class DeviceExecutionsService {
       { device: device.deviceId, tenant: device.tenant, request: requestId, frame: frameType, assignedTo: row.device_id },
       'device reported for a request assigned to another device; refused',
     );
-    await this.executions
-      .recordRefusedReport({
-        at: new Date(),
-        tenant: device.tenant,
-        device_id: device.deviceId,
-        session_id: device.sessionId ?? null,
-        request_id: requestId,
-        frame_type: frameType,
-        assigned_device_id: row.device_id,
-        reason: 'not_assigned',
-      })
-      .catch((err) => this.infra.logger.error({ err, request: requestId }, 'could not store a refused report'));
+    await this.deviceEvents
+      .record(
+        device.tenant,
+        device.deviceId,
+        {
+          type: DeviceEventType.ReportRefused,
+          data: {
+            device_id: device.deviceId,
+            session_id: device.sessionId ?? null,
+            request_id: requestId,
+            frame_type: frameType,
+            assigned_device_id: row.device_id,
+            reason: 'not_assigned',
+          },
+        },
+        row.call_id,
+      )
+      .catch((err) => this.infra.logger.error({ err, request: requestId }, 'could not record a refused report'));
     return { kind: 'other' };
+  }
+
+  /** Seals a call that has not started; a call that moved on meanwhile is left as it is. */
+  private async seal(row: Pick<ExecutionRow, 'tenant' | 'call_id'>, reason: string): Promise<void> {
+    await this.calls
+      .execute(
+        row.tenant,
+        row.call_id,
+        { type: 'SealCall', data: { call_id: row.call_id, sealed_by: 'device-bridge', reason } },
+        { correlationid: row.call_id, causationid: randomUUID() },
+      )
+      .catch((err) => {
+        if (!isToolCallError(err)) throw err;
+      });
   }
 
   private async markUnknown(row: Pick<ExecutionRow, 'tenant' | 'call_id' | 'request_id'>, cause: 'timeout' | 'connection_lost' | 'reboot', detail: string): Promise<void> {

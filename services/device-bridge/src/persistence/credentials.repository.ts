@@ -85,7 +85,7 @@ export class CredentialsRepository {
       .where('revoked_at', 'is', null);
     if (credentialId) q = q.where('credential_id', '=', credentialId);
     const rows = await q.returning('credential_id').execute();
-    return rows.map((r) => r.credential_id);
+    return rows.map((r) => r.credential_id).sort();
   }
 
   find(tenant: string, credentialId: string): Promise<CredentialRow | undefined> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Generated, Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { DEVICE_BRIDGE_SCHEMA } from './migrations.js';
 
@@ -23,24 +23,8 @@ export interface ExecutionRow {
   authorized_at: Date | null;
 }
 
-/** A claim, outcome or report a device sent about a request it is not assigned. */
-export interface RefusedReportsTable {
-  id: Generated<string>;
-  at: Date;
-  tenant: string;
-  device_id: string;
-  session_id: string | null;
-  request_id: string;
-  frame_type: string;
-  assigned_device_id: string | null;
-  reason: string;
-}
-
-export type RefusedReportRow = Selectable<RefusedReportsTable>;
-
 export interface DeviceBridgeDB {
   executions: ExecutionRow;
-  refused_reports: RefusedReportsTable;
 }
 
 /** The only code that reads the executions table. */
@@ -64,9 +48,20 @@ export class ExecutionsRepository {
       .execute();
   }
 
-  /** Authorized calls not yet dispatched, oldest first, across devices (the dispatcher filters by connection). */
-  ready(limit = 500): Promise<ExecutionRow[]> {
-    return this.db.selectFrom('executions').selectAll().where('status', '=', 'ready').orderBy('last_seq').limit(limit).execute();
+  /**
+   * Authorized calls not yet dispatched whose authorization is after stream sequence `after`, oldest first, across
+   * devices (the dispatcher filters by connection). Paged by `last_seq`, so rows the dispatcher skips (a device
+   * connected elsewhere or offline) never hide newer ones.
+   */
+  ready(after: number, limit = 500): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('status', '=', 'ready')
+      .where('last_seq', '>', after)
+      .orderBy('last_seq')
+      .limit(limit)
+      .execute();
   }
 
   started(tenant: string, deviceId: string): Promise<ExecutionRow[]> {
@@ -118,17 +113,5 @@ export class ExecutionsRepository {
       .execute();
   }
 
-  async recordRefusedReport(row: Omit<RefusedReportRow, 'id'>): Promise<void> {
-    await this.db.insertInto('refused_reports').values(row).execute();
-  }
 
-  refusedReports(tenant: string, requestId: string): Promise<RefusedReportRow[]> {
-    return this.db
-      .selectFrom('refused_reports')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('request_id', '=', requestId)
-      .orderBy('id')
-      .execute();
-  }
 }

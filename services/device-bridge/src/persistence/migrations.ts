@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import { projectionBookkeepingMigration } from '@ormuz/event-log';
 
@@ -62,6 +63,23 @@ export const deviceBridgeMigrations: Record<string, Migration> = {
         .addColumn('revoked_at', 'timestamptz')
         .execute();
       await db.schema.createIndex('device_credentials_by_device').on('device_credentials').columns(['tenant', 'device_id']).execute();
+    },
+  },
+  '0006_ready_by_sequence': {
+    async up(db) {
+      // The dispatcher's query: ready calls after a stream sequence, in sequence order (a range scan, not a sort).
+      await db.schema
+        .createIndex('executions_ready_by_seq')
+        .on('executions')
+        .column('last_seq')
+        .where(sql.ref('status'), '=', 'ready')
+        .execute();
+    },
+  },
+  '0007_refused_reports_on_the_log': {
+    async up(db) {
+      // Refused reports are events on the devices stream now (ormuz.device.report_refused.v1), archived by audit.
+      await db.schema.dropTable('refused_reports').ifExists().execute();
     },
   },
 };

@@ -1,8 +1,111 @@
-import type { Transaction } from 'kysely';
+import { sql, type Insertable, type Transaction } from 'kysely';
 import { contextFilter, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
 import { streamName, type Projection } from '@ormuz/event-log';
 import { DEVICE_BRIDGE_SCHEMA } from '../persistence/migrations.js';
-import type { DeviceBridgeDB, ExecutionStatus } from '../persistence/executions.repository.js';
+import type { DeviceBridgeDB, ExecutionRow, ExecutionStatus } from '../persistence/executions.repository.js';
+
+/** The columns an event after the request sets on its call's row (absent: left as they are). */
+interface RowChange {
+  status: ExecutionStatus;
+  verdict?: string;
+  authorized_at?: string;
+  request_id?: string;
+  deadline?: string;
+  boot_id?: string;
+}
+
+/** What one event does to the executions table: a new row (a request for a device), a change, or nothing. */
+function effectOf(event: OrmuzEvent, seq: number): { insert: Insertable<ExecutionRow> } | { change: RowChange } | undefined {
+  const e = event as unknown as ToolCallEventDraft;
+  switch (e.type) {
+    case 'ormuz.toolcall.requested.v1':
+      if (!e.data.target) return undefined;
+      return {
+        insert: {
+          tenant: event.tenant,
+          call_id: e.data.call_id,
+          device_id: e.data.target.device_id,
+          tool: e.data.tool,
+          payload: e.data.payload,
+          payload_sha256: e.data.payload_sha256,
+          status: 'requested',
+          verdict: null,
+          request_id: null,
+          deadline: null,
+          boot_id: null,
+          authorized_at: null,
+          last_seq: seq,
+        },
+      };
+    case 'ormuz.toolcall.authorized.v1':
+      return { change: { status: 'ready', verdict: JSON.stringify(e.data.verdict), authorized_at: event.time } };
+    case 'ormuz.toolcall.dispatched.v1':
+      return { change: { status: 'dispatched', request_id: e.data.request_id, deadline: e.data.deadline } };
+    case 'ormuz.toolcall.started.v1':
+      return { change: { status: 'started', boot_id: e.data.boot_id } };
+    case 'ormuz.toolcall.outcome_unknown.v1':
+      return { change: { status: 'unknown' } };
+    case 'ormuz.toolcall.succeeded.v1':
+    case 'ormuz.toolcall.failed.v1':
+    case 'ormuz.toolcall.sealed.v1':
+    case 'ormuz.toolcall.refused.v1':
+    case 'ormuz.toolcall.denied.v1':
+    case 'ormuz.toolcall.expired.v1':
+      return { change: { status: 'finished' } };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Applies events in stream order with two statements whatever their number: one insert of the requests, one update
+ * of every call the other events changed. A busy bridge sees five events per call, and a statement per event made
+ * the projection (and so every dispatch, which waits for `ready`) fall seconds behind.
+ */
+async function applyEvents(trx: Transaction<DeviceBridgeDB>, items: readonly { event: OrmuzEvent; seq: number }[]): Promise<void> {
+  const inserts: Insertable<ExecutionRow>[] = [];
+  // One change per call: the events' columns merged in order, with the status and sequence of the last one.
+  const changes = new Map<string, RowChange & { tenant: string; call_id: string; last_seq: number }>();
+  for (const { event, seq } of items) {
+    const effect = effectOf(event, seq);
+    if (!effect) continue;
+    if ('insert' in effect) {
+      inserts.push(effect.insert);
+      continue;
+    }
+    const key = `${event.tenant}/${event.subject}`;
+    changes.set(key, { ...changes.get(key), ...effect.change, tenant: event.tenant, call_id: event.subject, last_seq: seq });
+  }
+  const t = trx.withSchema(DEVICE_BRIDGE_SCHEMA);
+  if (inserts.length > 0) {
+    await t
+      .insertInto('executions')
+      .values(inserts)
+      .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
+      .execute();
+  }
+  if (changes.size === 0) return;
+  const rows = [...changes.values()];
+  const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k] ?? null);
+  // `last_seq <` keeps a row that has already seen these events (a redelivered batch) as it is. Calls without a row
+  // (not for a device) match nothing.
+  await sql`
+    update ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`)} as x set
+      status = c.status,
+      verdict = coalesce(c.verdict, x.verdict),
+      authorized_at = coalesce(c.authorized_at, x.authorized_at),
+      request_id = coalesce(c.request_id, x.request_id),
+      deadline = coalesce(c.deadline, x.deadline),
+      boot_id = coalesce(c.boot_id, x.boot_id),
+      last_seq = c.last_seq
+    from unnest(
+      ${column('tenant')}::text[], ${column('call_id')}::text[], ${column('status')}::text[], ${column('verdict')}::jsonb[],
+      ${column('authorized_at')}::timestamptz[], ${column('request_id')}::text[], ${column('deadline')}::timestamptz[],
+      ${column('boot_id')}::text[], ${column('last_seq')}::bigint[]
+    ) as c(tenant, call_id, status, verdict, authorized_at, request_id, deadline, boot_id, last_seq)
+    where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq < c.last_seq
+  `.execute(trx);
+}
 
 /** Builds the executions table from the calls stream; only calls that target a device get a row. */
 export function executionsProjection(namespace: string): Projection<DeviceBridgeDB> {
@@ -11,64 +114,8 @@ export function executionsProjection(namespace: string): Projection<DeviceBridge
     schema: DEVICE_BRIDGE_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
-    async apply(trx: Transaction<DeviceBridgeDB>, event: OrmuzEvent, seq: number) {
-      const e = event as unknown as ToolCallEventDraft;
-      const t = trx.withSchema(DEVICE_BRIDGE_SCHEMA);
-      const set = (fields: { status: ExecutionStatus } & Record<string, unknown>) =>
-        t
-          .updateTable('executions')
-          .set({ ...fields, last_seq: seq })
-          .where('tenant', '=', event.tenant)
-          .where('call_id', '=', event.subject)
-          .where('last_seq', '<', seq)
-          .execute();
-      switch (e.type) {
-        case 'ormuz.toolcall.requested.v1':
-          if (!e.data.target) return;
-          await t
-            .insertInto('executions')
-            .values({
-              tenant: event.tenant,
-              call_id: e.data.call_id,
-              device_id: e.data.target.device_id,
-              tool: e.data.tool,
-              payload: e.data.payload,
-              payload_sha256: e.data.payload_sha256,
-              status: 'requested',
-              verdict: null,
-              request_id: null,
-              deadline: null,
-              boot_id: null,
-              authorized_at: null,
-              last_seq: seq,
-            })
-            .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
-            .execute();
-          return;
-        case 'ormuz.toolcall.authorized.v1':
-          await set({ status: 'ready', verdict: JSON.stringify(e.data.verdict), authorized_at: new Date(event.time) });
-          return;
-        case 'ormuz.toolcall.dispatched.v1':
-          await set({ status: 'dispatched', request_id: e.data.request_id, deadline: new Date(e.data.deadline) });
-          return;
-        case 'ormuz.toolcall.started.v1':
-          await set({ status: 'started', boot_id: e.data.boot_id });
-          return;
-        case 'ormuz.toolcall.outcome_unknown.v1':
-          await set({ status: 'unknown' });
-          return;
-        case 'ormuz.toolcall.succeeded.v1':
-        case 'ormuz.toolcall.failed.v1':
-        case 'ormuz.toolcall.sealed.v1':
-        case 'ormuz.toolcall.refused.v1':
-        case 'ormuz.toolcall.denied.v1':
-        case 'ormuz.toolcall.expired.v1':
-          await set({ status: 'finished' });
-          return;
-        default:
-          return;
-      }
-    },
+    apply: (trx, event, seq) => applyEvents(trx, [{ event, seq }]),
+    applyBatch: applyEvents,
     async reset(trx) {
       await trx.withSchema(DEVICE_BRIDGE_SCHEMA).deleteFrom('executions').execute();
     },

@@ -44,6 +44,8 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
         onStartClaim: (device, frame) => this.executions.onStartClaim(device, frame, device.bootId),
         onOutcome: (device, frame) => this.executions.onOutcome(device, frame),
         onStatusReport: (device, frame) => this.executions.onStatusReport(device, frame),
+        onProgress: (device, frame) => this.executions.onProgress(device, frame),
+        onDeviceError: (device, frame) => this.executions.onDeviceError(device, frame),
         onDisconnected: async (device, cause) => {
           if (!this.gateway.isConnected(device)) this.routes.release(device);
           await this.executions.onDisconnected(device, cause.kind);

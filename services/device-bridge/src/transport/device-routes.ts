@@ -103,7 +103,12 @@ export class DeviceRoutes {
   /** Subscribes to the replica-wide subjects. */
   start(): void {
     this.shared.push(
-      this.nc.subscribe(`${this.namespace}.bridge.ready`, { callback: () => this.receiver.onReady() }),
+      // The announcing replica dispatched its own share already; the payload names it.
+      this.nc.subscribe(`${this.namespace}.bridge.ready`, {
+        callback: (_err, msg) => {
+          if (decoder.decode(msg.data) !== this.replicaId) this.receiver.onReady();
+        },
+      }),
       this.nc.subscribe(`${this.namespace}.bridge.devices`, {
         callback: (err, msg) => {
           if (err) return;
@@ -159,8 +164,9 @@ export class DeviceRoutes {
     this.nc.publish(this.linkSubject(device), encoder.encode(JSON.stringify(message)));
   }
 
+  /** Tells the other replicas that calls became ready (this one wakes its own dispatcher directly). */
   announceReady(): void {
-    this.nc.publish(`${this.namespace}.bridge.ready`);
+    this.nc.publish(`${this.namespace}.bridge.ready`, encoder.encode(this.replicaId));
   }
 
   /** Every replica's connected devices of the tenant (replicas that answer within `maxWaitMs`). */
