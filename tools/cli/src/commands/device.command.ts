@@ -50,29 +50,17 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
     });
 
   const credentials = device.command('credentials').description('device tokens: issue, rotate, revoke, list (only hashes are stored)');
-  credentials
-    .command('issue')
-    .description('a new token for a device, beside any it has')
-    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
-    .requiredOption('--device <id>', 'device id', identifier('--device'))
-    .option('--ttl <seconds>', 'lifetime (default: until revoked)', seconds('--ttl', 60))
-    .action(async (o: { tenant: string; device: string; ttl?: number }) => {
-      const reply = await ctx().call<IssuedCredentialV1>('device-bridge', 'credentials.issue', {
-        tenant: o.tenant,
-        device_id: o.device,
-        ...(o.ttl ? { ttl_seconds: o.ttl } : {}),
-      });
-      ctx().print(reply, issuedText);
-    });
-  credentials
-    .command('rotate')
-    .description("a new token; the device's other tokens end after the grace period")
-    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
-    .requiredOption('--device <id>', 'device id', identifier('--device'))
-    .option('--ttl <seconds>', 'lifetime of the new token (default: until revoked)', seconds('--ttl', 60))
-    .option('--grace <seconds>', 'how long the old tokens keep working (default 3600; 0 ends them and their connections now)', seconds('--grace', 0))
-    .action(async (o: { tenant: string; device: string; ttl?: number; grace?: number }) => {
-      const reply = await ctx().call<IssuedCredentialV1>('device-bridge', 'credentials.rotate', {
+  /** issue and rotate: a new token for a device, its lifetime, and what else the command takes. */
+  const newToken = (name: 'issue' | 'rotate', description: string, extra: (cmd: Command) => Command = (cmd) => cmd) =>
+    extra(
+      credentials
+        .command(name)
+        .description(description)
+        .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+        .requiredOption('--device <id>', 'device id', identifier('--device'))
+        .option('--ttl <seconds>', 'lifetime of the new token (default: until revoked)', seconds('--ttl', 60)),
+    ).action(async (o: { tenant: string; device: string; ttl?: number; grace?: number }) => {
+      const reply = await ctx().call<IssuedCredentialV1>('device-bridge', `credentials.${name}`, {
         tenant: o.tenant,
         device_id: o.device,
         ...(o.ttl ? { ttl_seconds: o.ttl } : {}),
@@ -80,6 +68,14 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
       });
       ctx().print(reply, issuedText);
     });
+  newToken('issue', 'a new token for a device, beside any it has');
+  newToken('rotate', "a new token; the device's other tokens end after the grace period", (cmd) =>
+    cmd.option(
+      '--grace <seconds>',
+      'how long the old tokens keep working (default 3600; 0 ends them and their connections now)',
+      seconds('--grace', 0),
+    ),
+  );
   credentials
     .command('revoke')
     .description('revoke one credential, or all of the device; connections that used them are closed')
