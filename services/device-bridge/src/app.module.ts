@@ -41,7 +41,9 @@ class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private async lead(): Promise<void> {
     this.infra.logger.info({ replica: this.link.routes.replicaId }, 'this replica leads the device-bridge projection and sweeper');
-    this.runner = new ProjectionRunner(this.infra.js, this.infra.jsm, this.infra.db, executionsProjection(this.infra.config.namespace), {
+    this.runner = new ProjectionRunner(this.infra.js, this.infra.jsm, this.infra.db, executionsProjection(this.infra.config.namespace, (sealed) => {
+      for (const s of sealed) this.link.sendSeal({ tenant: s.tenant, deviceId: s.device_id }, s.request_id);
+    }), {
       logger: this.infra.logger,
       onCommitted: () => {
         this.executions.kick();

@@ -89,6 +89,14 @@ describe('device-bridge', () => {
     expect(await status(callId)).toBe('sealed');
   });
 
+  it('tells the device when a call it holds is sealed before it started', async () => {
+    const device = await raw();
+    const callId = await authorize('op-sealed-told', 'device.screen_observe', {});
+    await waitFor(() => device.frame('submit', callId) !== undefined, { message: 'the submit frame' });
+    await calls.execute(TENANT, callId, { type: 'SealCall', data: { call_id: callId, sealed_by: 'ops@acme', reason: 'test' } }, cause);
+    await waitFor(() => device.frame('seal', callId) !== undefined, { message: 'the seal frame' });
+  });
+
   it('marks a started call outcome_unknown when the connection drops, and still records the late real outcome', async () => {
     const first = await raw();
     const callId = await authorize('op-drop', 'device.screen_observe', {});

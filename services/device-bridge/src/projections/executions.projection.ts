@@ -62,7 +62,12 @@ function effectOf(event: OrmuzEvent, seq: number): { insert: Insertable<Executio
  * of every call the other events changed. A busy bridge sees five events per call, and a statement per event made
  * the projection (and so every dispatch, which waits for `ready`) fall seconds behind.
  */
-async function applyEvents(trx: Transaction<DeviceBridgeDB>, items: readonly { event: OrmuzEvent; seq: number }[]): Promise<void> {
+async function applyEvents(
+  trx: Transaction<DeviceBridgeDB>,
+  items: readonly { event: OrmuzEvent; seq: number }[],
+  onSealed?: SealedListener,
+): Promise<void> {
+  if (onSealed) await tellSealed(trx, items, onSealed);
   const inserts: Insertable<ExecutionRow>[] = [];
   // One change per call: the events' columns merged in order, with the status and sequence of the last one.
   const changes = new Map<string, RowChange & { tenant: string; call_id: string; last_seq: number }>();
@@ -107,15 +112,51 @@ async function applyEvents(trx: Transaction<DeviceBridgeDB>, items: readonly { e
   `.execute(trx);
 }
 
-/** Builds the executions table from the calls stream; only calls that target a device get a row. */
-export function executionsProjection(namespace: string): Projection<DeviceBridgeDB> {
+/** A call sealed on the log while its device may hold its submit. */
+export interface SealedWhileDispatched {
+  readonly tenant: string;
+  readonly device_id: string;
+  readonly request_id: string;
+}
+
+export type SealedListener = (calls: readonly SealedWhileDispatched[]) => void;
+
+/** A seal older than this when projected (a rebuild, a long outage) is not worth telling the device about. */
+const SEAL_NEWS_MS = 5 * 60_000;
+
+/**
+ * Finds the calls these events seal that were waiting for their start (the device may hold the submit: the read
+ * model can show a call as ready a moment after its dispatch), before the update marks them finished. The seal is already on the log, so telling the device does not wait
+ * for this transaction; a device that claims first is refused anyway.
+ */
+async function tellSealed(trx: Transaction<DeviceBridgeDB>, items: readonly { event: OrmuzEvent }[], onSealed: SealedListener): Promise<void> {
+  const recent = Date.now() - SEAL_NEWS_MS;
+  const sealed = items
+    .map((i) => i.event)
+    .filter((e) => e.type === 'ormuz.toolcall.sealed.v1' && Date.parse(e.time) >= recent);
+  if (sealed.length === 0) return;
+  const rows = await trx
+    .withSchema(DEVICE_BRIDGE_SCHEMA)
+    .selectFrom('executions')
+    .select(['tenant', 'device_id', 'request_id', 'call_id'])
+    .where('status', 'in', ['ready', 'dispatched'])
+    .where((eb) => eb.or(sealed.map((e) => eb.and([eb('tenant', '=', e.tenant), eb('call_id', '=', e.subject)]))))
+    .execute();
+  if (rows.length > 0) onSealed(rows.map((r) => ({ tenant: r.tenant, device_id: r.device_id, request_id: r.request_id ?? r.call_id })));
+}
+
+/**
+ * Builds the executions table from the calls stream; only calls that target a device get a row. `onSealed` hears of
+ * calls sealed while dispatched, so the device can be told (`seal` frame).
+ */
+export function executionsProjection(namespace: string, onSealed?: SealedListener): Projection<DeviceBridgeDB> {
   return {
     name: 'device_bridge_executions',
     schema: DEVICE_BRIDGE_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
-    apply: (trx, event, seq) => applyEvents(trx, [{ event, seq }]),
-    applyBatch: applyEvents,
+    apply: (trx, event, seq) => applyEvents(trx, [{ event, seq }], onSealed),
+    applyBatch: (trx, items) => applyEvents(trx, items, onSealed),
     async reset(trx) {
       await trx.withSchema(DEVICE_BRIDGE_SCHEMA).deleteFrom('executions').execute();
     },

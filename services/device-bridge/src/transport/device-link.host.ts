@@ -91,6 +91,11 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
     this.command(device, { type: 'cancel', request_id: requestId, reason });
   }
 
+  /** Tells the device never to run the request (it was sealed before it started). */
+  sendSeal(device: DeviceIdentity, requestId: string): void {
+    this.command(device, { type: 'seal', request_id: requestId });
+  }
+
   sendStatusQuery(device: DeviceIdentity, requestId: string): void {
     this.command(device, { type: 'status_query', request_id: requestId });
   }
