@@ -362,7 +362,11 @@ export class DeviceClient {
     if (this.closing) return;
     const base = this.options.backoff?.initialDelayMs ?? 250;
     const max = this.options.backoff?.maxDelayMs ?? 30_000;
-    const ceiling = Math.min(max, base * (this.options.backoff?.multiplier ?? 2) ** this.attempt);
+    // This connection was current, so the newer one that replaced it is not ours: another process holds this
+    // device's identity. Wait the longest delay rather than take the connection back at once, again and again.
+    const replaced = code === DEVICE_CLOSE_CODES.replaced;
+    if (replaced) this.logger.warn?.('another connection of this device took over; two processes may share its credential');
+    const ceiling = replaced ? max : Math.min(max, base * (this.options.backoff?.multiplier ?? 2) ** this.attempt);
     // Equal jitter: never reconnect immediately, and spread a fleet of devices that lost the same bridge.
     const wait = ceiling / 2 + (this.options.random ?? Math.random)() * (ceiling / 2);
     this.attempt += 1;

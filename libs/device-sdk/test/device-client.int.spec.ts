@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { canonicalPayload, parseDeviceFrame, sha256Hex, type DeviceFrame } from '@ormuz/contracts';
-import { DeviceClient, SimulatedDevice, type DeviceExecutor } from '../src/index.js';
+import { DeviceClient, NODE_SCHEDULER, SimulatedDevice, type DeviceExecutor, type DeviceScheduler } from '../src/index.js';
 
 async function waitFor<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -75,6 +75,10 @@ class FakeBridge {
 
   drop(): void {
     this.socket?.terminate();
+  }
+
+  closeWith(code: number, reason: string): void {
+    this.socket?.close(code, reason);
   }
 
   of<T extends DeviceFrame['type']>(type: T): Extract<DeviceFrame, { type: T }>[] {
@@ -184,6 +188,43 @@ describe('DeviceClient against a hand-driven bridge', () => {
     await waitFor(() => bridge.of('status_report')[0], 'the status report');
     expect(bridge.of('outcome')).toHaveLength(2);
     expect(device.history).toHaveLength(1);
+  });
+
+  it('waits the longest backoff after its current connection was replaced, and reconnects sooner after a drop', async () => {
+    // Reconnect delays the client asks for; timers still run on Node's clock.
+    const delays: number[] = [];
+    const scheduler: DeviceScheduler = {
+      timeout: (fn, ms, keepAlive) => {
+        delays.push(ms);
+        return NODE_SCHEDULER.timeout(fn, ms, keepAlive);
+      },
+      interval: (fn, ms, keepAlive) => NODE_SCHEDULER.interval(fn, ms, keepAlive),
+    };
+    const client = new DeviceClient({
+      url: bridge.url,
+      tenant: 'acme',
+      deviceId: 'phone-1',
+      token: 'token',
+      journalDir: join(dir, 'journal'),
+      executor: device.execute,
+      targetPackage: device.targetPackage,
+      backoff: { initialDelayMs: 20, maxDelayMs: 400 },
+      scheduler,
+      random: () => 0,
+    }).start();
+    clients.push(client);
+    await waitFor(() => client.connected, 'the welcome');
+    const before = delays.length;
+    bridge.drop();
+    await waitFor(() => bridge.connections === 2 && client.connected, 'the reconnect after a drop');
+    // Equal jitter with random 0: half of the first ceiling (20 ms).
+    expect(delays.slice(before)).toContain(10);
+    const afterDrop = delays.length;
+    bridge.send({ type: 'error', code: 'replaced', message: 'A newer connection of this device took over.', fatal: true });
+    bridge.closeWith(4001, 'replaced');
+    await waitFor(() => delays.length > afterDrop && !client.connected, 'the reconnect scheduled after the replacement');
+    expect(delays.slice(afterDrop)).toContain(200);
+    expect(delays.slice(afterDrop)).not.toContain(10);
   });
 
   it('claims again after a reconnect when the grant was lost, and runs once', async () => {
