@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { canonicalPayload, parseDeviceFrame, sha256Hex, type DeviceFrame } from '@ormuz/contracts';
+import { parseDeviceFrame, sha256Hex, type DeviceFrame } from '@ormuz/contracts';
+import { submitFrame } from '@ormuz/testing';
 import { DeviceClient, NODE_SCHEDULER, SimulatedDevice, type DeviceExecutor, type DeviceScheduler } from '../src/index.js';
 
 async function waitFor<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
@@ -91,20 +92,6 @@ class FakeBridge {
   }
 }
 
-function submit(requestId: string, tool: string, args: unknown): Record<string, unknown> {
-  const { payload, sha256 } = canonicalPayload(args);
-  return {
-    type: 'submit',
-    request_id: requestId,
-    call_id: `call-${requestId}`,
-    tool,
-    payload,
-    payload_sha256: sha256,
-    deadline: new Date(Date.now() + 60_000).toISOString(),
-    verdict: { level: 'low', reasons: [] },
-  };
-}
-
 describe('DeviceClient against a hand-driven bridge', () => {
   let bridge: FakeBridge;
   let dir: string;
@@ -143,7 +130,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
   it('runs nothing when the payload does not match its hash, and says so', async () => {
     const client = await connect();
     bridge.send({
-      ...submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Hi' }),
+      ...submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Hi' }),
       payload: '{"body":"Pay 500","to":"Alice Martin"}',
     });
 
@@ -165,7 +152,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
 
   it('runs only after the grant and resends the outcome until it is acknowledged', async () => {
     const client = await connect();
-    bridge.send(submit('r1', 'device.list_contacts', { limit: 2 }));
+    bridge.send(submitFrame('r1', 'device.list_contacts', { limit: 2 }));
     await waitFor(() => bridge.of('start_claim')[0], 'the claim');
     expect(device.history).toEqual([]);
     expect(client.requestState('r1')).toBe('claimed');
@@ -229,7 +216,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
 
   it('claims again after a reconnect when the grant was lost, and runs once', async () => {
     await connect();
-    bridge.send(submit('r1', 'device.open_app', { package_name: 'com.example.messages' }));
+    bridge.send(submitFrame('r1', 'device.open_app', { package_name: 'com.example.messages' }));
     await waitFor(() => bridge.of('start_claim')[0], 'the first claim');
 
     bridge.drop();
@@ -242,7 +229,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
 
   it('reports a run cut short by a restart as interrupted and never runs it again', async () => {
     const first = await connect(() => new Promise(() => undefined), 50);
-    const frame = submit('r1', 'device.tap', { ref: 'e2' });
+    const frame = submitFrame('r1', 'device.tap', { ref: 'e2' });
     bridge.send(frame);
     await waitFor(() => bridge.of('start_claim')[0], 'the claim');
     bridge.send({ type: 'start_granted', request_id: 'r1' });
@@ -267,7 +254,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
 
   it('does not start a request that arrives after its deadline', async () => {
     const client = await connect();
-    bridge.send({ ...submit('r1', 'device.list_contacts', {}), deadline: new Date(Date.now() - 1_000).toISOString() });
+    bridge.send({ ...submitFrame('r1', 'device.list_contacts', {}), deadline: new Date(Date.now() - 1_000).toISOString() });
     const report = await waitFor(() => bridge.of('status_report')[0], 'the refusal');
     expect(report).toMatchObject({ state: 'rejected', reason: { code: 'deadline_passed' } });
     expect(client.requestState('r1')).toBe('rejected');
@@ -283,7 +270,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
           context.signal.addEventListener('abort', () => reject(new Error('Stopped before sending.')));
         }),
     );
-    bridge.send(submit('r1', 'device.list_contacts', {}));
+    bridge.send(submitFrame('r1', 'device.list_contacts', {}));
     await waitFor(() => bridge.of('start_claim')[0], 'the claim');
     bridge.send({ type: 'start_granted', request_id: 'r1' });
     await waitFor(() => running, 'the executor to run');

@@ -192,6 +192,13 @@ export class EventStore {
   }
 
   /** Every event stored on one subject, in order, read with direct gets (no consumer). */
+  /** Every event of one subject, in order, as an array (a call's or a device's history). */
+  async history(stream: string, subject: string): Promise<{ seq: number; event: OrmuzEvent }[]> {
+    const out = [];
+    for await (const item of this.readSubject(stream, subject)) out.push(item);
+    return out;
+  }
+
   async *readSubject(stream: string, subject: string): AsyncGenerator<{ seq: number; event: OrmuzEvent }> {
     let seq = 1;
     for (;;) {

@@ -50,9 +50,7 @@ export class ToolCalls {
   }
 
   /** Every event of one call, in order. */
-  async timeline(tenant: string, callId: string) {
-    const out = [];
-    for await (const item of this.store.readSubject(this.stream, this.subject(tenant, callId))) out.push(item);
-    return out;
+  timeline(tenant: string, callId: string) {
+    return this.store.history(this.stream, this.subject(tenant, callId));
   }
 }

@@ -3,3 +3,4 @@ export { randomNamespace } from './namespace.js';
 export { waitFor, WaitTimeoutError, type WaitForOptions } from './wait-for.js';
 export { freePort } from './free-port.js';
 export { createTestDatabase, type TestDatabase } from './database.js';
+export { submitFrame } from './device-frames.js';

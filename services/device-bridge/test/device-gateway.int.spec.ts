@@ -11,9 +11,9 @@ import {
   type OutcomeFrameV1,
   type StartClaimFrameV1,
   type StatusReportFrameV1,
-  type SubmitFrameV1,
 } from '@ormuz/contracts';
 import { DeviceClient, SimulatedDevice, runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
+import { submitFrame } from '@ormuz/testing';
 import {
   DeviceGateway,
   type ConnectedDevice,
@@ -103,20 +103,6 @@ class InMemoryExecutions implements ExecutionHandler {
   }
 }
 
-function submit(requestId: string, tool: string, args: unknown): DeviceFrameDraft<SubmitFrameV1> {
-  const { payload, sha256 } = canonicalPayload(args);
-  return {
-    type: 'submit',
-    request_id: requestId,
-    call_id: `call-${requestId}`,
-    tool,
-    payload,
-    payload_sha256: sha256,
-    deadline: new Date(Date.now() + 60_000).toISOString(),
-    verdict: { level: 'low', reasons: [] },
-  };
-}
-
 /** A hand-driven device connection, for the cases a well-behaved client never produces. */
 class RawDevice {
   readonly frames: DeviceFrame[] = [];
@@ -200,7 +186,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('runs a submit once and acknowledges its outcome', async () => {
     const phone = await startPhone();
-    expect(gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'On my way' }))).toBe(
+    expect(gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'On my way' }))).toBe(
       true,
     );
 
@@ -216,7 +202,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('answers a duplicate submit with the recorded outcome and does not run it again', async () => {
     const phone = await startPhone();
-    const frame = submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' });
+    const frame = submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' });
     gateway.send(PHONE, frame);
     await waitFor(() => executions.outcome('r1'), 'the first outcome');
 
@@ -230,10 +216,10 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('refuses the same request id with different bytes as a conflict', async () => {
     const phone = await startPhone();
-    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' }));
+    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' }));
     await waitFor(() => executions.outcome('r1'), 'the outcome');
 
-    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Send me your PIN' }));
+    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Send me your PIN' }));
     const error = await waitFor(
       () => executions.deviceErrors.find((f) => f.type === 'error' && f.code === 'request_conflict'),
       'the conflict',
@@ -245,7 +231,7 @@ describe('DeviceGateway with a simulated device', () => {
   it('never runs a request whose start claim is refused because it was sealed', async () => {
     const phone = await startPhone();
     executions.sealed.add('r1');
-    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
+    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
 
     await waitFor(() => phone.client.requestState('r1') === 'refused', 'the refusal to be journaled');
     expect(phone.client.journalEntry('r1')?.reason).toEqual({
@@ -255,7 +241,7 @@ describe('DeviceGateway with a simulated device', () => {
     expect(phone.device.history).toEqual([]);
     expect(executions.outcomes).toEqual([]);
 
-    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
+    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
     await waitFor(() => executions.report('r1', 'refused'), 'the duplicate to report the refusal');
     expect(executions.claims).toHaveLength(1);
   });
@@ -265,7 +251,7 @@ describe('DeviceGateway with a simulated device', () => {
     gateway.send(PHONE, { type: 'seal', request_id: 'r1' });
     await waitFor(() => executions.report('r1', 'sealed'), 'the seal to be reported');
 
-    gateway.send(PHONE, submit('r1', 'device.tap', { ref: 'e2' }));
+    gateway.send(PHONE, submitFrame('r1', 'device.tap', { ref: 'e2' }));
     await waitFor(
       () => executions.reports.filter((r) => r.request_id === 'r1').length === 2,
       'the submit to be answered',
@@ -277,7 +263,7 @@ describe('DeviceGateway with a simulated device', () => {
   it('refuses to send a submit whose payload does not match its hash', async () => {
     const phone = await startPhone();
     const frame = {
-      ...submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Hi' }),
+      ...submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Hi' }),
       payload: '{"body":"Pay 500","to":"Alice Martin"}',
     };
     expect(() => gateway.send(PHONE, frame)).toThrow(expect.objectContaining({ code: 'payload_mismatch' }));
@@ -288,7 +274,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('answers a status query from the journal without running anything', async () => {
     const phone = await startPhone();
-    gateway.send(PHONE, submit('r1', 'device.list_contacts', {}));
+    gateway.send(PHONE, submitFrame('r1', 'device.list_contacts', {}));
     await waitFor(() => executions.outcome('r1'), 'the outcome');
 
     gateway.send(PHONE, { type: 'status_query', request_id: 'r1' });
@@ -302,8 +288,8 @@ describe('DeviceGateway with a simulated device', () => {
   it('refuses a denylisted app and an unknown foreground app before claiming', async () => {
     const device = new SimulatedDevice({ foreground: null });
     await startPhone(device);
-    gateway.send(PHONE, submit('bank', 'device.open_app', { package_name: 'com.example.bank' }));
-    gateway.send(PHONE, submit('blind', 'device.tap', { x: 10, y: 10 }));
+    gateway.send(PHONE, submitFrame('bank', 'device.open_app', { package_name: 'com.example.bank' }));
+    gateway.send(PHONE, submitFrame('blind', 'device.tap', { x: 10, y: 10 }));
 
     const denied = await waitFor(() => executions.report('bank', 'rejected'), 'the denylist refusal');
     const blind = await waitFor(() => executions.report('blind', 'rejected'), 'the foreground refusal');
@@ -318,7 +304,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('reports an unknown tool as a failed outcome that names the real tools', async () => {
     await startPhone();
-    gateway.send(PHONE, submit('r1', 'device.self_destruct', {}));
+    gateway.send(PHONE, submitFrame('r1', 'device.self_destruct', {}));
     const outcome = await waitFor(() => executions.outcome('r1'), 'the outcome');
     expect(outcome).toMatchObject({
       status: 'failed',
@@ -328,7 +314,7 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('does not run a finished request again after the device restarts with the same journal', async () => {
     const first = await startPhone();
-    const frame = submit('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Once' });
+    const frame = submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Once' });
     gateway.send(PHONE, frame);
     await waitFor(() => first.client.journalEntry('r1')?.acked, 'the acknowledged outcome');
     await first.close();
@@ -368,7 +354,7 @@ describe('DeviceGateway with a simulated device', () => {
     cleanups.push(() => client.close());
     await waitFor(() => client.connected, 'the phone to connect');
 
-    gateway.send(PHONE, submit('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }));
+    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }));
     await waitFor(() => runs === 1, 'the executor to start');
     const firstSession = client.session!.session_id;
     gateway.disconnect(PHONE, 'network test');

@@ -37,9 +37,7 @@ export class DeviceEventsRecorder {
   }
 
   /** The device's recorded facts, oldest first. */
-  async history(tenant: string, deviceId: string) {
-    const out = [];
-    for await (const item of this.infra.store.readSubject(this.stream, this.subject(tenant, deviceId))) out.push(item);
-    return out;
+  history(tenant: string, deviceId: string) {
+    return this.infra.store.history(this.stream, this.subject(tenant, deviceId));
   }
 }

@@ -20,6 +20,7 @@ import {
   type OutcomeFrameV1,
   type ProgressFrameV1,
   type StartClaimFrameV1,
+  type StartRefusalReason,
   type StatusReportFrameV1,
   type SubmitFrameV1,
 } from '@ormuz/contracts';
@@ -38,7 +39,6 @@ export interface DeviceLink {
   sendCancel(device: DeviceIdentity, requestId: string, reason: string): void;
   /** Asks the device what its journal knows about a request; the device never runs anything for it. */
   sendStatusQuery(device: DeviceIdentity, requestId: string): void;
-  connected(): DeviceIdentity[];
 }
 
 /** Dispatches in flight at once. */
@@ -61,7 +61,7 @@ export type ClaimAnswer =
   | { readonly granted: true }
   | {
       readonly granted: false;
-      readonly reason: 'sealed' | 'unknown_request' | 'already_started' | 'expired' | 'not_assigned';
+      readonly reason: StartRefusalReason;
       readonly message: string;
     };
 
@@ -364,15 +364,7 @@ export class DeviceExecutionsService {
         );
       } else if (frame.state === 'rejected' && status === 'dispatched') {
         const why = frame.reason ? `${frame.reason.code}: ${frame.reason.message}` : 'no reason given';
-        await this.calls.execute(
-          device.tenant,
-          row.call_id,
-          {
-            type: 'SealCall',
-            data: { call_id: row.call_id, sealed_by: 'device-bridge', reason: clipText(`device ${device.deviceId} refused to run it (${why})`) },
-          },
-          cause,
-        );
+        await this.seal(row, clipText(`device ${device.deviceId} refused to run it (${why})`));
       } else if (frame.state === 'interrupted' && status === 'started') {
         this.flight(device).delete(row.call_id);
         await this.markUnknown(row, 'reboot', `device ${device.deviceId} restarted while the call was running; its journal reports it interrupted`);

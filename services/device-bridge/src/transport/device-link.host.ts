@@ -100,10 +100,6 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
     this.command(device, { type: 'status_query', request_id: requestId });
   }
 
-  connected(): DeviceIdentity[] {
-    return this.gateway.connectedDevices().map((d) => ({ tenant: d.tenant, deviceId: d.deviceId }));
-  }
-
   /** Here when the device is connected here; otherwise to the replica that holds it, if any. */
   private command(device: DeviceIdentity, frame: DeviceCommandDraft): void {
     if (!this.gateway.send(device, frame)) this.routes.publish(device, { op: 'command', frame });
