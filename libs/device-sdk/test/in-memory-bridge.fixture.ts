@@ -7,7 +7,6 @@
  * graph, making it circular and the `^build` task graph cyclic. Only these tests need the gateway, at run time.
  */
 import {
-  canonicalPayload,
   type CancelFrameV1,
   type DeviceFrameDraft,
   type ErrorFrameV1,
@@ -21,6 +20,7 @@ import {
   type StatusReportFrameV1,
   type SubmitFrameV1,
 } from '@ormuz/contracts';
+import { submitFrame } from '@ormuz/testing';
 
 /** Which device (services/device-bridge `DeviceAddress`). */
 export interface DeviceAddress {
@@ -150,17 +150,7 @@ export class InMemoryBridge implements ExecutionHandler {
 
   /** Records a request as dispatched to a device and sends its submit if the device is connected. */
   dispatch(deviceId: string, requestId: string, tool: string, args: unknown): ServerRecord {
-    const { payload, sha256 } = canonicalPayload(args);
-    const submit: DeviceFrameDraft<SubmitFrameV1> = {
-      type: 'submit',
-      request_id: requestId,
-      call_id: `call-${requestId}`,
-      tool,
-      payload,
-      payload_sha256: sha256,
-      deadline: new Date(Date.now() + 60_000).toISOString(),
-      verdict: { level: 'low', reasons: [] },
-    };
+    const submit = submitFrame(requestId, tool, args);
     const record: ServerRecord = { requestId, deviceId, submit, status: 'dispatched', history: ['dispatched'] };
     this.records.set(requestId, record);
     this.gateway.send({ tenant: TENANT, deviceId }, submit);
