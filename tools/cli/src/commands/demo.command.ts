@@ -67,6 +67,14 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
         await device?.close().catch(() => undefined);
         await stopAll(procs);
       };
+      // Ctrl-C or a process manager's SIGTERM: stop the services too, never leave them running without the demo.
+      let stopRequested: (() => void) | undefined; // set while --keep-running waits; the finally below then stops all
+      const onSignal = () => {
+        if (stopRequested) return stopRequested();
+        void shutdown().finally(() => process.exit(130));
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
       try {
         const health = await waitHealthy(nc, c.config.namespace, procs, remaining());
         const approvalsUrl = health.approvals?.endpoints.http;
@@ -143,9 +151,11 @@ export function registerDemoCommand(program: Command, ctx: () => CliContext): vo
         out(`\nresult: ${done.final_text ?? '(no final answer)'}`);
         if (o.keepRunning) {
           out(`\nplatform running (approvals API ${approvalsUrl}); Ctrl-C to stop`);
-          await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+          await new Promise<void>((resolve) => (stopRequested = resolve));
         }
       } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
         await shutdown();
       }
     });
