@@ -41,7 +41,7 @@ export default {
       ...common,
       ...servers,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{libs,services,tools}/*/test/**/*.int.spec.ts'],
+      testMatch: ['<rootDir>/{libs,services,tools}/*/test/**/*.int.spec.ts', '<rootDir>/test/crash/**/*.int.spec.ts'],
     },
     { ...common, ...servers, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.spec.ts'] },
   ],

@@ -14,10 +14,19 @@ export {
 } from './event-store.js';
 export { runCommand, type CommandContext, type CommandResult, type RunCommandOptions } from './command-runner.js';
 export {
-  ProjectionRunner,
+  Bookkeeping,
+  CheckpointMovedError,
   projectionBookkeepingMigration,
-  type Projection,
-  type ProjectionLogger,
-  type ProjectionRunnerOptions,
-} from './projection-runner.js';
+  type ParkedMessage,
+} from './consumption/bookkeeping.js';
+export {
+  LogConsumer,
+  type ConsumerLogger,
+  type CrashPoint,
+  type LogConsumerOptions,
+  type LogSink,
+  type LogSource,
+} from './consumption/log-consumer.js';
+export { ProjectionRunner, type AfterCommit, type Projection, type ProjectionRunnerOptions } from './consumption/projection-runner.js';
+export { ReactionRunner, type Delivery, type Reaction, type ReactionRunnerOptions } from './consumption/reaction-runner.js';
 export { replay, type ReplayItem, type ReplayOptions } from './replay.js';

@@ -29,15 +29,15 @@ describe('projection runner', () => {
   const increment = (id: string, by = 1) =>
     runCommand(store, stream, aggregateSubject(ns, 'calls', 'acme', id), counter, { type: 'Increment', by }, ctx(id));
 
-  /** Counts per aggregate; an event whose total is 13 is poison and makes apply throw. */
+  /** Counts per aggregate; an increment by 13 is poison and makes apply throw. */
   const projection = (name: string): Projection => ({
     name,
     schema: 'readmodels',
     stream,
     filterSubject: contextFilter(ns, 'calls'),
     async apply(trx, event: OrmuzEvent, seq) {
-      const { total } = event.data as { total: number };
-      if (total === 13) throw new Error('unlucky total');
+      const { by, total } = event.data as { by: number; total: number };
+      if (by === 13) throw new Error('unlucky increment');
       await trx
         .withSchema('readmodels')
         .insertInto('counters')
@@ -100,30 +100,37 @@ describe('projection runner', () => {
     await runner.stop();
   });
 
-  it('skips a message delivered again at or below the checkpoint', async () => {
-    await increment('r1');
-    await increment('r1');
-    const runner = new ProjectionRunner(js, jsm, db, projection('redelivery'));
+  it('applies every message once after a process died holding deliveries it never acknowledged', async () => {
+    // The crash the issue reported: a durable consumer delivered messages to a process that died before applying
+    // them. A new process must not take later messages first and acknowledge over the unapplied ones.
+    for (let i = 0; i < 12; i++) await increment(`d${i % 3}`);
+    const filter = contextFilter(ns, 'calls');
+    await jsm.consumers.add(stream, { durable_name: 'died', ack_policy: 'all' as never, filter_subject: filter, ack_wait: 60_000_000_000 });
+    const held = await (await js.consumers.get(stream, 'died')).fetch({ max_messages: 5, expires: 2000 });
+    let taken = 0;
+    for await (const m of held) {
+      void m; // delivered to the "dead" process, never acknowledged
+      if (++taken === 5) break;
+    }
+    const runner = new ProjectionRunner(js, jsm, db, projection('died'), { batchSize: 4 });
     await runner.start();
     await runner.catchUp();
     await runner.stop();
-    // Lose the consumer's position but keep the checkpoint: the server redelivers everything from sequence 1.
-    await jsm.consumers.delete(stream, 'redelivery');
-    await jsm.consumers.add(stream, {
-      durable_name: 'redelivery',
-      ack_policy: 'all' as never,
-      filter_subject: contextFilter(ns, 'calls'),
-    });
-    const again = new ProjectionRunner(js, jsm, db, projection('redelivery'));
-    await again.start();
-    const info = await jsm.streams.info(stream);
-    await waitFor(async () => {
-      const c = await jsm.consumers.info(stream, 'redelivery');
-      return c.delivered.stream_seq === info.state.last_seq && c.num_ack_pending === 0;
-    });
-    await again.stop();
-    const r1 = (await rows('redelivery')).find((r) => r.id === 'r1');
-    expect(r1).toEqual({ id: 'r1', total: 2, events: 2 });
+    expect((await rows('died')).filter((r) => r.id.startsWith('d'))).toEqual(['d0', 'd1', 'd2'].map((id) => ({ id, total: 4, events: 4 })));
+  });
+
+  it('applies each message once when two processes run the same projection at once', async () => {
+    for (let i = 0; i < 60; i++) await increment(`z${i % 5}`);
+    const a = new ProjectionRunner(js, jsm, db, projection('zombie'), { batchSize: 8 });
+    const b = new ProjectionRunner(js, jsm, db, projection('zombie'), { batchSize: 8 });
+    await a.start();
+    await b.start(); // replaces a's server consumer; a's batches then find the checkpoint moved
+    for (let i = 0; i < 60; i++) await increment(`z${i % 5}`);
+    await waitFor(async () => (await rows('zombie')).filter((r) => r.id.startsWith('z')).reduce((n, r) => n + r.events, 0) >= 120, { message: '120 events applied' });
+    await Promise.all([a.catchUp(), b.catchUp()]).catch(() => undefined);
+    await a.stop();
+    await b.stop();
+    expect((await rows('zombie')).filter((r) => r.id.startsWith('z'))).toEqual(['z0', 'z1', 'z2', 'z3', 'z4'].map((id) => ({ id, total: 24, events: 24 })));
   });
 
   it('parks a poison message, reports it, and carries on with the rest', async () => {
@@ -133,10 +140,9 @@ describe('projection runner', () => {
     await runner.start();
     await runner.catchUp();
     await runner.stop();
-    expect(runner.parkedCount).toBe(1);
-    const parked = await db.withSchema('readmodels').selectFrom('parked_messages').selectAll().where('projection', '=', 'poison').execute();
+    const parked = await runner.parked();
     expect(parked).toHaveLength(1);
-    expect(parked[0]).toMatchObject({ error: 'unlucky total' });
+    expect(parked[0]).toMatchObject({ error: 'unlucky increment' });
     expect((await rows('poison')).map((r) => r.id)).toContain('x2');
   });
 });

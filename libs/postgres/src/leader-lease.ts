@@ -85,7 +85,11 @@ export class LeaderLease {
     this.client = undefined;
     const wasLeading = this.leading;
     this.leading = false;
-    if (client) await client.end().catch(() => undefined);
-    if (wasLeading) await this.opts.onLost();
+    // The leader's work stops before the lock is released, so that two leaders never work at once.
+    try {
+      if (wasLeading) await this.opts.onLost();
+    } finally {
+      if (client) await client.end().catch(() => undefined);
+    }
   }
 }

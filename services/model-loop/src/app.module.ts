@@ -7,7 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
-import { ProjectionRunner } from '@ormuz/event-log';
+import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { AdvanceConversationHandler } from './commands/advance-conversation.handler.js';
 import { RecordCallOutcomeHandler } from './commands/record-call-outcome.handler.js';
@@ -18,14 +18,12 @@ import { ModelProviders, type ModelProvider } from './domain/model-provider.js';
 import { CORE_CATALOG, CoreToolsExecutor, loadCoreCatalog } from './executors/core-tools.executor.js';
 import { ConversationViewRepository } from './persistence/conversation-view.repository.js';
 import { Conversations } from './persistence/conversations.js';
-import { MODEL_LOOP_SCHEMA } from './persistence/migrations.js';
 import { conversationViewProjection } from './projections/conversation-view.projection.js';
 import { ScriptedProvider } from './providers/scripted.provider.js';
 import { GetConversationHandler } from './queries/get-conversation.handler.js';
 import { callOutcomesReaction } from './reactors/call-outcomes.reaction.js';
 import { coreToolsReaction } from './reactors/core-tools.reaction.js';
 import { conversationDriverReaction } from './reactors/conversation-driver.reaction.js';
-import { DurableReactor } from './reactors/durable-reactor.js';
 import { PolicyClient } from './transport/policy.client.js';
 import { ModelLoopController } from './transport/model-loop.controller.js';
 
@@ -33,18 +31,18 @@ import { ModelLoopController } from './transport/model-loop.controller.js';
 @Injectable()
 class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly projection: ProjectionRunner;
-  private readonly reactors: DurableReactor[];
+  private readonly reactors: ReactionRunner[];
 
   constructor(@Inject(INFRA) infra: Infrastructure, commands: CommandBus) {
     const ns = infra.config.namespace;
-    const opts = { schema: MODEL_LOOP_SCHEMA, logger: infra.logger };
+    const opts = { logger: infra.logger };
     this.projection = new ProjectionRunner(infra.js, infra.jsm, infra.db, conversationViewProjection(ns), {
       logger: infra.logger,
     });
     this.reactors = [
-      new DurableReactor(infra.js, infra.jsm, infra.db, callOutcomesReaction(ns, commands), opts),
-      new DurableReactor(infra.js, infra.jsm, infra.db, conversationDriverReaction(ns, commands), opts),
-      new DurableReactor(infra.js, infra.jsm, infra.db, coreToolsReaction(ns, commands), opts),
+      new ReactionRunner(infra.js, infra.jsm, infra.db, callOutcomesReaction(ns, commands), opts),
+      new ReactionRunner(infra.js, infra.jsm, infra.db, conversationDriverReaction(ns, commands), opts),
+      new ReactionRunner(infra.js, infra.jsm, infra.db, coreToolsReaction(ns, commands), opts),
     ];
   }
 

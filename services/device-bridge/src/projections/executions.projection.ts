@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Transaction } from 'kysely';
 import { contextFilter, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
-import { streamName, type Projection } from '@ormuz/event-log';
+import { streamName, type AfterCommit, type Projection } from '@ormuz/event-log';
 import { DEVICE_BRIDGE_SCHEMA } from '../persistence/migrations.js';
 import type { DeviceBridgeDB, ExecutionRow, ExecutionStatus } from '../persistence/executions.repository.js';
 
@@ -65,9 +65,10 @@ function effectOf(event: OrmuzEvent, seq: number): { insert: Insertable<Executio
 async function applyEvents(
   trx: Transaction<DeviceBridgeDB>,
   items: readonly { event: OrmuzEvent; seq: number }[],
+  after: AfterCommit,
   onSealed?: SealedListener,
 ): Promise<void> {
-  if (onSealed) await tellSealed(trx, items, onSealed);
+  if (onSealed) await tellSealed(trx, items, after, onSealed);
   const inserts: Insertable<ExecutionRow>[] = [];
   // One change per call: the events' columns merged in order, with the status and sequence of the last one.
   const changes = new Map<string, RowChange & { tenant: string; call_id: string; last_seq: number }>();
@@ -126,10 +127,15 @@ const SEAL_NEWS_MS = 5 * 60_000;
 
 /**
  * Finds the calls these events seal that were waiting for their start (the device may hold the submit: the read
- * model can show a call as ready a moment after its dispatch), before the update marks them finished. The seal is already on the log, so telling the device does not wait
- * for this transaction; a device that claims first is refused anyway.
+ * model can show a call as ready a moment after its dispatch), before the update marks them finished. The device is
+ * told once the transaction has committed; a device that claims first is refused anyway, since the seal is on the log.
  */
-async function tellSealed(trx: Transaction<DeviceBridgeDB>, items: readonly { event: OrmuzEvent }[], onSealed: SealedListener): Promise<void> {
+async function tellSealed(
+  trx: Transaction<DeviceBridgeDB>,
+  items: readonly { event: OrmuzEvent }[],
+  after: AfterCommit,
+  onSealed: SealedListener,
+): Promise<void> {
   const recent = Date.now() - SEAL_NEWS_MS;
   const sealed = items
     .map((i) => i.event)
@@ -142,7 +148,9 @@ async function tellSealed(trx: Transaction<DeviceBridgeDB>, items: readonly { ev
     .where('status', 'in', ['ready', 'dispatched'])
     .where((eb) => eb.or(sealed.map((e) => eb.and([eb('tenant', '=', e.tenant), eb('call_id', '=', e.subject)]))))
     .execute();
-  if (rows.length > 0) onSealed(rows.map((r) => ({ tenant: r.tenant, device_id: r.device_id, request_id: r.request_id ?? r.call_id })));
+  if (rows.length === 0) return;
+  const calls = rows.map((r) => ({ tenant: r.tenant, device_id: r.device_id, request_id: r.request_id ?? r.call_id }));
+  after.defer(() => onSealed(calls));
 }
 
 /**
@@ -155,8 +163,8 @@ export function executionsProjection(namespace: string, onSealed?: SealedListene
     schema: DEVICE_BRIDGE_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
-    apply: (trx, event, seq) => applyEvents(trx, [{ event, seq }], onSealed),
-    applyBatch: (trx, items) => applyEvents(trx, items, onSealed),
+    apply: (trx, event, seq, after) => applyEvents(trx, [{ event, seq }], after, onSealed),
+    applyBatch: (trx, items, after) => applyEvents(trx, items, after, onSealed),
     async reset(trx) {
       await trx.withSchema(DEVICE_BRIDGE_SCHEMA).deleteFrom('executions').execute();
     },

@@ -1,8 +1,8 @@
 import type { CommandBus } from '@nestjs/cqrs';
 import { contextFilter, type OrmuzEvent } from '@ormuz/contracts';
-import { streamName } from '@ormuz/event-log';
+import { MODEL_LOOP_SCHEMA } from '../persistence/migrations.js';
+import { streamName, type Delivery, type Reaction } from '@ormuz/event-log';
 import { RunCoreToolCommand } from '../commands/run-core-tool.handler.js';
-import type { Delivery, Reaction } from './durable-reactor.js';
 
 /**
  * Model-loop as the executor of the platform's own tools: every tool-call event is offered, and an authorised
@@ -12,6 +12,7 @@ import type { Delivery, Reaction } from './durable-reactor.js';
 export function coreToolsReaction(namespace: string, commands: CommandBus): Reaction {
   return {
     name: 'model_loop_core_tools',
+    schema: MODEL_LOOP_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     async handle(event: OrmuzEvent, delivery: Delivery) {

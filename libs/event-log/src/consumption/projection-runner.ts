@@ -1,0 +1,182 @@
+/**
+ * Builds a Postgres read model from one stream.
+ *
+ * Messages arrive through a {@link LogConsumer} (in order, from the checkpoint). Each batch is applied in one
+ * transaction that first moves the checkpoint over it (a conditional update: a process whose view is stale fails
+ * here and starts again from the table), and is acknowledged only after the commit. When a batch fails, its
+ * messages are applied one transaction each; a message that still fails while the database answers is parked
+ * (stored with its error, the checkpoint moved past it in the same transaction, and reported) rather than blocking
+ * the read model or being dropped silently. When the database does not answer, nothing is parked: consumption
+ * restarts from the checkpoint once it answers again. Side effects wait for the commit ({@link AfterCommit}).
+ */
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { Kysely, Transaction } from 'kysely';
+import type { OrmuzEvent } from '@ormuz/contracts';
+import { decodeEvent } from '../event-store.js';
+import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
+import { LogConsumer, type LogConsumerOptions, type LogSink, type LogSource } from './log-consumer.js';
+
+/** Work to do once the transaction that applied the events has committed (frames to devices, wake-ups). */
+export interface AfterCommit {
+  defer(effect: () => void): void;
+}
+
+/** A read model: how events change its tables. `apply` must only use `trx`. */
+export interface Projection<DB = any> extends LogSource {
+  apply(trx: Transaction<DB>, event: OrmuzEvent, seq: number, after: AfterCommit): Promise<void>;
+  /**
+   * Optional: applies a whole batch at once (e.g. one multi-row upsert), in stream order. Used for healthy batches;
+   * when a batch fails, its messages go through `apply` one by one so a poison message can be parked.
+   */
+  applyBatch?(
+    trx: Transaction<DB>,
+    items: readonly { event: OrmuzEvent; seq: number }[],
+    after: AfterCommit,
+  ): Promise<void>;
+  /** Empties the read model's tables, for a rebuild from sequence 1. */
+  reset(trx: Transaction<DB>): Promise<void>;
+}
+
+export type ProjectionRunnerOptions = LogConsumerOptions;
+
+export class ProjectionRunner implements LogSink {
+  private readonly consumer: LogConsumer;
+
+  constructor(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    private readonly db: Kysely<any>,
+    private readonly projection: Projection,
+    opts: ProjectionRunnerOptions = {},
+  ) {
+    this.consumer = new LogConsumer(js, jsm, db, projection, this, opts);
+  }
+
+  get name(): string {
+    return this.projection.name;
+  }
+
+  /** Highest stream sequence applied (committed). */
+  get position(): number {
+    return this.consumer.position;
+  }
+
+  start(): Promise<void> {
+    return this.consumer.start();
+  }
+
+  /** Stops after the batch in flight; committed work is kept and the rest is delivered again at the next start. */
+  stop(): Promise<void> {
+    return this.consumer.stop();
+  }
+
+  waitFor(seq: number, timeoutMs?: number): Promise<void> {
+    return this.consumer.waitFor(seq, timeoutMs);
+  }
+
+  catchUp(timeoutMs?: number): Promise<void> {
+    return this.consumer.catchUp(timeoutMs);
+  }
+
+  parked(): Promise<ParkedMessage[]> {
+    return this.consumer.bookkeeping.parked();
+  }
+
+  /**
+   * Empties the read model and its checkpoint and starts again from sequence 1. The rebuilt table equals the live one
+   * because the same `apply` runs over the same events in the same order.
+   */
+  async rebuild(): Promise<void> {
+    await this.stop();
+    await this.consumer.deleteServerConsumer();
+    await this.db.transaction().execute(async (trx) => {
+      await this.projection.reset(trx);
+      await this.consumer.bookkeeping.reset(trx);
+    });
+    await this.start();
+  }
+
+  /**
+   * Applies the parked messages again, each in its own transaction, and removes those that now apply. A retried event
+   * is applied after events that followed it on the stream, so `apply` must accept that (an upsert keyed by the
+   * aggregate that keeps the highest sequence does).
+   */
+  async retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[] }> {
+    const stillParked: ParkedMessage[] = [];
+    let retried = 0;
+    for (const parked of await this.parked()) {
+      try {
+        const event = decodeEvent(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
+        const effects: (() => void)[] = [];
+        await this.db.transaction().execute(async (trx) => {
+          await this.projection.apply(trx, event, parked.seq, { defer: (e) => effects.push(e) });
+          await this.consumer.bookkeeping.unpark(trx, parked.seq);
+        });
+        this.consumer.runEffects(effects);
+        retried++;
+      } catch (err) {
+        stillParked.push({ ...parked, error: errorText(err) });
+      }
+    }
+    return { retried, stillParked };
+  }
+
+  async take(batch: readonly JsMsg[]): Promise<void> {
+    try {
+      await this.commit(batch);
+    } catch (err) {
+      if (err instanceof CheckpointMovedError) throw err;
+      this.consumer.logger.warn(
+        { err: String(err), projection: this.projection.name, from: batch[0]!.seq, to: batch.at(-1)!.seq },
+        'batch failed; applying its messages one by one',
+      );
+      for (const msg of batch) {
+        if (msg.seq <= this.consumer.position) continue;
+        try {
+          await this.commit([msg]);
+        } catch (one) {
+          if (one instanceof CheckpointMovedError) throw one;
+          if (!(await this.consumer.bookkeeping.databaseAnswers())) throw one;
+          await this.park(msg, one);
+        }
+      }
+    }
+  }
+
+  async settle(): Promise<void> {}
+
+  private async commit(msgs: readonly JsMsg[]): Promise<void> {
+    const items = msgs.map((msg) => ({ event: decodeEvent(msg.subject, msg.seq, msg.data), seq: msg.seq }));
+    const last = msgs.at(-1)!.seq;
+    const effects: (() => void)[] = [];
+    const after: AfterCommit = { defer: (effect) => effects.push(effect) };
+    await this.db.transaction().execute(async (trx) => {
+      await this.consumer.bookkeeping.move(trx, this.consumer.position, last);
+      if (this.projection.applyBatch && items.length > 1) {
+        await this.projection.applyBatch(trx, items, after);
+      } else {
+        for (const { event, seq } of items) await this.projection.apply(trx, event, seq, after);
+      }
+      this.consumer.crash('applied', last);
+    });
+    this.consumer.advance(last);
+    this.consumer.runEffects(effects);
+  }
+
+  private async park(msg: JsMsg, err: unknown): Promise<void> {
+    const reason = errorText(err);
+    await this.db.transaction().execute(async (trx) => {
+      await this.consumer.bookkeeping.move(trx, this.consumer.position, msg.seq);
+      await this.consumer.bookkeeping.park(trx, msg, reason);
+    });
+    this.consumer.advance(msg.seq);
+    this.consumer.logger.error(
+      { projection: this.projection.name, seq: msg.seq, subject: msg.subject, err: reason },
+      'message parked: it could not be applied and was stored in parked_messages',
+    );
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,239 @@
+/**
+ * Runs a side-effecting reaction to the events of one stream.
+ *
+ * Unlike a projection, a reaction acts on other aggregates or services, so its handler must be idempotent: the
+ * checkpoint moves over a message only once its handler has finished (or the message was parked), and after a crash
+ * every message after the checkpoint is handled again. Messages with the same key (the subject: one conversation, one
+ * call) are handled one at a time in stream order; different keys run concurrently, at most `window` at once. A
+ * failing message is retried with backoff; after `maxAttempts` it is parked and reported, never dropped silently.
+ */
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { Kysely } from 'kysely';
+import type { OrmuzEvent } from '@ormuz/contracts';
+import { decodeEvent } from '../event-store.js';
+import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
+import { LogConsumer, type LogConsumerOptions, type LogSink, type LogSource } from './log-consumer.js';
+
+/** A delivery's position in its retries. */
+export interface Delivery {
+  /** 1 on the first attempt in this process. */
+  readonly attempt: number;
+  readonly seq: number;
+}
+
+/** What to do with the events of one stream. */
+export interface Reaction extends LogSource {
+  /** Handles one event; must be idempotent. Throwing retries the message later. */
+  handle(event: OrmuzEvent, delivery: Delivery): Promise<void>;
+}
+
+export interface ReactionRunnerOptions extends LogConsumerOptions {
+  /** Attempts before a message is parked. Default 10. */
+  readonly maxAttempts?: number;
+  /** First retry delay in ms, doubled on each attempt up to 30 s. Default 250. */
+  readonly retryDelayMs?: number;
+}
+
+interface InFlight {
+  readonly seq: number;
+  done: boolean;
+}
+
+export class ReactionRunner implements LogSink {
+  private readonly consumer: LogConsumer;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
+  private readonly window: number;
+  /** Taken messages in stream order, until the checkpoint moves over them. */
+  private inFlight: InFlight[] = [];
+  private readonly chains = new Map<string, Promise<void>>();
+  private saving: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private progressed: (() => void) | undefined;
+  private readonly sleepers = new Set<() => void>();
+
+  constructor(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    db: Kysely<any>,
+    private readonly reaction: Reaction,
+    opts: ReactionRunnerOptions = {},
+  ) {
+    this.maxAttempts = opts.maxAttempts ?? 10;
+    this.retryDelayMs = opts.retryDelayMs ?? 250;
+    const batchSize = opts.batchSize ?? 64;
+    this.window = Math.max(batchSize, opts.window ?? 256);
+    this.consumer = new LogConsumer(js, jsm, db, reaction, this, { ...opts, batchSize, window: this.window });
+  }
+
+  get name(): string {
+    return this.reaction.name;
+  }
+
+  /** Highest stream sequence whose message, and every one before it, is handled or parked. */
+  get position(): number {
+    return this.consumer.position;
+  }
+
+  async start(): Promise<void> {
+    this.stopping = false;
+    await this.consumer.start();
+  }
+
+  /** Stops taking messages, abandons retries waiting for their turn, and waits for the handlers in flight. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const wake of this.sleepers) wake();
+    await this.consumer.stop();
+  }
+
+  waitFor(seq: number, timeoutMs?: number): Promise<void> {
+    return this.consumer.waitFor(seq, timeoutMs);
+  }
+
+  catchUp(timeoutMs?: number): Promise<void> {
+    return this.consumer.catchUp(timeoutMs);
+  }
+
+  parked(): Promise<ParkedMessage[]> {
+    return this.consumer.bookkeeping.parked();
+  }
+
+  /** Handles the parked messages again (one attempt each) and removes those that now succeed. */
+  async retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[] }> {
+    const stillParked: ParkedMessage[] = [];
+    let retried = 0;
+    for (const parked of await this.parked()) {
+      try {
+        const event = decodeEvent(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
+        await this.reaction.handle(event, { attempt: 1, seq: parked.seq });
+        await this.consumer.bookkeeping.db
+          .transaction()
+          .execute((trx) => this.consumer.bookkeeping.unpark(trx, parked.seq));
+        retried++;
+      } catch (err) {
+        stillParked.push({ ...parked, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return { retried, stillParked };
+  }
+
+  async take(batch: readonly JsMsg[]): Promise<void> {
+    for (const msg of batch) {
+      const entry: InFlight = { seq: msg.seq, done: false };
+      this.inFlight.push(entry);
+      const key = msg.subject;
+      const next = (this.chains.get(key) ?? Promise.resolve()).then(async () => {
+        if (this.stopping) return;
+        if (await this.process(msg)) {
+          entry.done = true;
+          this.moveCheckpoint();
+        }
+      });
+      this.chains.set(key, next);
+      void next.finally(() => {
+        if (this.chains.get(key) === next) this.chains.delete(key);
+      });
+    }
+    // Backpressure: take more only while fewer than `window` messages are unfinished.
+    while (!this.stopping && this.inFlight.length >= this.window) {
+      await new Promise<void>((resolve) => (this.progressed = resolve));
+    }
+  }
+
+  async settle(): Promise<void> {
+    while (this.chains.size > 0) await Promise.allSettled([...this.chains.values()]);
+    await this.saving;
+    this.inFlight = [];
+  }
+
+  /** Handles one message with retries; false when it was abandoned because the runner is stopping. */
+  private async process(msg: JsMsg): Promise<boolean> {
+    let event: OrmuzEvent;
+    try {
+      event = decodeEvent(msg.subject, msg.seq, msg.data);
+    } catch (err) {
+      return this.park(msg, err);
+    }
+    for (let attempt = 1; ; attempt++) {
+      if (this.stopping) return false;
+      try {
+        await this.reaction.handle(event, { attempt, seq: msg.seq });
+        this.consumer.crash('applied', msg.seq);
+        return true;
+      } catch (err) {
+        if (attempt >= this.maxAttempts) return this.park(msg, err);
+        const retryInMs = Math.min(this.retryDelayMs * 2 ** (attempt - 1), 30_000);
+        this.consumer.logger.warn(
+          { reaction: this.reaction.name, seq: msg.seq, subject: msg.subject, attempt, retryInMs, err: String(err) },
+          'reaction failed; it will be retried',
+        );
+        await this.sleep(retryInMs);
+      }
+    }
+  }
+
+  private async park(msg: JsMsg, err: unknown): Promise<boolean> {
+    const reason = err instanceof Error ? err.message : String(err);
+    for (;;) {
+      try {
+        await this.consumer.bookkeeping.db
+          .transaction()
+          .execute((trx) => this.consumer.bookkeeping.park(trx, msg, reason));
+        break;
+      } catch (parkErr) {
+        this.consumer.logger.error(
+          { reaction: this.reaction.name, seq: msg.seq, err: String(parkErr) },
+          'could not park a message',
+        );
+        if (this.stopping) return false;
+        await this.sleep(1_000);
+      }
+    }
+    this.consumer.logger.error(
+      { reaction: this.reaction.name, seq: msg.seq, subject: msg.subject, err: reason },
+      'message parked: it kept failing and was stored in parked_messages',
+    );
+    return true;
+  }
+
+  /** Moves the checkpoint over the finished head of `inFlight`; one save at a time, the latest position wins. */
+  private moveCheckpoint(): void {
+    let upTo = 0;
+    while (this.inFlight.length > 0 && this.inFlight[0]!.done) upTo = this.inFlight.shift()!.seq;
+    this.progressed?.();
+    if (upTo === 0) return;
+    this.saving = this.saving.then(async () => {
+      const from = this.consumer.position;
+      if (upTo <= from) return;
+      try {
+        await this.consumer.bookkeeping.db
+          .transaction()
+          .execute((trx) => this.consumer.bookkeeping.move(trx, from, upTo));
+        this.consumer.advance(upTo);
+      } catch (err) {
+        if (err instanceof CheckpointMovedError) {
+          this.consumer.interrupt(err);
+          return;
+        }
+        // Not saved: the messages are handled again after a restart (handlers are idempotent). A later save covers them.
+        this.consumer.logger.warn(
+          { reaction: this.reaction.name, upTo, err: String(err) },
+          'could not save the checkpoint',
+        );
+      }
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * Every service's read models under kill -9: policy's call status, the approvals inbox, the bridge's executions and
+ * audit's call records and archives run in one child process while tool calls go through their lifecycles on the log
+ * (written by the real tool-call decider). The child is killed at random points and restarted; afterwards each read
+ * model equals a rebuild from sequence 1 in a fresh database, row for row, and nothing is parked.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Kysely } from 'kysely';
+import { aggregateSubject, canonicalPayload, CONTEXTS, type ContextName } from '@ormuz/contracts';
+import { connectNats, EventStore, ensureStreams, runCommand, streamName } from '@ormuz/event-log';
+import { migrateSchema, openDatabase } from '@ormuz/postgres';
+import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { toolCallDecider, type ToolCallCommand } from '@ormuz/tool-call';
+import { approvalsMigrations, APPROVALS_SCHEMA } from '../../services/approvals/src/persistence/migrations.js';
+import { auditMigrations, AUDIT_SCHEMA } from '../../services/audit/src/persistence/migrations.js';
+import {
+  deviceBridgeMigrations,
+  DEVICE_BRIDGE_SCHEMA,
+} from '../../services/device-bridge/src/persistence/migrations.js';
+import { policyMigrations, POLICY_SCHEMA } from '../../services/policy/src/persistence/migrations.js';
+import {
+  compiled,
+  crashRepeatedly,
+  dumpReadModels,
+  parkedIn,
+  runToHead,
+  steadyLoad,
+  type ChildConsumer,
+  type ChildSpec,
+} from './support/crash-trial.js';
+
+const KILLS = 20;
+const SCHEMAS = [POLICY_SCHEMA, APPROVALS_SCHEMA, DEVICE_BRIDGE_SCHEMA, AUDIT_SCHEMA];
+const CONTEXT_NAMES = Object.keys(CONTEXTS) as ContextName[];
+
+/** The read models and the names their checkpoints go by. */
+function consumers(ns: string): (ChildConsumer & { schema: string; name: string; stream: string })[] {
+  const calls = streamName(ns, 'calls');
+  return [
+    {
+      module: compiled('services/policy/src/projections/call-status.projection.ts'),
+      export: 'callStatusProjection',
+      args: [ns],
+      kind: 'projection',
+      schema: POLICY_SCHEMA,
+      name: 'policy_call_status',
+      stream: calls,
+    },
+    {
+      module: compiled('services/approvals/src/projections/inbox.projection.ts'),
+      export: 'inboxProjection',
+      args: [ns],
+      kind: 'projection',
+      schema: APPROVALS_SCHEMA,
+      name: 'approvals_inbox',
+      stream: calls,
+    },
+    {
+      module: compiled('services/device-bridge/src/projections/executions.projection.ts'),
+      export: 'executionsProjection',
+      args: [ns],
+      kind: 'projection',
+      schema: DEVICE_BRIDGE_SCHEMA,
+      name: 'device_bridge_executions',
+      stream: calls,
+    },
+    {
+      module: compiled('services/audit/src/projections/call-records.projection.ts'),
+      export: 'callRecordsProjection',
+      args: [ns],
+      kind: 'projection',
+      schema: AUDIT_SCHEMA,
+      name: 'audit_call_records',
+      stream: calls,
+    },
+    ...CONTEXT_NAMES.map((c) => ({
+      module: compiled('services/audit/src/projections/event-archive.projection.ts'),
+      export: 'eventArchiveProjection',
+      args: [ns, c],
+      kind: 'projection' as const,
+      schema: AUDIT_SCHEMA,
+      name: `audit_archive_${c}`,
+      stream: streamName(ns, c),
+    })),
+  ];
+}
+
+describe('read models under kill -9', () => {
+  const ns = randomNamespace();
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let store: EventStore;
+  let live: TestDatabase;
+  let fresh: TestDatabase;
+  let liveDb: Kysely<any>;
+  let freshDb: Kysely<any>;
+
+  beforeAll(async () => {
+    nc = await connectNats({ url: testEnv().natsUrl, name: 'read-model-crash-test' });
+    jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, ns, CONTEXT_NAMES);
+    store = new EventStore(jetstream(nc), jsm);
+    [live, fresh] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    liveDb = await openDatabase({ url: live.url });
+    freshDb = await openDatabase({ url: fresh.url });
+    for (const db of [liveDb, freshDb]) {
+      await migrateSchema(db, POLICY_SCHEMA, policyMigrations);
+      await migrateSchema(db, APPROVALS_SCHEMA, approvalsMigrations);
+      await migrateSchema(db, DEVICE_BRIDGE_SCHEMA, deviceBridgeMigrations);
+      await migrateSchema(db, AUDIT_SCHEMA, auditMigrations);
+    }
+  });
+  afterAll(async () => {
+    await Promise.all([liveDb.destroy(), freshDb.destroy()]);
+    await Promise.all([live.drop(), fresh.drop()]);
+    for (const c of CONTEXT_NAMES) await jsm.streams.delete(streamName(ns, c)).catch(() => false);
+    await nc.close();
+  });
+
+  /** Runs call `i` through one of its lifecycles with the real decider, as policy, approvals and the bridge would. */
+  async function lifecycle(i: number): Promise<void> {
+    const callId = `call_${createHash('sha256').update(`${ns}/${i}`).digest('hex').slice(0, 32)}`;
+    const device = i % 7 === 0 ? null : { device_id: `phone-${i % 3}` };
+    const { payload, sha256 } = canonicalPayload({ ref: `e${i % 9}`, n: i });
+    const run = (command: ToolCallCommand) =>
+      runCommand(
+        store,
+        streamName(ns, 'calls'),
+        aggregateSubject(ns, 'calls', 'acme', callId),
+        toolCallDecider,
+        command,
+        {
+          source: '/crash-test',
+          tenant: 'acme',
+          aggregateId: callId,
+          correlationid: callId,
+          causationid: randomUUID(),
+        },
+      );
+    const inAMinute = new Date(Date.now() + 60_000).toISOString();
+    await run({
+      type: 'SubmitCall',
+      data: {
+        call_id: callId,
+        tool: 'device.tap',
+        contract_version: 'v1-test',
+        payload,
+        payload_sha256: sha256,
+        origin: { kind: 'operation', operation_id: `op-${i}` },
+        agent_id: `agent-${i % 4}`,
+        target: device,
+      },
+    });
+    const path = i % 6;
+    if (path === 0) {
+      await run({
+        type: 'RefuseCall',
+        data: { call_id: callId, reason_code: 'tool_not_granted', message: 'Not granted.' },
+      });
+      return;
+    }
+    if (path === 1 || path === 2) {
+      const approvalId = `apr_${callId.slice(5, 21)}`;
+      await run({
+        type: 'StageCall',
+        data: {
+          call_id: callId,
+          approval_id: approvalId,
+          summary: `Tap e${i % 9}.`,
+          expires_at: inAMinute,
+          verdict: { level: 'high', reasons: ['taps a send button'] },
+        },
+      });
+      if (path === 2) {
+        await run({
+          type: 'DenyCall',
+          data: { call_id: callId, approval_id: approvalId, decided_by: 'owner@acme', reason: null },
+        });
+        return;
+      }
+      await run({
+        type: 'ApproveCall',
+        data: {
+          call_id: callId,
+          approval_id: approvalId,
+          decided_by: 'owner@acme',
+          payload_sha256: sha256,
+          contract_version: 'v1-test',
+        },
+      });
+    } else {
+      await run({ type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: [] } } });
+    }
+    if (path === 3) {
+      await run({ type: 'SealCall', data: { call_id: callId, sealed_by: 'ops@acme', reason: 'wrong target' } });
+      return;
+    }
+    const requestId = `req-${i}`;
+    const executor = device
+      ? { kind: 'device' as const, device_id: device.device_id }
+      : { kind: 'platform' as const, service: 'model-loop' };
+    await run({
+      type: 'DispatchCall',
+      data: { call_id: callId, request_id: requestId, executor, deadline: inAMinute },
+    });
+    await run({
+      type: 'ClaimStart',
+      data: {
+        call_id: callId,
+        request_id: requestId,
+        executor_id: device?.device_id ?? 'model-loop',
+        boot_id: 'boot-1',
+      },
+    });
+    if (path === 4) {
+      await run({
+        type: 'MarkOutcomeUnknown',
+        data: { call_id: callId, request_id: requestId, cause: 'connection_lost', detail: 'the device went away' },
+      });
+      return;
+    }
+    await run({
+      type: 'RecordOutcome',
+      data: {
+        call_id: callId,
+        request_id: requestId,
+        outcome:
+          i % 2
+            ? { kind: 'succeeded', result: { tapped: true } }
+            : { kind: 'failed', error: { code: 'not_found', message: 'No such element.' } },
+      },
+    });
+  }
+
+  it(`holds exactly what a rebuild from the log holds, across ${KILLS} kills`, async () => {
+    const all = consumers(ns);
+    const spec = (databaseUrl: string): ChildSpec => ({
+      natsUrl: testEnv().natsUrl,
+      databaseUrl,
+      batchSize: 16,
+      consumers: all,
+    });
+    const load = steadyLoad(40, lifecycle);
+    const report = await crashRepeatedly(spec(live.url), KILLS);
+    const { errors } = await load.stop();
+    expect(errors).toEqual([]);
+
+    const heads = new Map<string, number>();
+    for (const c of CONTEXT_NAMES)
+      heads.set(streamName(ns, c), (await jsm.streams.info(streamName(ns, c))).state.last_seq);
+    const targets = all.map((c) => ({ schema: c.schema, name: c.name, stream: c.stream, seq: heads.get(c.stream)! }));
+    expect(heads.get(streamName(ns, 'calls'))).toBeGreaterThan(100);
+    await runToHead(spec(live.url), liveDb, targets);
+    await runToHead(spec(fresh.url), freshDb, targets);
+
+    expect(await parkedIn(liveDb, SCHEMAS)).toEqual([]);
+    const built = await dumpReadModels(liveDb, SCHEMAS);
+    const rebuilt = await dumpReadModels(freshDb, SCHEMAS);
+    expect(Object.keys(built).sort()).toEqual(Object.keys(rebuilt).sort());
+    for (const table of Object.keys(rebuilt))
+      expect({ table, rows: built[table] }).toEqual({ table, rows: rebuilt[table] });
+    expect(Object.values(report.kills).reduce((a, b) => a + b, 0)).toBe(KILLS);
+  }, 300_000);
+});
