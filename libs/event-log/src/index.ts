@@ -22,6 +22,7 @@ export {
 export {
   LogConsumer,
   type ConsumerLogger,
+  type ConsumerStatus,
   type CrashPoint,
   type LogConsumerOptions,
   type LogSink,

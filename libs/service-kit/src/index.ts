@@ -19,3 +19,4 @@ export {
 } from './infrastructure.js';
 export { ToolCalls, type CallCausation } from './tool-calls.js';
 export { startService, runServiceMain, type ServiceOptions, type RunningService } from './run-service.js';
+export { LogConsumers, type OperatedConsumer, type RetryParkedReply } from './log-consumers.js';

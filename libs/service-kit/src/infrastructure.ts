@@ -12,6 +12,7 @@ import type { ContextName } from '@ormuz/contracts';
 import { checkServer, connectNats, ensureStreams, EventStore } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
 import type { BaseConfig } from './config.js';
+import { LogConsumers } from './log-consumers.js';
 import { createLogger } from './logger.js';
 
 /** Handles shared by a service's providers. */
@@ -24,6 +25,8 @@ export interface Infrastructure {
   readonly jsm: JetStreamManager;
   readonly store: EventStore;
   readonly db: Kysely<any>;
+  /** The projections and reactors this process runs, answering `consumers.status` and `consumers.retry`. */
+  readonly consumers: LogConsumers;
   /** URLs this process serves (`http`, `devices`, ...), filled in as listeners start; reported by `health`. */
   readonly endpoints: Record<string, string>;
   close(): Promise<void>;
@@ -64,6 +67,8 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   const applied = await migrateSchema(db, opts.schema, opts.migrations);
   if (applied.length > 0) logger.info({ applied, schema: opts.schema }, 'migrations applied');
   const store = new EventStore(js, jsm);
+  const consumers = new LogConsumers();
+  consumers.serve(nc, opts.config.namespace, opts.service, logger);
   return {
     service: opts.service,
     config: opts.config,
@@ -73,8 +78,10 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     jsm,
     store,
     db,
+    consumers,
     endpoints: {},
     async close() {
+      consumers.close();
       await nc.drain().catch(() => undefined);
       await db.destroy();
     },

@@ -19,6 +19,7 @@ export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicat
     this.runner = new ProjectionRunner(infra.js, infra.jsm, infra.db, inboxProjection(infra.config.namespace), {
       logger: infra.logger,
     });
+    infra.consumers.add(this.runner);
   }
   onApplicationBootstrap() {
     return this.runner.start();

@@ -50,6 +50,7 @@ class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown 
         this.link.routes.announceReady();
       },
     });
+    this.infra.consumers.add(this.runner);
     await this.runner.start();
     this.sweeper = setInterval(() => {
       this.executions.sweepOverdue().catch((err) => this.infra.logger.error({ err }, 'overdue sweep failed'));
@@ -60,6 +61,7 @@ class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown 
     clearInterval(this.sweeper);
     const runner = this.runner;
     this.runner = undefined;
+    if (runner) this.infra.consumers.remove(runner);
     await runner?.stop();
   }
 

@@ -44,6 +44,7 @@ class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown 
       new ReactionRunner(infra.js, infra.jsm, infra.db, conversationDriverReaction(ns, commands), opts),
       new ReactionRunner(infra.js, infra.jsm, infra.db, coreToolsReaction(ns, commands), opts),
     ];
+    for (const c of [this.projection, ...this.reactors]) infra.consumers.add(c);
   }
 
   async onApplicationBootstrap() {

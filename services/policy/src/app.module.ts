@@ -23,6 +23,7 @@ class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown
         logger: infra.logger,
       }),
     ];
+    for (const r of this.runners) infra.consumers.add(r);
   }
   async onApplicationBootstrap() {
     for (const r of this.runners) await r.start();

@@ -13,7 +13,7 @@ export interface GlobalOptions {
 }
 
 export class CliContext {
-  private connection: NatsConnection | undefined;
+  private connection: Promise<NatsConnection> | undefined;
   readonly config: BaseConfig;
 
   constructor(readonly options: GlobalOptions) {
@@ -24,8 +24,9 @@ export class CliContext {
     });
   }
 
-  async nc(): Promise<NatsConnection> {
-    this.connection ??= await connectNats({ url: this.config.natsUrl, name: 'ormuz-cli' });
+  /** One connection for the whole command, also when several requests start at once. */
+  nc(): Promise<NatsConnection> {
+    this.connection ??= connectNats({ url: this.config.natsUrl, name: 'ormuz-cli' });
     return this.connection;
   }
 
@@ -40,7 +41,8 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
-    await this.connection?.drain().catch(() => undefined);
+    const nc = await this.connection?.catch(() => undefined);
+    await nc?.drain().catch(() => undefined);
   }
 }
 

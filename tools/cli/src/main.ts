@@ -11,6 +11,7 @@ import { registerDeviceCommands } from './commands/device.command.js';
 import { registerEventCommands } from './commands/events.command.js';
 import { registerGrantCommands } from './commands/grants.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
+import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
 import { CliContext, type GlobalOptions } from './context.js';
 
@@ -33,6 +34,7 @@ registerDeviceCommands(program, ctx);
 registerCatalogCommands(program, ctx);
 registerRiskCommands(program, ctx);
 registerGrantCommands(program, ctx);
+registerProjectionCommands(program, ctx);
 
 try {
   await program.parseAsync(process.argv);

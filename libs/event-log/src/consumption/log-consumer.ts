@@ -58,6 +58,27 @@ export interface LogConsumerOptions {
   readonly crashPoint?: (point: CrashPoint, seq: number) => void;
 }
 
+/** Where one consumer stands, for operators (`ormuz projections status`). */
+export interface ConsumerStatus {
+  readonly name: string;
+  readonly kind: 'projection' | 'reaction';
+  readonly schema: string;
+  readonly stream: string;
+  readonly running: boolean;
+  /** Highest stream sequence handled (saved). */
+  readonly checkpoint: number;
+  /** Messages in its filter after the checkpoint (undelivered plus delivered but not yet handled); null if unknown. */
+  readonly lag: number | null;
+  readonly parked: number;
+  /** The oldest parked message, with its error. */
+  readonly oldest_parked: {
+    readonly seq: number;
+    readonly subject: string;
+    readonly error: string;
+    readonly parked_at: string;
+  } | null;
+}
+
 /** What consumes the messages. */
 export interface LogSink {
   /**
@@ -173,6 +194,26 @@ export class LogConsumer {
   /** Fault injection point (a no-op outside crash tests). */
   crash(point: CrashPoint, seq: number): void {
     this.opts.crashPoint?.(point, seq);
+  }
+
+  /** Where this consumer stands; `kind` is the sink's. */
+  async status(kind: ConsumerStatus['kind']): Promise<ConsumerStatus> {
+    const info = await this.jsm.consumers.info(this.source.stream, this.source.name).catch(() => undefined);
+    const parked = await this.bookkeeping.parked();
+    const oldest = parked[0];
+    return {
+      name: this.source.name,
+      kind,
+      schema: this.source.schema,
+      stream: this.source.stream,
+      running: this.running,
+      checkpoint: this.checkpoint,
+      lag: info ? info.num_pending + info.num_ack_pending : null,
+      parked: parked.length,
+      oldest_parked: oldest
+        ? { seq: oldest.seq, subject: oldest.subject, error: oldest.error, parked_at: oldest.parkedAt.toISOString() }
+        : null,
+    };
   }
 
   /** Resolves once the checkpoint reaches `seq` (polling), or rejects after `timeoutMs`. */

@@ -14,7 +14,13 @@ import type { Kysely, Transaction } from 'kysely';
 import type { OrmuzEvent } from '@ormuz/contracts';
 import { decodeEvent } from '../event-store.js';
 import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
-import { LogConsumer, type LogConsumerOptions, type LogSink, type LogSource } from './log-consumer.js';
+import {
+  LogConsumer,
+  type ConsumerStatus,
+  type LogConsumerOptions,
+  type LogSink,
+  type LogSource,
+} from './log-consumer.js';
 
 /** Work to do once the transaction that applied the events has committed (frames to devices, wake-ups). */
 export interface AfterCommit {
@@ -76,6 +82,10 @@ export class ProjectionRunner implements LogSink {
 
   catchUp(timeoutMs?: number): Promise<void> {
     return this.consumer.catchUp(timeoutMs);
+  }
+
+  status(): Promise<ConsumerStatus> {
+    return this.consumer.status('projection');
   }
 
   parked(): Promise<ParkedMessage[]> {

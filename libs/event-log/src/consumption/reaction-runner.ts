@@ -12,7 +12,13 @@ import type { Kysely } from 'kysely';
 import type { OrmuzEvent } from '@ormuz/contracts';
 import { decodeEvent } from '../event-store.js';
 import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
-import { LogConsumer, type LogConsumerOptions, type LogSink, type LogSource } from './log-consumer.js';
+import {
+  LogConsumer,
+  type ConsumerStatus,
+  type LogConsumerOptions,
+  type LogSink,
+  type LogSource,
+} from './log-consumer.js';
 
 /** A delivery's position in its retries. */
 export interface Delivery {
@@ -93,6 +99,10 @@ export class ReactionRunner implements LogSink {
 
   catchUp(timeoutMs?: number): Promise<void> {
     return this.consumer.catchUp(timeoutMs);
+  }
+
+  status(): Promise<ConsumerStatus> {
+    return this.consumer.status('reaction');
   }
 
   parked(): Promise<ParkedMessage[]> {

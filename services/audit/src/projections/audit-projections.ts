@@ -44,6 +44,7 @@ export class AuditProjections implements OnApplicationBootstrap, OnApplicationSh
         pullExpiresMs: config.pullExpiresMs,
       });
       this.byName.set(name, { name, projection, runner });
+      infra.consumers.add(runner);
     }
   }
 

@@ -1,0 +1,86 @@
+/**
+ * The consumers of the log a service process runs (its projections and reactors), and the two NATS commands that let
+ * an operator see them and retry what they parked: `<ns>.<service>.consumers.status` and `…consumers.retry`
+ * (`ormuz projections status | retry`). A replica that runs none (a device-bridge follower) stays silent, so the one
+ * that runs them answers.
+ */
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { commandSubject } from '@ormuz/contracts';
+import type { ConsumerStatus, ParkedMessage } from '@ormuz/event-log';
+import type { Logger } from 'pino';
+import { toErrorBody, type RpcReply } from './rpc.js';
+
+/** What a registered consumer offers: a ProjectionRunner or a ReactionRunner. */
+export interface OperatedConsumer {
+  readonly name: string;
+  status(): Promise<ConsumerStatus>;
+  retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[] }>;
+}
+
+/** The answer to `consumers.retry`. */
+export interface RetryParkedReply {
+  readonly name: string;
+  readonly retried: number;
+  readonly still_parked: readonly { readonly seq: number; readonly error: string }[];
+}
+
+export class LogConsumers {
+  private readonly byName = new Map<string, OperatedConsumer>();
+  private readonly subscriptions: Subscription[] = [];
+
+  add(consumer: OperatedConsumer): void {
+    this.byName.set(consumer.name, consumer);
+  }
+
+  remove(consumer: OperatedConsumer): void {
+    if (this.byName.get(consumer.name) === consumer) this.byName.delete(consumer.name);
+  }
+
+  status(): Promise<ConsumerStatus[]> {
+    return Promise.all([...this.byName.values()].map((c) => c.status()));
+  }
+
+  /** Retries the parked messages of `name`; undefined when this process does not run it. */
+  async retry(name: string): Promise<RetryParkedReply | undefined> {
+    const consumer = this.byName.get(name);
+    if (!consumer) return undefined;
+    const { retried, stillParked } = await consumer.retryParked();
+    return { name, retried, still_parked: stillParked.map((p) => ({ seq: p.seq, error: p.error })) };
+  }
+
+  /** Answers the two commands for `service` until {@link close}. */
+  serve(nc: NatsConnection, namespace: string, service: string, logger: Logger): void {
+    const answer = (name: string, handle: (body: Record<string, unknown>) => Promise<unknown>) => {
+      const sub = nc.subscribe(commandSubject(namespace, service, name));
+      this.subscriptions.push(sub);
+      void (async () => {
+        for await (const msg of sub) {
+          if (this.byName.size === 0) continue;
+          let reply: RpcReply<unknown>;
+          try {
+            const body = msg.data.length > 0 ? (JSON.parse(msg.string()) as unknown) : {};
+            if (typeof body !== 'object' || body === null || Array.isArray(body))
+              throw new Error('The body must be a JSON object.');
+            const data = await handle(body as Record<string, unknown>);
+            if (data === undefined) continue;
+            reply = { ok: true, data };
+          } catch (err) {
+            logger.warn({ err: String(err), command: name }, 'consumers command failed');
+            reply = { ok: false, error: toErrorBody(err) };
+          }
+          msg.respond(JSON.stringify(reply));
+        }
+      })();
+    };
+    answer('consumers.status', async () => ({ service, consumers: await this.status() }));
+    answer('consumers.retry', async (body) => {
+      if (typeof body.name !== 'string')
+        throw Object.assign(new Error('Name the consumer: {"name": "<consumer>"}.'), { code: 'bad_request' });
+      return this.retry(body.name);
+    });
+  }
+
+  close(): void {
+    for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+  }
+}
