@@ -108,13 +108,38 @@ describe('submit', () => {
   it('refuses the same id with different bytes as a conflict that names the id', () => {
     given(ev.requested())
       .when(cmd.submit({ payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 }))
-      .then(PayloadConflictError, new RegExp(`Call ${CALL_ID} was already submitted with different content`));
+      .then(PayloadConflictError, new RegExp(`Call ${CALL_ID} was already submitted as another request`));
   });
 
-  it('refuses the same id for another tool as a conflict', () => {
+  it.each([
+    ['tool', { tool: 'messaging.delete_message' }, /the tool was messaging\.send_message, now messaging\.delete_message/],
+    ['agent', { agent_id: 'agent-2' }, /the agent was agent-1, now agent-2/],
+    ['device', { target: { device_id: 'pixel-8' } }, /the device was pixel-7, now pixel-8/],
+    ['device (none now)', { target: null }, /the device was pixel-7, now no device/],
+    ['contract version', { contract_version: 'v4-0a1b2c' }, /the contract version was v3-9f2c1e, now v4-0a1b2c/],
+  ] as const)('refuses the same id with another %s as a conflict that says what differs', (_field, change, message) => {
     given(ev.requested())
-      .when(cmd.submit({ tool: 'messaging.delete_message' }))
-      .then(PayloadConflictError, /delete_message/);
+      .when(cmd.submit(change))
+      .then(PayloadConflictError, message);
+  });
+
+  it('refuses the same id with a device when the original had none', () => {
+    given(ev.requested({ target: null }))
+      .when(cmd.submit())
+      .then(PayloadConflictError, /the device was no device, now pixel-7/);
+  });
+
+  it('lists every difference at once', () => {
+    const { state } = given(ev.requested());
+    let thrown: unknown;
+    try {
+      decide(cmd.submit({ agent_id: 'agent-2', target: null, ...{ payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 } }), state, NOW);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(PayloadConflictError);
+    expect((thrown as PayloadConflictError).differences.map((d) => d.field)).toEqual(['agent', 'device', 'arguments']);
+    expect((thrown as PayloadConflictError).code).toBe('payload_conflict');
   });
 
   it('refuses a hash that is not the hash of the payload', () => {

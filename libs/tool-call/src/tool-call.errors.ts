@@ -86,20 +86,46 @@ export class InvalidCallOriginError extends ToolCallError {
   }
 }
 
-/** The call id was already used for another tool or other arguments. Names the id. */
+/**
+ * What one call id identifies: one request of one agent on one target. A submit that differs from the recorded one
+ * in any of these is another request, not a duplicate.
+ */
+export type SubmitIdentityField = 'agent' | 'device' | 'tool' | 'contract_version' | 'arguments' | 'origin';
+
+/** One way a submit differs from the request recorded under its call id, with both values as shown to people. */
+export interface SubmitDifference {
+  readonly field: SubmitIdentityField;
+  readonly recorded: string;
+  readonly submitted: string;
+}
+
+const FIELD_WORDS: Record<SubmitIdentityField, string> = {
+  agent: 'agent',
+  device: 'device',
+  tool: 'tool',
+  contract_version: 'contract version',
+  arguments: 'arguments (sha256)',
+  origin: 'origin',
+};
+
+/**
+ * The call id was already used for another request: another agent, device (or none), tool, contract version,
+ * arguments or origin. Names the id and every difference (`differences`, never empty).
+ */
 export class PayloadConflictError extends ToolCallError {
   readonly code = ToolCallErrorCode.PayloadConflict;
   constructor(
     callId: string,
-    readonly recorded: { readonly tool: string; readonly payload_sha256: string },
-    readonly submitted: { readonly tool: string; readonly payload_sha256: string },
+    readonly differences: readonly SubmitDifference[],
   ) {
+    const listed = differences
+      .map((d) => `the ${FIELD_WORDS[d.field]} was ${d.recorded}, now ${d.submitted}`)
+      .join('; ');
     super(
       callId,
-      `Call ${callId} was already submitted with different content (recorded ${recorded.tool} with sha256 ` +
-        `${recorded.payload_sha256}, now ${submitted.tool} with sha256 ${submitted.payload_sha256}); one call id ` +
-        `cannot carry two requests. Check call ${callId}'s status instead of resubmitting, and send a changed ` +
-        `action as a new call.`,
+      `Call ${callId} was already submitted as another request (${listed}); one call id identifies one request of ` +
+        `one agent on one target. Check call ${callId}'s status instead of resubmitting, and send a changed action ` +
+        `as a new call (a new operation id).`,
     );
   }
 }

@@ -67,6 +67,21 @@ describe('policy service', () => {
     });
   });
 
+  it.each([
+    ['another agent', { agent_id: 'agent-2' }, /the agent was agent-1, now agent-2/],
+    ['another device', { device_id: 'phone-2' }, /the device was phone-1, now phone-2/],
+    ['no device', { device_id: null }, /the device was phone-1, now no device/],
+  ])('refuses the same operation id with %s as a conflict that says what differs', async (_what, change, message) => {
+    const origin = { kind: 'operation', operation_id: `op-other-${Math.random().toString(36).slice(2)}` };
+    const first = await submit({ origin });
+    const err = await submit({ origin, ...change }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'payload_conflict', message: expect.stringContaining(first.call_id) });
+    expect((err as Error).message).toMatch(message);
+    // Nothing of the second request was recorded: the call is still the original.
+    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: first.call_id, timeline: true });
+    expect(timeline.timeline).toHaveLength(2);
+  });
+
   it('treats argument key order and Unicode composition as the same bytes', async () => {
     const origin = { kind: 'operation', operation_id: 'op-nfc' };
     const a = await submit({ origin, tool: 'device.list_contacts', arguments: { name_query: 'Zoe\u0301' } });
