@@ -2,6 +2,7 @@ import { canonicalPayload } from '@ormuz/contracts';
 import { loadBaseConfig, callService, RemoteError, startService, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
+import { deriveCallId } from '@ormuz/tool-call';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 
 describe('policy service', () => {
@@ -52,6 +53,25 @@ describe('policy service', () => {
     expect(near).toMatchObject({ status: 'refused', message: expect.stringContaining('device.send_message') });
     const far = await submit({ tool: 'weather.forecast', arguments: { city: 'Paris' } });
     expect(far).toMatchObject({ status: 'refused', message: expect.stringContaining('ormuz.search_tools') });
+  });
+
+  it('normalises a tool name written in another case, and refuses a version that does not exist with the one offered', async () => {
+    const args = { recipient: 'Alice', message_body: 'hi' };
+    const upper = await submit({ tool: 'device.SEND_MESSAGE', arguments: args });
+    expect(upper).toMatchObject({ status: 'staged', duplicate: false });
+    const versioned = await submit({ tool: 'device.send_message@2', arguments: args });
+    expect(versioned).toMatchObject({ status: 'refused', message: expect.stringContaining('device.send_message has no version 2') });
+    const status = await call<{ status: { tool: string } }>('status', { tenant: 'acme', call_id: versioned.call_id });
+    expect(status.status.tool).toBe('device.send_message');
+  });
+
+  it('refuses a name that is not a tool name with the closest real names, recording nothing', async () => {
+    const operation_id = `op-bare-${Math.random().toString(36).slice(2)}`;
+    const err = await submit({ tool: 'send_message', arguments: {}, origin: { kind: 'operation', operation_id } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'unknown_tool', message: expect.stringContaining('Did you mean device.send_message?') });
+    expect((err as Error).message).not.toMatch(/is invalid|must match pattern/);
+    const callId = deriveCallId('acme', { kind: 'operation', operation_id });
+    await expect(call('status', { tenant: 'acme', call_id: callId })).rejects.toMatchObject({ code: 'call_not_found' });
   });
 
   it('lets a duplicate with the same bytes observe the original, and refuses different bytes naming the id', async () => {
