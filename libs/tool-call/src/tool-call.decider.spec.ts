@@ -314,6 +314,13 @@ describe('approve', () => {
       .then(ApprovalAlreadyDecidedError, /approved by owner-1/);
   });
 
+  it('says when the first decision was recorded once the handler that read the log adds its time', () => {
+    const err = new ApprovalAlreadyDecidedError(CALL_ID, APPROVAL_ID, 'denied', 'owner-1').at('2030-01-01T00:02:00.000Z');
+    expect(err).toBeInstanceOf(ApprovalAlreadyDecidedError);
+    expect(err.decidedAt).toBe('2030-01-01T00:02:00.000Z');
+    expect(err.message).toMatch(/already denied by owner-1 at 2030-01-01T00:02:00\.000Z; .* changed nothing/);
+  });
+
   it('refuses an approval after a denial or an expiry', () => {
     given(...staged, ev.denied())
       .when(cmd.approve())

@@ -170,7 +170,11 @@ export class ApprovalMismatchError extends ToolCallError {
   }
 }
 
-/** The approval was already approved or denied (an approval is single use). */
+/**
+ * The approval was already approved or denied by someone else (an approval is single use). Names who decided and,
+ * once known, when (`decidedAt`, RFC 3339): the decider has no clock of record, so the handler that read the log adds
+ * the time with {@link ApprovalAlreadyDecidedError.at}.
+ */
 export class ApprovalAlreadyDecidedError extends ToolCallError {
   readonly code = ToolCallErrorCode.ApprovalAlreadyDecided;
   constructor(
@@ -178,12 +182,19 @@ export class ApprovalAlreadyDecidedError extends ToolCallError {
     readonly approvalId: string,
     readonly decision: 'approved' | 'denied',
     readonly decidedBy: string,
+    readonly decidedAt: string | null = null,
   ) {
     super(
       callId,
-      `Approval ${approvalId} of call ${callId} was already ${decision} by ${decidedBy}; an approval is used once. ` +
+      `Approval ${approvalId} of call ${callId} was already ${decision} by ${decidedBy}` +
+        `${decidedAt ? ` at ${decidedAt}` : ''}; an approval is used once, so your decision changed nothing. ` +
         `Check the call's status; if a different decision is wanted, the agent must submit a new call.`,
     );
+  }
+
+  /** The same refusal, saying when the decision was recorded. */
+  at(decidedAt: string | null): ApprovalAlreadyDecidedError {
+    return new ApprovalAlreadyDecidedError(this.callId!, this.approvalId, this.decision, this.decidedBy, decidedAt);
   }
 }
 

@@ -120,6 +120,21 @@ describe('policy service', () => {
     expect(again.version).toBe(status.version);
   });
 
+  it('answers a second seal by another operator with who sealed it first, when and why, changing nothing', async () => {
+    const r = await submit();
+    type Sealed = { status: string; sealed_by: string; sealed_at: string; already_sealed: boolean; message: string };
+    const first = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'alice@acme', reason: 'wrong phone' });
+    expect(first).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', already_sealed: false });
+    expect(first.sealed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const second = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'bob@acme', reason: 'me too' });
+    expect(second).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', sealed_at: first.sealed_at, already_sealed: true });
+    expect(second.message).toBe(
+      `Call ${r.call_id} was already sealed by alice@acme at ${first.sealed_at} (wrong phone); this seal changed nothing. It will not run.`,
+    );
+    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: r.call_id, timeline: true });
+    expect(timeline.timeline.filter((e) => e.type.endsWith('.sealed.v1'))).toHaveLength(1);
+  });
+
   it.each([
     ['a dot', 'acme.evil'],
     ['a star', 'acme*'],

@@ -51,6 +51,22 @@ export interface SealCallRequestV1 {
   readonly reason: string;
 }
 
+/**
+ * `policy.seal`'s answer, beside the call's status view (as `policy.status` gives it): when the seal was recorded and
+ * whether this request found the call already sealed (by `sealed_by`, maybe another operator), changing nothing.
+ */
+export interface SealCallReplyV1 {
+  readonly call_id: string | null;
+  /** `sealed`: a call that has started is refused instead (`call_already_started`). */
+  readonly status: string;
+  readonly sealed_by: string | null;
+  /** RFC 3339, from the log. */
+  readonly sealed_at: string | null;
+  readonly already_sealed: boolean;
+  /** One sentence: who sealed the call, when and why, and for a repeat that it changed nothing. */
+  readonly message: string;
+}
+
 const origin = {
   oneOf: [
     {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SubmitCallReplyV1 } from '@ormuz/contracts';
+import type { SealCallReplyV1, SubmitCallReplyV1 } from '@ormuz/contracts';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
 interface StatusReply {
@@ -73,12 +73,12 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
     .option('--by <who>', 'who seals it', 'operator')
     .option('--reason <text>', 'why', 'sealed from the CLI')
     .action(async (o: { tenant: string; call: string; by: string; reason: string }) => {
-      const reply = await ctx().call<Record<string, unknown>>('policy', 'seal', {
+      const reply = await ctx().call<SealCallReplyV1>('policy', 'seal', {
         tenant: o.tenant,
         call_id: o.call,
         sealed_by: o.by,
         reason: o.reason,
       });
-      ctx().print(reply, (r: Record<string, unknown>) => `call ${o.call}: ${String(r.status)}`);
+      ctx().print(reply, (r: SealCallReplyV1) => `call ${o.call}: ${r.status}\n  ${r.message}`);
     });
 }
