@@ -1,5 +1,12 @@
 import { canonicalPayload } from '@ormuz/contracts';
-import { loadBaseConfig, callService, RemoteError, startService, type RunningService } from '@ormuz/service-kit';
+import {
+  loadBaseConfig,
+  callService,
+  RemoteError,
+  startService,
+  submitUnansweredHint,
+  type RunningService,
+} from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
 import { deriveCallId } from '@ormuz/tool-call';
@@ -100,6 +107,32 @@ describe('policy service', () => {
     // Nothing of the second request was recorded: the call is still the original.
     const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: first.call_id, timeline: true });
     expect(timeline.timeline).toHaveLength(2);
+  });
+
+  it('records a submit whose reply was lost, so the status the error points to shows it and a resubmit observes it', async () => {
+    const operation_id = `op-lost-${Math.random().toString(36).slice(2)}`;
+    const request = {
+      tenant: 'acme',
+      agent_id: 'agent-1',
+      tool: 'device.screen_observe',
+      arguments: {},
+      origin: { kind: 'operation' as const, operation_id },
+      device_id: 'phone-1',
+    };
+    // The caller's inbox is gone before policy answers: policy records and decides, and the reply goes nowhere.
+    svc.infra.nc.publish(`${namespace}.cmd.policy.submit`, JSON.stringify(request), { reply: `_INBOX.lost.${operation_id}` });
+    const hint = submitUnansweredHint(request);
+    const callId = deriveCallId('acme', request.origin);
+    expect(hint.check).toContain(`ormuz call status --tenant acme --call ${callId}`);
+    await waitFor(
+      async () => {
+        const r = await call<{ status: { status: string } }>('status', { tenant: 'acme', call_id: callId }).catch(() => undefined);
+        return r?.status.status === 'authorized';
+      },
+      { message: `call ${callId} recorded and decided although its reply was lost` },
+    );
+    const again = await submit({ ...request });
+    expect(again).toMatchObject({ call_id: callId, status: 'authorized', duplicate: true });
   });
 
   it('treats argument key order and Unicode composition as the same bytes', async () => {
