@@ -115,7 +115,7 @@ describe('submit', () => {
     ['tool', { tool: 'messaging.delete_message' }, /the tool was messaging\.send_message, now messaging\.delete_message/],
     ['agent', { agent_id: 'agent-2' }, /the agent was agent-1, now agent-2/],
     ['device', { target: { device_id: 'pixel-8' } }, /the device was pixel-7, now pixel-8/],
-    ['device (none now)', { target: null }, /the device was pixel-7, now no device/],
+    ['device (none now)', { target: null }, /the device was pixel-7, now none/],
     ['contract version', { contract_version: 'v4-0a1b2c' }, /the contract version was v3-9f2c1e, now v4-0a1b2c/],
   ] as const)('refuses the same id with another %s as a conflict that says what differs', (_field, change, message) => {
     given(ev.requested())
@@ -126,20 +126,27 @@ describe('submit', () => {
   it('refuses the same id with a device when the original had none', () => {
     given(ev.requested({ target: null }))
       .when(cmd.submit())
-      .then(PayloadConflictError, /the device was no device, now pixel-7/);
+      .then(PayloadConflictError, /the device was none, now pixel-7/);
   });
 
   it('lists every difference at once', () => {
     const { state } = given(ev.requested());
     let thrown: unknown;
     try {
-      decide(cmd.submit({ agent_id: 'agent-2', target: null, ...{ payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 } }), state, NOW);
+      const other = { agent_id: 'agent-2', target: null, payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 };
+      decide(cmd.submit(other), state, NOW);
     } catch (err) {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(PayloadConflictError);
     expect((thrown as PayloadConflictError).differences.map((d) => d.field)).toEqual(['agent', 'device', 'arguments']);
     expect((thrown as PayloadConflictError).code).toBe('payload_conflict');
+    expect((thrown as Error).message).toBe(
+      `Call ${CALL_ID} was already submitted as another request (the agent was agent-1, now agent-2; the device was ` +
+        `pixel-7, now none; the arguments hash (sha256) was ${ARGS.sha256}, now ${OTHER_ARGS.sha256}); one call id ` +
+        `identifies one request of one agent on one target. Check call ${CALL_ID}'s status instead of resubmitting, ` +
+        `and send a changed action as a new call (a new operation id).`,
+    );
   });
 
   it('refuses a hash that is not the hash of the payload', () => {

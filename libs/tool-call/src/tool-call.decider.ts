@@ -339,7 +339,7 @@ function submitDifferences(recorded: CallFacts, submitted: SubmitCall['data']): 
 }
 
 function deviceOf(target: CallFacts['target']): string {
-  return target === null ? 'no device' : target.device_id;
+  return target === null ? 'none' : target.device_id;
 }
 
 function refuse({ data: d }: RefuseCall, s: ExistingCall): ToolCallEventDraft[] {

@@ -104,7 +104,7 @@ const FIELD_WORDS: Record<SubmitIdentityField, string> = {
   device: 'device',
   tool: 'tool',
   contract_version: 'contract version',
-  arguments: 'arguments (sha256)',
+  arguments: 'arguments hash (sha256)',
   origin: 'origin',
 };
 

@@ -97,7 +97,7 @@ describe('policy service', () => {
   it.each([
     ['another agent', { agent_id: 'agent-2' }, /the agent was agent-1, now agent-2/],
     ['another device', { device_id: 'phone-2' }, /the device was phone-1, now phone-2/],
-    ['no device', { device_id: null }, /the device was phone-1, now no device/],
+    ['no device', { device_id: null }, /the device was phone-1, now none/],
   ])('refuses the same operation id with %s as a conflict that says what differs', async (_what, change, message) => {
     const origin = { kind: 'operation', operation_id: `op-other-${Math.random().toString(36).slice(2)}` };
     const first = await submit({ origin });
