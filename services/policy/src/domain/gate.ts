@@ -2,8 +2,9 @@
  * Step 3 of the agent loop: what policy decides for one tool request. Pure: the catalog, the grant, the designer
  * configuration and the clock are passed in.
  *
- * Order: the catalog and grant resolve the tool (unknown names get the closest real ones; tools not offered are
- * refused as not permitted here), arguments are normalised, designer values filled and validated, then the risk
+ * Order: the catalog reads the called name (see readToolName) and the grant resolves the tool (unknown names get
+ * the closest real ones, and text that is not a tool name cannot become a call at all; tools not offered are refused
+ * as not permitted here), arguments are normalised, designer values filled and validated, then the risk
  * level is decided: the tool's own level, or the deterministic classifier for tools marked `classify`. High risk is
  * staged for the owner; low risk is authorized with the verdict stamped in; an action whose foreground app cannot be
  * told is refused with the fix.
