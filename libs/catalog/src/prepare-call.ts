@@ -4,15 +4,18 @@
 import type { JsonValue } from '@ormuz/contracts';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { checkGrant, type Grant } from './grants.js';
-import { canonicalFromProviderName } from './model-schema.js';
 import { normalizeArguments } from './normalize.js';
 import { quote } from './text.js';
+import { readToolName } from './tool-name.js';
 import type { DesignerConfig, ToolDefinition } from './tool-definition.js';
 import { validateArguments } from './validate.js';
 
 /** A tool request as it arrives from a model or an API caller: nothing about it is trusted. */
 export interface ToolRequest {
-  /** Canonical (`device.tap`) or provider-encoded (`device__tap`) name. */
+  /**
+   * Canonical (`device.tap`) or provider-encoded (`device__tap`) name, in any case or camelCase, optionally with a
+   * version (`device.tap@1`); see {@link readToolName}.
+   */
   readonly tool: unknown;
   readonly arguments: unknown;
 }
@@ -21,6 +24,8 @@ export interface ToolRequest {
 export type PrepareRefusalCode =
   | 'unknown_tool'
   | 'not_offered'
+  /** The name carried a version (`@<n>`) that the grant does not offer. */
+  | 'version_not_offered'
   | 'invalid_arguments'
   | 'unknown_argument'
   | 'designer_argument'
@@ -70,7 +75,8 @@ export function prepareCall(
       message: 'The tool request has no tool name. Call a tool by the exact name you were offered.',
     };
   }
-  const name = catalog.has(raw) ? raw : (canonicalFromProviderName(raw) ?? raw);
+  const called = readToolName(catalog, raw);
+  const name = called.name;
   const check = checkGrant(catalog, grant, name);
   switch (check.kind) {
     case 'unknown':
@@ -78,6 +84,14 @@ export function prepareCall(
     case 'not_offered':
       return { ok: false, reason_code: 'not_offered', message: check.message, tool: name };
     case 'allowed':
+      if (called.version !== undefined && called.version !== check.version) {
+        return {
+          ok: false,
+          reason_code: 'version_not_offered',
+          message: versionNotOffered(catalog, name, called.version, check.version),
+          tool: name,
+        };
+      }
       break;
     default: {
       const unknown: never = check;
@@ -98,4 +112,14 @@ export function prepareCall(
     contract_hash: entry.contractHash,
     args: normalized.args,
   };
+}
+
+function versionNotOffered(catalog: Catalog, name: string, asked: number, offered: number): string {
+  const exists = catalog.resolve(name, asked) !== undefined;
+  return (
+    (exists
+      ? `Version ${asked} of ${name} is not offered here; you are offered version ${offered}.`
+      : `${name} has no version ${asked} (the catalog has version ${catalog.versions(name).join(', ')}); you are offered version ${offered}.`) +
+    ` Call it as ${name}, without a version.`
+  );
 }

@@ -6,9 +6,13 @@ export {
   RemoteError,
   ServiceUnavailableError,
   MAX_RPC_BYTES,
+  type CallServiceOptions,
+  type NoAnswerCause,
   type RpcErrorBody,
   type RpcReply,
+  type UnansweredHint,
 } from './rpc.js';
+export { submitUnansweredHint } from './submit-hint.js';
 export { NatsRpcServer, OrmuzExceptionFilter, httpStatusFor } from './nats-rpc.server.js';
 export {
   openInfrastructure,

@@ -3,7 +3,7 @@
  * `{ ok: true, data }` or `{ ok: false, error: { code, message } }`. Errors are results: a caller always gets a code
  * it can branch on and a sentence it can show.
  */
-import type { NatsConnection } from '@nats-io/transport-node';
+import { errors, type NatsConnection } from '@nats-io/transport-node';
 import { commandSubject, OrmuzError } from '@ormuz/contracts';
 
 /** Largest accepted request body, in bytes. */
@@ -15,7 +15,8 @@ export interface RpcErrorBody {
   readonly details?: unknown;
 }
 
-export type RpcReply<T> = { readonly ok: true; readonly data: T } | { readonly ok: false; readonly error: RpcErrorBody };
+export type RpcReply<T> =
+  { readonly ok: true; readonly data: T } | { readonly ok: false; readonly error: RpcErrorBody };
 
 /** An error answered by a remote service. */
 export class RemoteError extends OrmuzError {
@@ -28,36 +29,111 @@ export class RemoteError extends OrmuzError {
   }
 }
 
-/** The service did not answer in time, or no instance is running. */
+/**
+ * Why a command got no answer. `no_responders`: no instance was subscribed, so none received this attempt.
+ * `timeout`: it was sent and no reply came in time, so it may have been handled. `connection`: the client's
+ * connection failed while asking, so it may or may not have been received.
+ */
+export type NoAnswerCause = 'no_responders' | 'timeout' | 'connection';
+
+/**
+ * What a state-changing command tells its caller when no answer comes: what it would have recorded, and how to find
+ * out whether it did. Read-only commands pass none.
+ */
+export interface UnansweredHint {
+  /** What may have been recorded, e.g. `call call_0a1b…`. */
+  readonly what: string;
+  /** One or two sentences: how to find out, and which retry is safe. */
+  readonly check: string;
+}
+
+/**
+ * The service did not answer: no instance is running (`no_responders`), or the answer did not come in time
+ * (`timeout`) or the connection failed (`connection`). For a command given an {@link UnansweredHint}, the message
+ * says plainly whether it may have taken effect and how to find out; a timeout is never proof that nothing happened.
+ */
 export class ServiceUnavailableError extends OrmuzError {
   readonly code = 'service_unavailable';
   constructor(
     readonly subject: string,
     reason: string,
+    readonly noAnswer: NoAnswerCause = 'timeout',
+    readonly hint?: UnansweredHint,
   ) {
-    super(`No answer on ${subject} (${reason}). Check that the service is running and connected to the same NATS namespace.`);
+    super(unansweredMessage(subject, reason, noAnswer, hint));
   }
 }
 
-/** Sends a command and returns its data, or throws {@link RemoteError} / {@link ServiceUnavailableError}. */
+function unansweredMessage(subject: string, reason: string, noAnswer: NoAnswerCause, hint?: UnansweredHint): string {
+  const fix = 'Check that the service is running and connected to the same NATS namespace';
+  if (!hint) return `No answer on ${subject} (${reason}). ${fix}.`;
+  if (noAnswer === 'no_responders') {
+    return (
+      `No instance is listening on ${subject} (${reason}), so this attempt was not received; ${hint.what} exists ` +
+      `only if an earlier attempt recorded it. ${fix}. ${hint.check}`
+    );
+  }
+  return (
+    `No answer on ${subject} (${reason}): ${hint.what} may have been recorded, and may even have run; the outcome ` +
+    `is unknown, not a failure. ${hint.check}`
+  );
+}
+
+/** Remote error codes after which a state-changing command may or may not have taken effect. */
+const OUTCOME_UNKNOWN_CODES: ReadonlySet<string> = new Set(['append_unacknowledged', 'internal']);
+
+/** Options of {@link callService}. */
+export interface CallServiceOptions {
+  /** Milliseconds to wait for the answer. Default 5000. */
+  readonly timeoutMs?: number;
+  /** For a command that changes state: what to say when no answer (or an ambiguous failure) comes. */
+  readonly ifUnanswered?: UnansweredHint;
+}
+
+/**
+ * Sends a command and returns its data, or throws {@link RemoteError} / {@link ServiceUnavailableError}. With
+ * `ifUnanswered`, both errors say whether the command may have taken effect and how to find out, whenever that is
+ * unknown (no answer, an unacknowledged append, an internal failure).
+ */
 export async function callService<T>(
   nc: NatsConnection,
   namespace: string,
   service: string,
   name: string,
   body: unknown,
-  timeoutMs = 5000,
+  options: number | CallServiceOptions = {},
 ): Promise<T> {
+  const { timeoutMs = 5000, ifUnanswered } = typeof options === 'number' ? { timeoutMs: options } : options;
   const subject = commandSubject(namespace, service, name);
   let reply;
   try {
     reply = await nc.request(subject, JSON.stringify(body ?? {}), { timeout: timeoutMs });
   } catch (err) {
-    throw new ServiceUnavailableError(subject, err instanceof Error ? err.message : String(err));
+    throw new ServiceUnavailableError(subject, reasonOf(err, timeoutMs), noAnswerCause(err), ifUnanswered);
   }
   const parsed = JSON.parse(reply.string()) as RpcReply<T>;
   if (parsed.ok) return parsed.data;
-  throw new RemoteError(parsed.error.code, parsed.error.message, parsed.error.details);
+  const { code, message, details } = parsed.error;
+  if (ifUnanswered && OUTCOME_UNKNOWN_CODES.has(code)) {
+    throw new RemoteError(
+      code,
+      `${message} So ${ifUnanswered.what} may or may not have been recorded. ${ifUnanswered.check}`,
+      details,
+    );
+  }
+  throw new RemoteError(code, message, details);
+}
+
+function noAnswerCause(err: unknown): NoAnswerCause {
+  if (err instanceof errors.RequestError && err.isNoResponders()) return 'no_responders';
+  if (err instanceof errors.TimeoutError) return 'timeout';
+  return 'connection';
+}
+
+function reasonOf(err: unknown, timeoutMs: number): string {
+  if (err instanceof errors.TimeoutError) return `no reply within ${timeoutMs} ms`;
+  if (err instanceof errors.RequestError && err.isNoResponders()) return 'no responders';
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Maps any thrown value to the wire error body; unknown errors are not leaked. */

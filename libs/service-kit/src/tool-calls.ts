@@ -53,4 +53,13 @@ export class ToolCalls {
   timeline(tenant: string, callId: string) {
     return this.store.history(this.stream, this.subject(tenant, callId));
   }
+
+  /**
+   * When the call's last event of one of `types` was recorded (its envelope time, RFC 3339), or `null` when it has
+   * none. Reads the call's events; used to say when someone else already sealed or decided it.
+   */
+  async recordedAt(tenant: string, callId: string, types: readonly string[]): Promise<string | null> {
+    const events = await this.timeline(tenant, callId);
+    return events.findLast(({ event }) => types.includes(event.type))?.event.time ?? null;
+  }
 }

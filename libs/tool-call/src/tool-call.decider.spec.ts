@@ -108,13 +108,45 @@ describe('submit', () => {
   it('refuses the same id with different bytes as a conflict that names the id', () => {
     given(ev.requested())
       .when(cmd.submit({ payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 }))
-      .then(PayloadConflictError, new RegExp(`Call ${CALL_ID} was already submitted with different content`));
+      .then(PayloadConflictError, new RegExp(`Call ${CALL_ID} was already submitted as another request`));
   });
 
-  it('refuses the same id for another tool as a conflict', () => {
+  it.each([
+    ['tool', { tool: 'messaging.delete_message' }, /the tool was messaging\.send_message, now messaging\.delete_message/],
+    ['agent', { agent_id: 'agent-2' }, /the agent was agent-1, now agent-2/],
+    ['device', { target: { device_id: 'pixel-8' } }, /the device was pixel-7, now pixel-8/],
+    ['device (none now)', { target: null }, /the device was pixel-7, now none/],
+    ['contract version', { contract_version: 'v4-0a1b2c' }, /the contract version was v3-9f2c1e, now v4-0a1b2c/],
+  ] as const)('refuses the same id with another %s as a conflict that says what differs', (_field, change, message) => {
     given(ev.requested())
-      .when(cmd.submit({ tool: 'messaging.delete_message' }))
-      .then(PayloadConflictError, /delete_message/);
+      .when(cmd.submit(change))
+      .then(PayloadConflictError, message);
+  });
+
+  it('refuses the same id with a device when the original had none', () => {
+    given(ev.requested({ target: null }))
+      .when(cmd.submit())
+      .then(PayloadConflictError, /the device was none, now pixel-7/);
+  });
+
+  it('lists every difference at once', () => {
+    const { state } = given(ev.requested());
+    let thrown: unknown;
+    try {
+      const other = { agent_id: 'agent-2', target: null, payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 };
+      decide(cmd.submit(other), state, NOW);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(PayloadConflictError);
+    expect((thrown as PayloadConflictError).differences.map((d) => d.field)).toEqual(['agent', 'device', 'arguments']);
+    expect((thrown as PayloadConflictError).code).toBe('payload_conflict');
+    expect((thrown as Error).message).toBe(
+      `Call ${CALL_ID} was already submitted as another request (the agent was agent-1, now agent-2; the device was ` +
+        `pixel-7, now none; the arguments hash (sha256) was ${ARGS.sha256}, now ${OTHER_ARGS.sha256}); one call id ` +
+        `identifies one request of one agent on one target. Check call ${CALL_ID}'s status instead of resubmitting, ` +
+        `and send a changed action as a new call (a new operation id).`,
+    );
   });
 
   it('refuses a hash that is not the hash of the payload', () => {
@@ -287,6 +319,13 @@ describe('approve', () => {
     given(...approvedCall)
       .when(cmd.approve({ decided_by: 'owner-2' }))
       .then(ApprovalAlreadyDecidedError, /approved by owner-1/);
+  });
+
+  it('says when the first decision was recorded once the handler that read the log adds its time', () => {
+    const err = new ApprovalAlreadyDecidedError(CALL_ID, APPROVAL_ID, 'denied', 'owner-1').at('2030-01-01T00:02:00.000Z');
+    expect(err).toBeInstanceOf(ApprovalAlreadyDecidedError);
+    expect(err.decidedAt).toBe('2030-01-01T00:02:00.000Z');
+    expect(err.message).toMatch(/already denied by owner-1 at 2030-01-01T00:02:00\.000Z; .* changed nothing/);
   });
 
   it('refuses an approval after a denial or an expiry', () => {

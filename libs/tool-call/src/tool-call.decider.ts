@@ -46,6 +46,8 @@ import {
   RequestMismatchError,
   SealedCallError,
   UnexpectedEventError,
+  type SubmitDifference,
+  type SubmitIdentityField,
   type ToolCallError,
 } from './tool-call.errors.js';
 import {
@@ -286,12 +288,9 @@ function submit({ data: d }: SubmitCall, state: ToolCallState): ToolCallEventDra
     if (d.call_id !== state.call.call_id) {
       throw new InvalidCommandError(d.call_id, 'SubmitCall', `it was decided against call ${state.call.call_id}`);
     }
-    if (d.tool === state.call.tool && d.payload_sha256 === state.call.payload_sha256) return [];
-    throw new PayloadConflictError(
-      d.call_id,
-      { tool: state.call.tool, payload_sha256: state.call.payload_sha256 },
-      { tool: d.tool, payload_sha256: d.payload_sha256 },
-    );
+    const differences = submitDifferences(state.call, d);
+    if (differences.length === 0) return [];
+    throw new PayloadConflictError(d.call_id, differences);
   }
   const bytes = Buffer.byteLength(d.payload, 'utf8');
   if (bytes > MAX_TOOL_CALL_PAYLOAD_BYTES)
@@ -319,6 +318,28 @@ function submit({ data: d }: SubmitCall, state: ToolCallState): ToolCallEventDra
       },
     },
   ];
+}
+
+/**
+ * How a submit differs from the request recorded under the same call id: agent, device target, tool, contract
+ * version, argument bytes, origin. Empty when it is the same request (a duplicate that observes the original).
+ */
+function submitDifferences(recorded: CallFacts, submitted: SubmitCall['data']): SubmitDifference[] {
+  const out: SubmitDifference[] = [];
+  const compare = (field: SubmitIdentityField, was: string, now: string) => {
+    if (was !== now) out.push({ field, recorded: was, submitted: now });
+  };
+  compare('agent', recorded.agent_id, submitted.agent_id);
+  compare('device', deviceOf(recorded.target), deviceOf(submitted.target));
+  compare('tool', recorded.tool, submitted.tool);
+  compare('contract_version', recorded.contract_version, submitted.contract_version);
+  compare('arguments', recorded.payload_sha256, submitted.payload_sha256);
+  compare('origin', canonicalJson(recorded.origin), canonicalJson(submitted.origin));
+  return out;
+}
+
+function deviceOf(target: CallFacts['target']): string {
+  return target === null ? 'none' : target.device_id;
 }
 
 function refuse({ data: d }: RefuseCall, s: ExistingCall): ToolCallEventDraft[] {

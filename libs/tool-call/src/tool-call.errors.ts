@@ -86,20 +86,46 @@ export class InvalidCallOriginError extends ToolCallError {
   }
 }
 
-/** The call id was already used for another tool or other arguments. Names the id. */
+/**
+ * What one call id identifies: one request of one agent on one target. A submit that differs from the recorded one
+ * in any of these is another request, not a duplicate.
+ */
+export type SubmitIdentityField = 'agent' | 'device' | 'tool' | 'contract_version' | 'arguments' | 'origin';
+
+/** One way a submit differs from the request recorded under its call id, with both values as shown to people. */
+export interface SubmitDifference {
+  readonly field: SubmitIdentityField;
+  readonly recorded: string;
+  readonly submitted: string;
+}
+
+const FIELD_WORDS: Record<SubmitIdentityField, string> = {
+  agent: 'agent',
+  device: 'device',
+  tool: 'tool',
+  contract_version: 'contract version',
+  arguments: 'arguments hash (sha256)',
+  origin: 'origin',
+};
+
+/**
+ * The call id was already used for another request: another agent, device (or none), tool, contract version,
+ * arguments or origin. Names the id and every difference (`differences`, never empty).
+ */
 export class PayloadConflictError extends ToolCallError {
   readonly code = ToolCallErrorCode.PayloadConflict;
   constructor(
     callId: string,
-    readonly recorded: { readonly tool: string; readonly payload_sha256: string },
-    readonly submitted: { readonly tool: string; readonly payload_sha256: string },
+    readonly differences: readonly SubmitDifference[],
   ) {
+    const listed = differences
+      .map((d) => `the ${FIELD_WORDS[d.field]} was ${d.recorded}, now ${d.submitted}`)
+      .join('; ');
     super(
       callId,
-      `Call ${callId} was already submitted with different content (recorded ${recorded.tool} with sha256 ` +
-        `${recorded.payload_sha256}, now ${submitted.tool} with sha256 ${submitted.payload_sha256}); one call id ` +
-        `cannot carry two requests. Check call ${callId}'s status instead of resubmitting, and send a changed ` +
-        `action as a new call.`,
+      `Call ${callId} was already submitted as another request (${listed}); one call id identifies one request of ` +
+        `one agent on one target. Check call ${callId}'s status instead of resubmitting, and send a changed action ` +
+        `as a new call (a new operation id).`,
     );
   }
 }
@@ -144,7 +170,11 @@ export class ApprovalMismatchError extends ToolCallError {
   }
 }
 
-/** The approval was already approved or denied (an approval is single use). */
+/**
+ * The approval was already approved or denied by someone else (an approval is single use). Names who decided and,
+ * once known, when (`decidedAt`, RFC 3339): the decider has no clock of record, so the handler that read the log adds
+ * the time with {@link ApprovalAlreadyDecidedError.at}.
+ */
 export class ApprovalAlreadyDecidedError extends ToolCallError {
   readonly code = ToolCallErrorCode.ApprovalAlreadyDecided;
   constructor(
@@ -152,12 +182,19 @@ export class ApprovalAlreadyDecidedError extends ToolCallError {
     readonly approvalId: string,
     readonly decision: 'approved' | 'denied',
     readonly decidedBy: string,
+    readonly decidedAt: string | null = null,
   ) {
     super(
       callId,
-      `Approval ${approvalId} of call ${callId} was already ${decision} by ${decidedBy}; an approval is used once. ` +
+      `Approval ${approvalId} of call ${callId} was already ${decision} by ${decidedBy}` +
+        `${decidedAt ? ` at ${decidedAt}` : ''}; an approval is used once, so your decision changed nothing. ` +
         `Check the call's status; if a different decision is wanted, the agent must submit a new call.`,
     );
+  }
+
+  /** The same refusal, saying when the decision was recorded. */
+  at(decidedAt: string | null): ApprovalAlreadyDecidedError {
+    return new ApprovalAlreadyDecidedError(this.callId!, this.approvalId, this.decision, this.decidedBy, decidedAt);
   }
 }
 

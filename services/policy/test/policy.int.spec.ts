@@ -1,7 +1,15 @@
 import { canonicalPayload } from '@ormuz/contracts';
-import { loadBaseConfig, callService, RemoteError, startService, type RunningService } from '@ormuz/service-kit';
+import {
+  loadBaseConfig,
+  callService,
+  RemoteError,
+  startService,
+  submitUnansweredHint,
+  type RunningService,
+} from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
+import { deriveCallId } from '@ormuz/tool-call';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 
 describe('policy service', () => {
@@ -54,6 +62,25 @@ describe('policy service', () => {
     expect(far).toMatchObject({ status: 'refused', message: expect.stringContaining('ormuz.search_tools') });
   });
 
+  it('normalises a tool name written in another case, and refuses a version that does not exist with the one offered', async () => {
+    const args = { recipient: 'Alice', message_body: 'hi' };
+    const upper = await submit({ tool: 'device.SEND_MESSAGE', arguments: args });
+    expect(upper).toMatchObject({ status: 'staged', duplicate: false });
+    const versioned = await submit({ tool: 'device.send_message@2', arguments: args });
+    expect(versioned).toMatchObject({ status: 'refused', message: expect.stringContaining('device.send_message has no version 2') });
+    const status = await call<{ status: { tool: string } }>('status', { tenant: 'acme', call_id: versioned.call_id });
+    expect(status.status.tool).toBe('device.send_message');
+  });
+
+  it('refuses a name that is not a tool name with the closest real names, recording nothing', async () => {
+    const operation_id = `op-bare-${Math.random().toString(36).slice(2)}`;
+    const err = await submit({ tool: 'send_message', arguments: {}, origin: { kind: 'operation', operation_id } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'unknown_tool', message: expect.stringContaining('Did you mean device.send_message?') });
+    expect((err as Error).message).not.toMatch(/is invalid|must match pattern/);
+    const callId = deriveCallId('acme', { kind: 'operation', operation_id });
+    await expect(call('status', { tenant: 'acme', call_id: callId })).rejects.toMatchObject({ code: 'call_not_found' });
+  });
+
   it('lets a duplicate with the same bytes observe the original, and refuses different bytes naming the id', async () => {
     const origin = { kind: 'operation', operation_id: 'op-dup-1' };
     const first = await submit({ origin, arguments: {} });
@@ -65,6 +92,47 @@ describe('policy service', () => {
       code: 'payload_conflict',
       message: expect.stringContaining(first.call_id),
     });
+  });
+
+  it.each([
+    ['another agent', { agent_id: 'agent-2' }, /the agent was agent-1, now agent-2/],
+    ['another device', { device_id: 'phone-2' }, /the device was phone-1, now phone-2/],
+    ['no device', { device_id: null }, /the device was phone-1, now none/],
+  ])('refuses the same operation id with %s as a conflict that says what differs', async (_what, change, message) => {
+    const origin = { kind: 'operation', operation_id: `op-other-${Math.random().toString(36).slice(2)}` };
+    const first = await submit({ origin });
+    const err = await submit({ origin, ...change }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'payload_conflict', message: expect.stringContaining(first.call_id) });
+    expect((err as Error).message).toMatch(message);
+    // Nothing of the second request was recorded: the call is still the original.
+    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: first.call_id, timeline: true });
+    expect(timeline.timeline).toHaveLength(2);
+  });
+
+  it('records a submit whose reply was lost, so the status the error points to shows it and a resubmit observes it', async () => {
+    const operation_id = `op-lost-${Math.random().toString(36).slice(2)}`;
+    const request = {
+      tenant: 'acme',
+      agent_id: 'agent-1',
+      tool: 'device.screen_observe',
+      arguments: {},
+      origin: { kind: 'operation' as const, operation_id },
+      device_id: 'phone-1',
+    };
+    // The caller's inbox is gone before policy answers: policy records and decides, and the reply goes nowhere.
+    svc.infra.nc.publish(`${namespace}.cmd.policy.submit`, JSON.stringify(request), { reply: `_INBOX.lost.${operation_id}` });
+    const hint = submitUnansweredHint(request);
+    const callId = deriveCallId('acme', request.origin);
+    expect(hint.check).toContain(`ormuz call status --tenant acme --call ${callId}`);
+    await waitFor(
+      async () => {
+        const r = await call<{ status: { status: string } }>('status', { tenant: 'acme', call_id: callId }).catch(() => undefined);
+        return r?.status.status === 'authorized';
+      },
+      { message: `call ${callId} recorded and decided although its reply was lost` },
+    );
+    const again = await submit({ ...request });
+    expect(again).toMatchObject({ call_id: callId, status: 'authorized', duplicate: true });
   });
 
   it('treats argument key order and Unicode composition as the same bytes', async () => {
@@ -83,6 +151,21 @@ describe('policy service', () => {
     expect(status.status.status).toBe('sealed');
     const again = await call<{ version: number }>('status', { tenant: 'acme', call_id: r.call_id });
     expect(again.version).toBe(status.version);
+  });
+
+  it('answers a second seal by another operator with who sealed it first, when and why, changing nothing', async () => {
+    const r = await submit();
+    type Sealed = { status: string; sealed_by: string; sealed_at: string; already_sealed: boolean; message: string };
+    const first = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'alice@acme', reason: 'wrong phone' });
+    expect(first).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', already_sealed: false });
+    expect(first.sealed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const second = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'bob@acme', reason: 'me too' });
+    expect(second).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', sealed_at: first.sealed_at, already_sealed: true });
+    expect(second.message).toBe(
+      `Call ${r.call_id} was already sealed by alice@acme at ${first.sealed_at} (wrong phone); this seal changed nothing. It will not run.`,
+    );
+    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: r.call_id, timeline: true });
+    expect(timeline.timeline.filter((e) => e.type.endsWith('.sealed.v1'))).toHaveLength(1);
   });
 
   it.each([

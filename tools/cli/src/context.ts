@@ -4,7 +4,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { assertIdentifier, OrmuzError } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { callService, loadBaseConfig, type BaseConfig } from '@ormuz/service-kit';
+import { callService, loadBaseConfig, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit';
 
 export interface GlobalOptions {
   readonly json?: boolean;
@@ -30,9 +30,19 @@ export class CliContext {
     return this.connection;
   }
 
-  /** Sends a command to a service and returns its data; remote errors are thrown with their code. */
-  async call<T>(service: string, name: string, body: unknown, timeoutMs = 10_000): Promise<T> {
-    return callService<T>(await this.nc(), this.config.namespace, service, name, body, timeoutMs);
+  /**
+   * Sends a command to a service and returns its data; remote errors are thrown with their code. `options` is the
+   * timeout in milliseconds (default 10 s) or `{ timeoutMs, ifUnanswered }`: a command that changes state passes
+   * `ifUnanswered`, so that a lost answer says whether it may have taken effect.
+   */
+  async call<T>(
+    service: string,
+    name: string,
+    body: unknown,
+    options: number | { timeoutMs?: number; ifUnanswered?: UnansweredHint } = {},
+  ): Promise<T> {
+    const { timeoutMs = 10_000, ifUnanswered } = typeof options === 'number' ? { timeoutMs: options } : options;
+    return callService<T>(await this.nc(), this.config.namespace, service, name, body, { timeoutMs, ifUnanswered });
   }
 
   /** Prints `data` as one JSON line with --json, otherwise with the human renderer. */
@@ -66,7 +76,9 @@ export function parseJsonOption(name: string, text: string): unknown {
 export function parseJsonObjectOption(name: string, text: string): Record<string, unknown> {
   const value = parseJsonOption(name, text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new CliInputError(`--${name} must be a JSON object of named arguments, e.g. --${name} '{"k":"v"}', not ${text}.`);
+    throw new CliInputError(
+      `--${name} must be a JSON object of named arguments, e.g. --${name} '{"k":"v"}', not ${text}.`,
+    );
   }
   return value as Record<string, unknown>;
 }

@@ -9,7 +9,11 @@ import { fragments, registerSchema } from '../schema-registry.js';
 export interface SubmitCallRequestV1 {
   readonly tenant: string;
   readonly agent_id: string;
-  /** Tool name as the model sent it; unknown names are refused with suggestions, not rejected here. */
+  /**
+   * Tool name as the model sent it, read leniently by the catalog (case, camelCase, provider encoding, `@<n>` for a
+   * version). An unknown tool name is recorded and refused with suggestions; text that is not a tool name at all is
+   * refused as `unknown_tool`, with suggestions, before anything is recorded.
+   */
   readonly tool: string;
   /** Arguments as the model sent them (a JSON object). */
   readonly arguments: Record<string, unknown>;
@@ -25,7 +29,10 @@ export interface SubmitCallReplyV1 {
   readonly call_id: string;
   /** The call's status after this submit: refused, staged, authorized, or any later status for a duplicate. */
   readonly status: string;
-  /** True when this call id was already recorded with the same bytes: nothing new happened. */
+  /**
+   * True when this call id was already recorded for the same request (agent, device, tool, contract version and
+   * bytes): nothing new happened. The same id for another request is refused as `payload_conflict`.
+   */
   readonly duplicate: boolean;
   readonly payload_sha256: string;
   /** Model-facing sentence for refusals and pending confirmations. */
@@ -49,6 +56,22 @@ export interface SealCallRequestV1 {
   readonly call_id: string;
   readonly sealed_by: string;
   readonly reason: string;
+}
+
+/**
+ * `policy.seal`'s answer, beside the call's status view (as `policy.status` gives it): when the seal was recorded and
+ * whether this request found the call already sealed (by `sealed_by`, maybe another operator), changing nothing.
+ */
+export interface SealCallReplyV1 {
+  readonly call_id: string | null;
+  /** `sealed`: a call that has started is refused instead (`call_already_started`). */
+  readonly status: string;
+  readonly sealed_by: string | null;
+  /** RFC 3339, from the log. */
+  readonly sealed_at: string | null;
+  readonly already_sealed: boolean;
+  /** One sentence: who sealed the call, when and why, and for a repeat that it changed nothing. */
+  readonly message: string;
 }
 
 const origin = {

@@ -1,9 +1,11 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
-import type { ApprovalViewV1, DecideApprovalRequestV1 } from '@ormuz/contracts';
+import { ToolCallEventType, type ApprovalViewV1, type DecideApprovalRequestV1 } from '@ormuz/contracts';
+import { isAppendTimeoutError } from '@ormuz/event-log';
 import { ToolCalls } from '@ormuz/service-kit';
-import { ApprovalNotFoundError } from '../domain/errors.js';
-import { InboxRepository, toView } from '../persistence/inbox.repository.js';
+import { isApprovalAlreadyDecidedError, type ApproveCall, type DenyCall } from '@ormuz/tool-call';
+import { ApprovalNotFoundError, DecisionUnacknowledgedError } from '../domain/errors.js';
+import { InboxRepository, toView, type InboxRow } from '../persistence/inbox.repository.js';
 
 export class DecideApprovalCommand extends Command<ApprovalViewV1> {
   constructor(
@@ -29,38 +31,47 @@ export class DecideApprovalHandler implements ICommandHandler<DecideApprovalComm
     const row = await this.inbox.find(request.tenant, request.approval_id);
     if (!row) throw new ApprovalNotFoundError(request.tenant, request.approval_id);
     const cause = { correlationid: row.call_id, causationid: randomUUID() };
-    const result = await this.calls.execute(
-      request.tenant,
-      row.call_id,
-      decision === 'approve'
-        ? {
-            type: 'ApproveCall',
-            data: {
-              call_id: row.call_id,
-              approval_id: row.approval_id,
-              decided_by: request.decided_by,
-              payload_sha256: row.payload_sha256,
-              contract_version: row.contract_version,
-            },
-          }
-        : {
-            type: 'DenyCall',
-            data: {
-              call_id: row.call_id,
-              approval_id: row.approval_id,
-              decided_by: request.decided_by,
-              reason: request.reason ?? null,
-            },
-          },
-      cause,
-    );
-    // A repeated identical decision appends nothing: the time is the original one, from the inbox.
-    const decidedAt = result.events[0]?.time ?? row.decided_at?.toISOString() ?? null;
+    const result = await this.calls
+      .execute(request.tenant, row.call_id, decisionCommand(decision, row, request), cause)
+      .catch(async (err: unknown) => {
+        // Someone else decided first: say who and when, from the log (the inbox may not have caught up yet).
+        if (isApprovalAlreadyDecidedError(err)) throw err.at(await this.decidedAt(request.tenant, row.call_id));
+        if (isAppendTimeoutError(err)) throw new DecisionUnacknowledgedError(decision, request, row.call_id);
+        throw err;
+      });
     return {
       ...toView(row),
       status: decision === 'approve' ? 'approved' : 'denied',
       decided_by: request.decided_by,
-      decided_at: decidedAt,
+      // A repeated identical decision appends nothing: the time is the original one, from the log.
+      decided_at: result.events[0]?.time ?? (await this.decidedAt(request.tenant, row.call_id)),
     };
   }
+
+  private decidedAt(tenant: string, callId: string): Promise<string | null> {
+    return this.calls.recordedAt(tenant, callId, [ToolCallEventType.Approved, ToolCallEventType.Denied]);
+  }
+}
+
+function decisionCommand(
+  decision: 'approve' | 'deny',
+  row: InboxRow,
+  request: DecideApprovalRequestV1,
+): ApproveCall | DenyCall {
+  const { call_id, approval_id } = row;
+  return decision === 'approve'
+    ? {
+        type: 'ApproveCall',
+        data: {
+          call_id,
+          approval_id,
+          decided_by: request.decided_by,
+          payload_sha256: row.payload_sha256,
+          contract_version: row.contract_version,
+        },
+      }
+    : {
+        type: 'DenyCall',
+        data: { call_id, approval_id, decided_by: request.decided_by, reason: request.reason ?? null },
+      };
 }

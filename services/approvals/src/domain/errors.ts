@@ -6,3 +6,24 @@ export class ApprovalNotFoundError extends OrmuzError {
     super(`No approval ${approvalId} exists for tenant ${tenant}. List pending approvals to see their ids.`);
   }
 }
+
+/**
+ * The log did not acknowledge the decision in time: it may or may not be recorded. Says how to find out, and that
+ * sending the same decision again is safe (the same decision by the same person observes the original).
+ */
+export class DecisionUnacknowledgedError extends OrmuzError {
+  // The event log's code for an unacknowledged append, so every transport maps it as it maps that (HTTP 503).
+  readonly code = 'append_unacknowledged';
+  constructor(
+    decision: 'approve' | 'deny',
+    request: { readonly tenant: string; readonly approval_id: string; readonly decided_by: string },
+    callId: string,
+  ) {
+    super(
+      `Your ${decision} of approval ${request.approval_id} may or may not have been recorded: the event log did not ` +
+        `acknowledge it in time. Find out with \`ormuz call status --tenant ${request.tenant} --call ${callId}\` ` +
+        `(or \`ormuz approvals list --tenant ${request.tenant} --all\`), or send the same decision again as ` +
+        `${request.decided_by}: it is safe, a repeat observes the original.`,
+    );
+  }
+}

@@ -6,7 +6,14 @@ import type {
   SubmitCallReplyV1,
   SubmitCallRequestV1,
 } from '@ormuz/contracts';
-import { callService, INFRA, RemoteError, type Infrastructure } from '@ormuz/service-kit';
+import {
+  callService,
+  INFRA,
+  RemoteError,
+  submitUnansweredHint,
+  type Infrastructure,
+  type UnansweredHint,
+} from '@ormuz/service-kit';
 import type { ToolCallStatusView } from '@ormuz/tool-call';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import type { SearchHit } from '../domain/core-tools.js';
@@ -68,11 +75,15 @@ export class PolicyClient {
 
   /**
    * Submits one request. A re-submit of a recorded call is a duplicate that observes the original. Throws
-   * ServiceUnavailableError or a transient RemoteError, which the caller retries.
+   * ServiceUnavailableError or a transient RemoteError, which the caller retries; their message says that the call
+   * may have been recorded and how to find out.
    */
   async submit(request: SubmitCallRequestV1): Promise<SubmitOutcome> {
     try {
-      return { kind: 'decided', reply: await this.call<SubmitCallReplyV1>('submit', request) };
+      // A lost answer leaves the call possibly recorded: the error says so, and the step's retry (same origin, so
+      // the same call id) observes the original rather than running anything twice.
+      const reply = await this.call<SubmitCallReplyV1>('submit', request, submitUnansweredHint(request));
+      return { kind: 'decided', reply };
     } catch (err) {
       if (!isTransientPolicyError(err)) {
         const remote = err as RemoteError;
@@ -114,7 +125,10 @@ export class PolicyClient {
     return this.call<CallStatusReply>('status', request);
   }
 
-  private call<T>(name: string, body: unknown): Promise<T> {
-    return callService<T>(this.infra.nc, this.config.namespace, 'policy', name, body, this.config.policyTimeoutMs);
+  private call<T>(name: string, body: unknown, ifUnanswered?: UnansweredHint): Promise<T> {
+    return callService<T>(this.infra.nc, this.config.namespace, 'policy', name, body, {
+      timeoutMs: this.config.policyTimeoutMs,
+      ifUnanswered,
+    });
   }
 }

@@ -1,27 +1,49 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
-import type { SealCallRequestV1 } from '@ormuz/contracts';
-import { statusView } from '@ormuz/tool-call';
+import { ToolCallEventType, type SealCallReplyV1, type SealCallRequestV1 } from '@ormuz/contracts';
+import { statusView, type ToolCallStatusView } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 
-export class SealCallCommand extends Command<ReturnType<typeof statusView>> {
+export type SealCallResult = ToolCallStatusView & SealCallReplyV1;
+
+export class SealCallCommand extends Command<SealCallResult> {
   constructor(readonly request: SealCallRequestV1) {
     super();
   }
 }
 
-/** Seals a call that has not started; a call that has started is refused with CallAlreadyStartedError. */
+/**
+ * Seals a call that has not started; a call that has started is refused with CallAlreadyStartedError. A call that
+ * was already sealed stays as it was, and the reply says who sealed it, when and why, so a second operator learns
+ * that someone else got there first.
+ */
 @CommandHandler(SealCallCommand)
 export class SealCallHandler implements ICommandHandler<SealCallCommand> {
   constructor(private readonly calls: ToolCalls) {}
 
-  async execute({ request }: SealCallCommand) {
+  async execute({ request }: SealCallCommand): Promise<SealCallResult> {
+    const { tenant, call_id } = request;
     const result = await this.calls.execute(
-      request.tenant,
-      request.call_id,
-      { type: 'SealCall', data: { call_id: request.call_id, sealed_by: request.sealed_by, reason: request.reason } },
-      { correlationid: request.call_id, causationid: randomUUID() },
+      tenant,
+      call_id,
+      { type: 'SealCall', data: { call_id, sealed_by: request.sealed_by, reason: request.reason } },
+      { correlationid: call_id, causationid: randomUUID() },
     );
-    return statusView(result.state);
+    const { state } = result;
+    if (state.status !== 'sealed') throw new Error(`call ${call_id} is ${state.status} after a seal was accepted`);
+    const already = result.events.length === 0;
+    const sealedAt = already
+      ? await this.calls.recordedAt(tenant, call_id, [ToolCallEventType.Sealed])
+      : (result.events[0]?.time ?? null);
+    const { sealed_by, reason } = state.seal;
+    const who = `${sealed_by}${sealedAt ? ` at ${sealedAt}` : ''} (${reason})`;
+    return {
+      ...statusView(state),
+      sealed_at: sealedAt,
+      already_sealed: already,
+      message: already
+        ? `Call ${call_id} was already sealed by ${who}; this seal changed nothing. It will not run.`
+        : `Call ${call_id} is sealed by ${who}; it will not run.`,
+    };
   }
 }

@@ -7,7 +7,8 @@ import { deriveCallId, type ToolCallCommand, type ToolCallState } from '@ormuz/t
 import { ToolCalls } from '@ormuz/service-kit';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { CATALOG } from '../domain/catalog.provider.js';
-import { decideGate, type GateDecision } from '../domain/gate.js';
+import { UnknownToolNameError } from '../domain/errors.js';
+import { decideGate, type RecordedDecision } from '../domain/gate.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
 
 export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
@@ -36,6 +37,7 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
       { tool: request.tool, arguments: request.arguments, deviceId: request.device_id },
       new Date(),
     );
+    if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
     const callId = deriveCallId(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
     const submitted = await this.calls.execute(
@@ -65,7 +67,7 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
   }
 }
 
-function decisionCommand(callId: string, gate: GateDecision): ToolCallCommand {
+function decisionCommand(callId: string, gate: RecordedDecision): ToolCallCommand {
   switch (gate.kind) {
     case 'refuse':
       return { type: 'RefuseCall', data: { call_id: callId, reason_code: gate.reasonCode, message: gate.message } };

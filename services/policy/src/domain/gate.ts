@@ -2,14 +2,22 @@
  * Step 3 of the agent loop: what policy decides for one tool request. Pure: the catalog, the grant, the designer
  * configuration and the clock are passed in.
  *
- * Order: the catalog and grant resolve the tool (unknown names get the closest real ones; tools not offered are
- * refused as not permitted here), arguments are normalised, designer values filled and validated, then the risk
+ * Order: the catalog reads the called name (see readToolName) and the grant resolves the tool (unknown names get
+ * the closest real ones, and text that is not a tool name cannot become a call at all; tools not offered are refused
+ * as not permitted here), arguments are normalised, designer values filled and validated, then the risk
  * level is decided: the tool's own level, or the deterministic classifier for tools marked `classify`. High risk is
  * staged for the owner; low risk is authorized with the verdict stamped in; an action whose foreground app cannot be
  * told is refused with the fix.
  */
 import { canonicalPayload, type CanonicalPayload } from '@ormuz/contracts';
-import { prepareCall, type Catalog, type DesignerConfig, type Grant, type ToolDefinition } from '@ormuz/catalog';
+import {
+  prepareCall,
+  recordableToolName,
+  type Catalog,
+  type DesignerConfig,
+  type Grant,
+  type ToolDefinition,
+} from '@ormuz/catalog';
 import { classifyRisk } from '@ormuz/risk';
 
 export interface GateRequest {
@@ -27,7 +35,8 @@ interface Recorded {
   readonly contractVersion: string;
 }
 
-export type GateDecision = Recorded &
+/** A decision that becomes a call: recorded with its bytes, then refused, staged or authorized. */
+export type RecordedDecision = Recorded &
   (
     | { readonly kind: 'refuse'; readonly reasonCode: string; readonly message: string }
     | {
@@ -38,6 +47,19 @@ export type GateDecision = Recorded &
       }
     | { readonly kind: 'authorize'; readonly verdict: { level: 'low'; reasons: string[] } }
   );
+
+/**
+ * A request that cannot become a call at all: its tool name is neither a catalog name nor shaped like one
+ * (`send_message`, `a.b.c`), so there is no name to record it under. Nothing is recorded; `message` says which names
+ * come closest.
+ */
+export interface RejectedRequest {
+  readonly kind: 'reject';
+  readonly reasonCode: 'unknown_tool';
+  readonly message: string;
+}
+
+export type GateDecision = RecordedDecision | RejectedRequest;
 
 export interface GateContext {
   readonly catalog: Catalog;
@@ -50,12 +72,15 @@ export interface GateContext {
 export function decideGate(ctx: GateContext, request: GateRequest, now: Date): GateDecision {
   const prepared = prepareCall(ctx.catalog, ctx.grant, { tool: request.tool, arguments: request.arguments }, ctx.designer);
   if (!prepared.ok) {
+    // A known tool is recorded under its canonical name; an unknown one as it was sent, when that is a tool name.
+    const tool = prepared.tool ?? recordableToolName(request.tool);
+    if (tool === undefined) return { kind: 'reject', reasonCode: 'unknown_tool', message: prepared.message };
     return {
       kind: 'refuse',
       reasonCode: prepared.reason_code,
       message: prepared.message,
       payload: canonicalPayload(request.arguments ?? {}),
-      tool: prepared.tool ?? request.tool,
+      tool,
       contractVersion: 'unknown',
     };
   }

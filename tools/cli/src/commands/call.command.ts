@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { SubmitCallReplyV1 } from '@ormuz/contracts';
+import type { SealCallReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import { submitUnansweredHint } from '@ormuz/service-kit';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
 interface StatusReply {
@@ -30,7 +31,7 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
     .option('--agent <id>', 'agent id', identifier('--agent'), 'cli')
     .option('--device <id>', 'device the call acts on', identifier('--device'))
     .action(async (o: { tenant: string; tool: string; operationId: string; args: string; agent: string; device?: string }) => {
-      const reply = await ctx().call<SubmitCallReplyV1>('policy', 'submit', {
+      const request: SubmitCallRequestV1 = {
         tenant: o.tenant,
         agent_id: o.agent,
         tool: o.tool,
@@ -38,6 +39,9 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
         origin: { kind: 'operation', operation_id: o.operationId },
         device_id: o.device ?? null,
         correlation_id: o.operationId,
+      };
+      const reply = await ctx().call<SubmitCallReplyV1>('policy', 'submit', request, {
+        ifUnanswered: submitUnansweredHint(request),
       });
       ctx().print(reply, (r: SubmitCallReplyV1) =>
         [
@@ -73,12 +77,12 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
     .option('--by <who>', 'who seals it', 'operator')
     .option('--reason <text>', 'why', 'sealed from the CLI')
     .action(async (o: { tenant: string; call: string; by: string; reason: string }) => {
-      const reply = await ctx().call<Record<string, unknown>>('policy', 'seal', {
+      const reply = await ctx().call<SealCallReplyV1>('policy', 'seal', {
         tenant: o.tenant,
         call_id: o.call,
         sealed_by: o.by,
         reason: o.reason,
       });
-      ctx().print(reply, (r: Record<string, unknown>) => `call ${o.call}: ${String(r.status)}`);
+      ctx().print(reply, (r: SealCallReplyV1) => `call ${o.call}: ${r.status}\n  ${r.message}`);
     });
 }

@@ -1,0 +1,97 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { commandSubject } from '@ormuz/contracts';
+import { connectNats } from '@ormuz/event-log';
+import { randomNamespace, testEnv } from '@ormuz/testing';
+import { deriveCallId } from '@ormuz/tool-call';
+import { callService, RemoteError, ServiceUnavailableError, submitUnansweredHint } from '../src/index.js';
+
+describe('callService when the answer does not come', () => {
+  let nc: NatsConnection;
+  const namespace = randomNamespace('rpc');
+  const request = { tenant: 'acme', origin: { kind: 'operation' as const, operation_id: 'op-lost-1' } };
+  const callId = deriveCallId('acme', request.origin);
+  const hint = submitUnansweredHint(request);
+  const submit = (options: Parameters<typeof callService>[5]) =>
+    callService(nc, namespace, 'policy', 'submit', request, options).then(
+      () => {
+        throw new Error('expected no answer');
+      },
+      (err: unknown) => err as Error,
+    );
+
+  beforeAll(async () => {
+    nc = await connectNats({ url: testEnv().natsUrl, name: 'rpc-test' });
+  });
+  afterAll(async () => {
+    await nc.drain();
+  });
+
+  it('derives the hint from the origin exactly as policy derives the call id', () => {
+    expect(hint.what).toBe(`call ${callId}`);
+    expect(hint.check).toBe(
+      `Find out with \`ormuz call status --tenant acme --call ${callId}\`, or resubmit with the same operation id ` +
+        `(op-lost-1): it observes the original and never runs the call twice.`,
+    );
+    // An origin policy would refuse gives a hint without an id rather than an exception.
+    expect(submitUnansweredHint({ tenant: 'acme', origin: { kind: 'operation', operation_id: 'a.b>' } }).what).toBe(
+      'the call',
+    );
+  });
+
+  it('says a submit that timed out may have been recorded, and how to find out', async () => {
+    // An instance that receives the command and never answers: the reply is lost after the command was taken.
+    const received: string[] = [];
+    const silent = nc.subscribe(commandSubject(namespace, 'policy', 'submit'), {
+      callback: (_e, m) => void received.push(m.string()),
+    });
+    try {
+      const err = await submit({ timeoutMs: 200, ifUnanswered: hint });
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect(err).toMatchObject({ code: 'service_unavailable', noAnswer: 'timeout' });
+      expect(err.message).toContain(
+        `call ${callId} may have been recorded, and may even have run; the outcome is unknown`,
+      );
+      expect(err.message).toContain(hint.check);
+      expect(err.message).toContain('no reply within 200 ms');
+      expect(received).toHaveLength(1);
+    } finally {
+      silent.unsubscribe();
+    }
+  });
+
+  it('says a submit nobody received recorded nothing this time, and still how to find out', async () => {
+    const err = await submit({ timeoutMs: 2000, ifUnanswered: hint });
+    expect(err).toMatchObject({ code: 'service_unavailable', noAnswer: 'no_responders' });
+    expect(err.message).toContain('so this attempt was not received');
+    expect(err.message).toContain(`call ${callId} exists only if an earlier attempt recorded it`);
+    expect(err.message).toContain(hint.check);
+  });
+
+  it('keeps the plain words for a read that gets no answer', async () => {
+    const err = await callService(nc, namespace, 'policy', 'status', {}, 2000).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect((err as Error).message).toMatch(/Check that the service is running/);
+    expect((err as Error).message).not.toMatch(/may have been recorded/);
+  });
+
+  it.each(['append_unacknowledged', 'internal'])(
+    'adds how to find out to an answer of %s, whose outcome is unknown, keeping the code',
+    async (code) => {
+      const responder = nc.subscribe(commandSubject(namespace, 'policy', 'submit'), {
+        callback: (_e, m) => {
+          m.respond(JSON.stringify({ ok: false, error: { code, message: 'The append was not acknowledged.' } }));
+        },
+      });
+      try {
+        const err = await submit({ timeoutMs: 2000, ifUnanswered: hint });
+        expect(err).toBeInstanceOf(RemoteError);
+        expect(err).toMatchObject({ code });
+        expect(err.message).toBe(
+          `The append was not acknowledged. So call ${callId} may or may not have been recorded. ${hint.check}`,
+        );
+      } finally {
+        responder.unsubscribe();
+      }
+    },
+  );
+});
