@@ -738,7 +738,9 @@ export class SimulatedDevice {
       }
     }
     this.checkTargetText(args, target, 'nothing was typed');
-    this.checkJudged(verdict, fg, textsOf(target), 'nothing was typed');
+    // Typing into the focused field with no element judged activates nothing; only the app is checked then.
+    const judgedField = ref !== undefined || (verdict?.judged_on?.target_text ?? null) !== null;
+    this.checkJudged(verdict, fg, judgedField ? textsOf(target) : null, 'nothing was typed');
     const field = target.field!;
     const before = this.version;
     this.fields.set(`${fg.package}/${fg.screen}/${field}`, this.fieldText(fg.package, fg.screen, field) + text);
