@@ -165,4 +165,16 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     expect(phone.device.foreground).toEqual({ package: MESSAGES, screen: 'inbox' });
     expect(phone.device.messages).toEqual([]);
   });
+
+  it('the device refuses an action judged for another app than the one in front, before claiming it', async () => {
+    phone.device.setForeground({ package: SIM_PACKAGES.contacts, screen: 'list' });
+    const swipe = await settle('device.swipe', { direction: 'up', foreground_package: MESSAGES });
+    expect(verdictOf(swipe.timeline)).toMatchObject({ level: 'low', judged_on: { foreground_package: MESSAGES, target_text: null } });
+    // Refused before the start claim: the call is sealed (it never started), with the device's reason.
+    expect(swipe.status).toBe('sealed');
+    const sealed = swipe.timeline.find((e) => e.type.endsWith('.sealed.v1'))!.data as { reason: string };
+    expect(sealed.reason).toMatch(/foreground_changed/);
+    expect(sealed.reason).toMatch(/judged for com\.example\.messages, but com\.example\.contacts is in front now; nothing was done/);
+    expect(phone.device.history.map((h) => h.tool)).not.toContain('device.swipe');
+  });
 });
