@@ -41,7 +41,8 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
   const services: Tracked[] = [];
   let op = 0;
 
-  const call = <T>(service: string, name: string, body: unknown) => callService<T>(nc, namespace, service, name, body, 10_000);
+  const call = <T>(service: string, name: string, body: unknown) =>
+    callService<T>(nc, namespace, service, name, body, 10_000);
   const submit = (tool: string, args: Record<string, unknown>) =>
     call<Submitted>('policy', 'submit', {
       tenant: TENANT,
@@ -67,12 +68,11 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
   }
   const verdictOf = (t: Timeline['timeline']) =>
     t.find((e) => e.type.endsWith('.staged.v1') || e.type.endsWith('.authorized.v1'))?.data.verdict as
-      | { level: string; judged_on?: Record<string, unknown> }
-      | undefined;
+      { level: string; judged_on?: Record<string, unknown> } | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    nc = await connectNats({ url: testEnv().natsUrl });
+    nc = await connectNats({ url: testEnv().natsUrl, name: 'judged-target-e2e' });
     const env = {
       NATS_URL: testEnv().natsUrl,
       DATABASE_URL: db.url,
@@ -136,7 +136,10 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     const byRef = await settle('device.tap', { ref: 'e4', foreground_package: MESSAGES });
     expect(byRef).toMatchObject({ status: 'staged', summary: 'Tap "Send" in com.example.messages' });
     const enter = await settle('device.press_key', { key: 'enter', foreground_package: MESSAGES });
-    expect(enter).toMatchObject({ status: 'staged', summary: 'Press enter in com.example.messages, which taps "Send"' });
+    expect(enter).toMatchObject({
+      status: 'staged',
+      summary: 'Press enter in com.example.messages, which taps "Send"',
+    });
     expect(verdictOf(enter.timeline)?.judged_on).toMatchObject({ target_text: 'Send' });
     expect(phone.device.messages).toEqual([]);
   });
@@ -148,7 +151,9 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     // The tap ran after the observation: the screen may have changed, so a blind tap is refused with the next step.
     const blind = await settle('device.tap', { x: 540, y: 600, foreground_package: MESSAGES });
     expect(blind.status).toBe('refused');
-    expect(blind.message).toMatch(/device\.tap ran after it\); nothing was done\. Call device\.screen_observe, then call again naming the element/);
+    expect(blind.message).toMatch(
+      /device\.tap ran after it\); nothing was done\. Call device\.screen_observe, then call again naming the element/,
+    );
     expect(phone.device.messages).toEqual([]);
   });
 
@@ -159,7 +164,9 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     const tap = await settle('device.tap', { x: 540, y: 320, foreground_package: MESSAGES });
     expect(verdictOf(tap.timeline)).toMatchObject({ level: 'low', judged_on: { target_text: 'Alice Martin' } });
     expect(tap.status).toBe('failed');
-    const failed = tap.timeline.find((e) => e.type.endsWith('.failed.v1'))!.data as { error: { code: string; message: string } };
+    const failed = tap.timeline.find((e) => e.type.endsWith('.failed.v1'))!.data as {
+      error: { code: string; message: string };
+    };
     expect(failed.error.code).toBe('target_mismatch');
     expect(failed.error.message).toMatch(/would act on "Start chat"; nothing was tapped\. Call device\.screen_observe/);
     expect(phone.device.foreground).toEqual({ package: MESSAGES, screen: 'inbox' });
@@ -169,12 +176,17 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
   it('the device refuses an action judged for another app than the one in front, before claiming it', async () => {
     phone.device.setForeground({ package: SIM_PACKAGES.contacts, screen: 'list' });
     const swipe = await settle('device.swipe', { direction: 'up', foreground_package: MESSAGES });
-    expect(verdictOf(swipe.timeline)).toMatchObject({ level: 'low', judged_on: { foreground_package: MESSAGES, target_text: null } });
+    expect(verdictOf(swipe.timeline)).toMatchObject({
+      level: 'low',
+      judged_on: { foreground_package: MESSAGES, target_text: null },
+    });
     // Refused before the start claim: the call is sealed (it never started), with the device's reason.
     expect(swipe.status).toBe('sealed');
     const sealed = swipe.timeline.find((e) => e.type.endsWith('.sealed.v1'))!.data as { reason: string };
     expect(sealed.reason).toMatch(/foreground_changed/);
-    expect(sealed.reason).toMatch(/judged for com\.example\.messages, but com\.example\.contacts is in front now; nothing was done/);
+    expect(sealed.reason).toMatch(
+      /judged for com\.example\.messages, but com\.example\.contacts is in front now; nothing was done/,
+    );
     expect(phone.device.history.map((h) => h.tool)).not.toContain('device.swipe');
   });
 });

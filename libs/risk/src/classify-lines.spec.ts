@@ -7,10 +7,16 @@ describe('classifyLines', () => {
   describe('with a tool check', () => {
     const known = new Set(['device.tap', 'device.list_contacts']);
     const checkTool = (tool: string) =>
-      known.has(tool) ? undefined : `There is no tool named "${tool}". Did you mean device.tap? Call it by that exact name.`;
+      known.has(tool)
+        ? undefined
+        : `There is no tool named "${tool}". Did you mean device.tap? Call it by that exact name.`;
 
     it('answers an unknown tool with unknown_tool and the closest names, never a level', () => {
-      const [out] = classifyLines([line({ tool: 'device.nuke', args: {}, foreground_package: 'com.example.messages' })], undefined, checkTool);
+      const [out] = classifyLines(
+        [line({ tool: 'device.nuke', args: {}, foreground_package: 'com.example.messages' })],
+        undefined,
+        checkTool,
+      );
       expect(JSON.parse(out as string)).toEqual({
         error: {
           code: 'unknown_tool',
@@ -21,7 +27,9 @@ describe('classifyLines', () => {
     });
 
     it('classifies known tools as before, and reports the unknown line as not ok', () => {
-      expect(JSON.parse(classifyLines([line({ tool: 'device.list_contacts' })], undefined, checkTool)[0] as string)).toMatchObject({ level: 'low' });
+      expect(
+        JSON.parse(classifyLines([line({ tool: 'device.list_contacts' })], undefined, checkTool)[0] as string),
+      ).toMatchObject({ level: 'low' });
       expect(classifyLine(line({ tool: 'device.nuke' }), 3, undefined, checkTool)).toMatchObject({ ok: false });
     });
   });

@@ -118,7 +118,10 @@ export function classifyLine(
   }
   const unknown = checkTool?.(parsed.input.tool);
   if (unknown !== undefined) {
-    return errorLine('unknown_tool', `Line ${lineNumber} names a tool that does not exist, so it has no risk: ${unknown}`);
+    return errorLine(
+      'unknown_tool',
+      `Line ${lineNumber} names a tool that does not exist, so it has no risk: ${unknown}`,
+    );
   }
   const verdict = classifyRisk(parsed.input, options);
   return {

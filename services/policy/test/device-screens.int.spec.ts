@@ -20,9 +20,13 @@ const row = (n: number, ref: string, role: string, text: string, clickable = tru
   bounds: { left: 40, top: 120 + n * 140, right: 1040, bottom: 240 + n * 140 },
 });
 /** The compose screen in two pages: the second holds the Send button. */
-const PAGE_1 = [row(0, 'e1', 'header', 'New message', false), row(1, 'e2', 'input', 'Alice Martin'), row(2, 'e3', 'input', 'On my way')];
+const PAGE_1 = [
+  row(0, 'e1', 'header', 'New message', false),
+  row(1, 'e2', 'input', 'Alice Martin'),
+  row(2, 'e3', 'input', 'On my way'),
+];
 const PAGE_2 = [row(3, 'e4', 'button', 'Send'), row(4, 'e5', 'button', 'Back')];
-const observation = (elements: unknown[], partial: boolean) => ({
+const observation = (elements: ReturnType<typeof row>[], partial: boolean): JsonValue => ({
   foreground_package: MESSAGES,
   screen: 'compose',
   elements,
@@ -45,26 +49,59 @@ describe('policy: device screens read model', () => {
       namespace,
       'policy',
       'submit',
-      { tenant: 'acme', agent_id: 'agent-1', tool, arguments: args, origin: { kind: 'operation', operation_id: `op-${++n}` }, device_id: device },
+      {
+        tenant: 'acme',
+        agent_id: 'agent-1',
+        tool,
+        arguments: args,
+        origin: { kind: 'operation', operation_id: `op-${++n}` },
+        device_id: device,
+      },
     );
   /** Dispatches and starts the call on the device, as the bridge records it. */
   async function start(callId: string, device = 'phone-1') {
     const requestId = `req-${callId.slice(5)}`;
     const deadline = new Date(Date.now() + 60_000).toISOString();
-    await bridge.execute('acme', callId, { type: 'DispatchCall', data: { call_id: callId, request_id: requestId, executor: { kind: 'device', device_id: device }, deadline } }, cause);
-    await bridge.execute('acme', callId, { type: 'ClaimStart', data: { call_id: callId, request_id: requestId, executor_id: device, boot_id: 'boot-1' } }, cause);
+    await bridge.execute(
+      'acme',
+      callId,
+      {
+        type: 'DispatchCall',
+        data: { call_id: callId, request_id: requestId, executor: { kind: 'device', device_id: device }, deadline },
+      },
+      cause,
+    );
+    await bridge.execute(
+      'acme',
+      callId,
+      { type: 'ClaimStart', data: { call_id: callId, request_id: requestId, executor_id: device, boot_id: 'boot-1' } },
+      cause,
+    );
     return requestId;
   }
   async function run(tool: string, args: Record<string, unknown>, result: JsonValue, device = 'phone-1') {
     const r = await submit(tool, args, device);
     expect(r.status).toBe('authorized');
     const requestId = await start(r.call_id, device);
-    await bridge.execute('acme', r.call_id, { type: 'RecordOutcome', data: { call_id: r.call_id, request_id: requestId, outcome: { kind: 'succeeded', result } } }, cause);
+    await bridge.execute(
+      'acme',
+      r.call_id,
+      {
+        type: 'RecordOutcome',
+        data: { call_id: r.call_id, request_id: requestId, outcome: { kind: 'succeeded', result } },
+      },
+      cause,
+    );
   }
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const config = loadPolicyConfig({ NATS_URL: testEnv().natsUrl, DATABASE_URL: db.url, ORMUZ_NAMESPACE: namespace, LOG_LEVEL: 'silent' });
+    const config = loadPolicyConfig({
+      NATS_URL: testEnv().natsUrl,
+      DATABASE_URL: db.url,
+      ORMUZ_NAMESPACE: namespace,
+      LOG_LEVEL: 'silent',
+    });
     svc = await startService({
       service: 'policy',
       config,
@@ -93,7 +130,9 @@ describe('policy: device screens read model', () => {
   it('keeps devices apart: another device with no observation gets the next step, not a guess', async () => {
     const tap = await submit('device.tap', { x: 540, y: 600, foreground_package: MESSAGES }, 'phone-2');
     expect(tap.status).toBe('refused');
-    expect(tap.message).toMatch(/this device has no observation on record; nothing was done\. Call device\.screen_observe/);
+    expect(tap.message).toMatch(
+      /this device has no observation on record; nothing was done\. Call device\.screen_observe/,
+    );
   });
 
   it('treats the observation as stale once a screen action has started after it', async () => {
@@ -108,7 +147,12 @@ describe('policy: device screens read model', () => {
   });
 
   it('rebuilt from sequence 1 into a fresh database, equals the live table', async () => {
-    const live = await svc.infra.db.withSchema(POLICY_SCHEMA).selectFrom('device_screens').selectAll().orderBy('device_id').execute();
+    const live = await svc.infra.db
+      .withSchema(POLICY_SCHEMA)
+      .selectFrom('device_screens')
+      .selectAll()
+      .orderBy('device_id')
+      .execute();
     expect(live).toHaveLength(1);
     const fresh = await createTestDatabase();
     const other = await openDatabase<DeviceScreensDB>({ url: fresh.url });
@@ -116,12 +160,20 @@ describe('policy: device screens read model', () => {
       await migrateSchema(other, POLICY_SCHEMA, policyMigrations);
       const projection = deviceScreensProjection(namespace);
       const head = (await svc.infra.jsm.streams.info(projection.stream)).state.last_seq;
-      for await (const item of replay(svc.infra.js, { stream: projection.stream, filterSubject: projection.filterSubject })) {
+      for await (const item of replay(svc.infra.js, {
+        stream: projection.stream,
+        filterSubject: projection.filterSubject,
+      })) {
         if (!item.event) throw new Error(item.error);
         await other.transaction().execute((trx) => projection.apply(trx, item.event, item.seq));
         if (item.seq >= head) break;
       }
-      const rebuilt = await other.withSchema(POLICY_SCHEMA).selectFrom('device_screens').selectAll().orderBy('device_id').execute();
+      const rebuilt = await other
+        .withSchema(POLICY_SCHEMA)
+        .selectFrom('device_screens')
+        .selectAll()
+        .orderBy('device_id')
+        .execute();
       expect(rebuilt).toEqual(live);
     } finally {
       await other.destroy();

@@ -159,7 +159,11 @@ async function composed(): Promise<SimulatedDevice> {
 const noSignal = new AbortController().signal;
 const judged = (target_text: string | null, foreground_package: string = SIM_PACKAGES.messages) => ({
   signal: noSignal,
-  verdict: { level: 'low' as const, reasons: ['test'], judged_on: { foreground_package, target_text, source: 'observation' as const } },
+  verdict: {
+    level: 'low' as const,
+    reasons: ['test'],
+    judged_on: { foreground_package, target_text, source: 'observation' as const },
+  },
 });
 
 describe('SimulatedDevice buttons do what their labels say', () => {
@@ -218,7 +222,9 @@ describe('SimulatedDevice checks the verdict it was given (judged_on)', () => {
       device.execute('device.tap', { x: 540, y: 600, foreground_package: SIM_PACKAGES.messages }, judged('Message')),
     ).rejects.toMatchObject({
       code: 'target_mismatch',
-      message: expect.stringMatching(/judged as acting on an element showing "Message", but it would act on "Send"; nothing was tapped\. Call device\.screen_observe/),
+      message: expect.stringMatching(
+        /judged as acting on an element showing "Message", but it would act on "Send"; nothing was tapped\. Call device\.screen_observe/,
+      ),
     });
     expect(device.messages).toEqual([]);
   });
@@ -235,7 +241,10 @@ describe('SimulatedDevice checks the verdict it was given (judged_on)', () => {
     const device = await composed();
     await expect(
       device.execute('device.swipe', { direction: 'up' }, judged(null, SIM_PACKAGES.contacts)),
-    ).rejects.toMatchObject({ code: 'foreground_changed', message: expect.stringMatching(/judged for com\.example\.contacts/) });
+    ).rejects.toMatchObject({
+      code: 'foreground_changed',
+      message: expect.stringMatching(/judged for com\.example\.contacts/),
+    });
   });
 
   it('refuses enter judged on another submit action than the screen has', async () => {
@@ -429,10 +438,15 @@ describe('SimulatedDevice screen actions', () => {
       });
     });
 
-    it('enter in a field taps the screen\'s Send button: the message goes out', async () => {
+    it("enter in a field taps the screen's Send button: the message goes out", async () => {
       const device = await composed();
-      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({ changed: true, screen: 'inbox' });
-      expect(device.messages).toEqual([expect.objectContaining({ to: expect.objectContaining({ name: 'Alice Martin' }), body: 'On my way' })]);
+      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({
+        changed: true,
+        screen: 'inbox',
+      });
+      expect(device.messages).toEqual([
+        expect.objectContaining({ to: expect.objectContaining({ name: 'Alice Martin' }), body: 'On my way' }),
+      ]);
     });
 
     it('enter with no field focused submits nothing', async () => {

@@ -57,7 +57,10 @@ describe('gate: a screen action is judged on what the device will act on', () =>
       expect(d).toMatchObject({
         kind: 'stage',
         summary: 'Tap "Send" in com.example.messages',
-        verdict: { level: 'high', judged_on: { foreground_package: MESSAGES, target_text: 'Send', source: 'observation' } },
+        verdict: {
+          level: 'high',
+          judged_on: { foreground_package: MESSAGES, target_text: 'Send', source: 'observation' },
+        },
       });
       if (d.kind !== 'stage') throw new Error('not staged');
       expect(d.verdict.reasons[0]).toMatch(/target resolved from the device's latest observation: e4 "Send"/);
@@ -69,7 +72,7 @@ describe('gate: a screen action is judged on what the device will act on', () =>
       expect(d).toMatchObject({ kind: 'stage', verdict: { judged_on: { target_text: 'Send' } } });
     });
 
-    it('stages press_key enter as a tap on the screen\'s submit button', () => {
+    it("stages press_key enter as a tap on the screen's submit button", () => {
       const d = decided(request('device.press_key', { key: 'enter', foreground_package: MESSAGES }, COMPOSE));
       expect(d).toMatchObject({
         kind: 'stage',
@@ -84,15 +87,22 @@ describe('gate: a screen action is judged on what the device will act on', () =>
       const d = decided(request('device.tap', { x: 540, y: 460, foreground_package: MESSAGES }, COMPOSE));
       expect(d).toMatchObject({
         kind: 'authorize',
-        verdict: { level: 'low', judged_on: { foreground_package: MESSAGES, target_text: 'On my way', source: 'observation' } },
+        verdict: {
+          level: 'low',
+          judged_on: { foreground_package: MESSAGES, target_text: 'On my way', source: 'observation' },
+        },
       });
     });
 
-    it('authorizes enter when the screen\'s submit button is harmless, judged on that button', () => {
+    it("authorizes enter when the screen's submit button is harmless, judged on that button", () => {
       const search: ScreenObservation = {
         ...COMPOSE,
         screen: 'search',
-        elements: [row(0, 'e1', 'input', 'pizza'), row(1, 'e2', 'button', 'Search'), row(2, 'e3', 'button', 'Send feedback')],
+        elements: [
+          row(0, 'e1', 'input', 'pizza'),
+          row(1, 'e2', 'button', 'Search'),
+          row(2, 'e3', 'button', 'Send feedback'),
+        ],
       };
       const d = decided(request('device.press_key', { key: 'enter', foreground_package: MESSAGES }, search));
       expect(d).toMatchObject({ kind: 'authorize', verdict: { judged_on: { target_text: 'Search' } } });
@@ -102,8 +112,16 @@ describe('gate: a screen action is judged on what the device will act on', () =>
   describe('refuses with "observe and call again naming the element" when it cannot tell', () => {
     it.each([
       ['no observation on record', null, /this device has no observation on record/],
-      ['a screen that may have changed', { ...COMPOSE, changed_by: 'device.type_text' }, /device\.type_text ran after it/],
-      ['another app in front', { ...COMPOSE, foreground_package: 'com.example.contacts' }, /shows com\.example\.contacts, not com\.example\.messages/],
+      [
+        'a screen that may have changed',
+        { ...COMPOSE, changed_by: 'device.type_text' },
+        /device\.type_text ran after it/,
+      ],
+      [
+        'another app in front',
+        { ...COMPOSE, foreground_package: 'com.example.contacts' },
+        /shows com\.example\.contacts, not com\.example\.messages/,
+      ],
     ])('a coordinate tap with %s', (_what, observation, why) => {
       const d = decided(request('device.tap', TAP_SEND, observation));
       expect(d).toMatchObject({ kind: 'refuse', reasonCode: 'target_unresolved' });
@@ -114,7 +132,10 @@ describe('gate: a screen action is judged on what the device will act on', () =>
 
     it('a ref that is not in the observation, and a point with nothing under it', () => {
       const byRef = decided(request('device.tap', { ref: 'e9', foreground_package: MESSAGES }, COMPOSE));
-      expect(byRef).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/No element "e9" is in the device's latest observation \(compose/) });
+      expect(byRef).toMatchObject({
+        kind: 'refuse',
+        message: expect.stringMatching(/No element "e9" is in the device's latest observation \(compose/),
+      });
       const empty = decided(request('device.tap', { x: 540, y: 2300, foreground_package: MESSAGES }, COMPOSE));
       expect(empty).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/Nothing is at x=540, y=2300/) });
     });

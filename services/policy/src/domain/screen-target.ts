@@ -105,7 +105,8 @@ export function resolveScreenTarget(
       if (typeof usable === 'string') return { kind: 'refuse', reasonCode: 'target_unresolved', message: usable };
       const element = ref !== null ? usable.elements.find((e) => e.ref === ref) : elementAt(usable, args.x, args.y);
       if (!element) {
-        const what = ref !== null ? `No element ${quote(ref)} is` : `Nothing is at x=${String(args.x)}, y=${String(args.y)}`;
+        const what =
+          ref !== null ? `No element ${quote(ref)} is` : `Nothing is at x=${String(args.x)}, y=${String(args.y)}`;
         return {
           kind: 'refuse',
           reasonCode: 'target_unresolved',
@@ -149,10 +150,13 @@ function usableObservation(
   foreground: string,
   observation: ScreenObservation | null,
 ): ScreenObservation | string {
-  const why = (reason: string) => `${tool} needs to know what it acts on, and ${reason}; nothing was done. ${OBSERVE_AND_NAME}`;
+  const why = (reason: string) =>
+    `${tool} needs to know what it acts on, and ${reason}; nothing was done. ${OBSERVE_AND_NAME}`;
   if (observation === null) return why('this device has no observation on record');
   if (observation.changed_by !== null) {
-    return why(`the screen may have changed since the device's latest observation (${observation.changed_by} ran after it)`);
+    return why(
+      `the screen may have changed since the device's latest observation (${observation.changed_by} ran after it)`,
+    );
   }
   if (observation.foreground_package !== foreground) {
     return why(`the device's latest observation shows ${observation.foreground_package}, not ${foreground}`);

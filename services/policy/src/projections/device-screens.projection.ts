@@ -74,7 +74,13 @@ export function deviceScreensProjection(namespace: string): Projection<DeviceScr
     filterSubject: contextFilter(namespace, 'calls'),
     async apply(trx: Transaction<DeviceScreensDB>, event: OrmuzEvent, seq: number) {
       const t = trx.withSchema(POLICY_SCHEMA);
-      const data = event.data as { call_id: string; tool?: string; payload?: string; target?: { device_id: string } | null; result?: unknown };
+      const data = event.data as {
+        call_id: string;
+        tool?: string;
+        payload?: string;
+        target?: { device_id: string } | null;
+        result?: unknown;
+      };
       if (event.type === ToolCallEventType.Requested) {
         if (!data.tool || !SCREEN_TOOLS.has(data.tool) || !data.target) return;
         let continued = false;
@@ -85,7 +91,13 @@ export function deviceScreensProjection(namespace: string): Projection<DeviceScr
         }
         await t
           .insertInto('screen_calls')
-          .values({ tenant: event.tenant, call_id: data.call_id, device_id: data.target.device_id, tool: data.tool, continued })
+          .values({
+            tenant: event.tenant,
+            call_id: data.call_id,
+            device_id: data.target.device_id,
+            tool: data.tool,
+            continued,
+          })
           .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
           .execute();
         return;
@@ -97,7 +109,8 @@ export function deviceScreensProjection(namespace: string): Projection<DeviceScr
         .where('call_id', '=', data.call_id)
         .executeTakeFirst();
       if (!call) return;
-      const observed = event.type === ToolCallEventType.Succeeded && call.tool === OBSERVE && isObserveResult(data.result);
+      const observed =
+        event.type === ToolCallEventType.Succeeded && call.tool === OBSERVE && isObserveResult(data.result);
       if (observed) {
         await recordObservation(trx, event, seq, call, data.result as ObserveResult);
       } else if (
@@ -115,7 +128,11 @@ export function deviceScreensProjection(namespace: string): Projection<DeviceScr
           .execute();
       }
       if (ENDED.has(event.type)) {
-        await t.deleteFrom('screen_calls').where('tenant', '=', event.tenant).where('call_id', '=', data.call_id).execute();
+        await t
+          .deleteFrom('screen_calls')
+          .where('tenant', '=', event.tenant)
+          .where('call_id', '=', data.call_id)
+          .execute();
       }
     },
     async reset(trx) {
@@ -148,7 +165,9 @@ async function recordObservation(
       before.foreground_package === result.foreground_package &&
       before.screen === result.screen
     ) {
-      const earlier = (typeof before.elements === 'string' ? JSON.parse(before.elements) : before.elements) as unknown[];
+      const earlier = (
+        typeof before.elements === 'string' ? JSON.parse(before.elements) : before.elements
+      ) as unknown[];
       elements = [...earlier, ...result.elements];
     }
   }

@@ -9,7 +9,9 @@ describe('ormuz risk classify: the catalog check', () => {
     expect(result.ok).toBe(false);
     const { error } = JSON.parse(result.output) as { error: { code: string; message: string } };
     expect(error.code).toBe('unknown_tool');
-    expect(error.message).toMatch(/^Line 1 names a tool that does not exist, so it has no risk: There is no tool named "device\.nuke"\./);
+    expect(error.message).toMatch(
+      /^Line 1 names a tool that does not exist, so it has no risk: There is no tool named "device\.nuke"\./,
+    );
     expect(error.message).toMatch(/The device extension's tools are: .*device\.send_message.*device\.tap/);
     expect(error.message).not.toMatch(/level/);
   });
@@ -23,6 +25,7 @@ describe('ormuz risk classify: the catalog check', () => {
   });
 
   it('knows every shipped tool', () => {
-    for (const tool of ['device.tap', 'device.send_message', 'ormuz.search_tools']) expect(checkTool(tool)).toBeUndefined();
+    for (const tool of ['device.tap', 'device.send_message', 'ormuz.search_tools'])
+      expect(checkTool(tool)).toBeUndefined();
   });
 });
