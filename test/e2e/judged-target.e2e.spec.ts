@@ -1,9 +1,10 @@
 /**
- * Risk is judged on what the device will really act on: policy and device-bridge run as processes (as in production),
+ * Risk is judged on what the device will really act on: policy, approvals and device-bridge run as processes (as in production),
  * the simulated phone runs in this process so the test can see whether a message really went out. The phone is in the
  * messages app's compose screen with the recipient and text typed; a tap on Send by coordinates, by ref without text,
  * or enter in the field is staged, never run, and the message is not sent. A tap judged on one element is refused by
- * the device when another is under the finger.
+ * the device when another is under the finger. Once the owner approves the staged tap on Send (approvals runs too),
+ * it runs and the message really goes out: the test sees harm when there is some.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ const FINAL = new Set(['succeeded', 'failed', 'refused', 'staged', 'sealed', 'ou
 
 interface Submitted {
   call_id: string;
+  approval_id: string | null;
   status: string;
   summary: string | null;
   message: string | null;
@@ -78,19 +80,21 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
       DATABASE_URL: db.url,
       ORMUZ_NAMESPACE: namespace,
       DEVICE_BRIDGE_PORT: '0',
+      APPROVALS_PORT: '0',
       DEVICE_TOKENS: `${TENANT}:${DEVICE}:${TOKEN}`,
       LOG_LEVEL: 'warn',
     };
-    for (const name of ['policy', 'device-bridge']) {
+    for (const name of ['policy', 'device-bridge', 'approvals']) {
       services.push(spawnTracked(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], env));
     }
     const health = await waitFor(
       async () => {
         for (const s of services) if (s.hasExited()) throw new Error(`a service exited: ${s.stderr()}`);
         await call('policy', 'health', {});
+        await call('approvals', 'health', {});
         return call<{ endpoints: Record<string, string> }>('device-bridge', 'health', {});
       },
-      { timeoutMs: 30_000, message: 'policy and device-bridge to answer health' },
+      { timeoutMs: 30_000, message: 'policy, approvals and device-bridge to answer health' },
     );
     journalDir = mkdtempSync(join(tmpdir(), 'ormuz-judged-target-'));
     phone = runSimulatedDevice({
@@ -188,5 +192,30 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
       /judged for com\.example\.messages, but com\.example\.contacts is in front now; nothing was done/,
     );
     expect(phone.device.history.map((h) => h.tool)).not.toContain('device.swipe');
+  });
+
+  it('an approved tap on Send runs while Send is under the finger: the message goes out', async () => {
+    // Back on the compose screen with the recipient and text still typed; the owner approves the tap on "Send".
+    phone.device.setForeground({ package: MESSAGES, screen: 'compose' });
+    expect((await settle('device.screen_observe', {})).status).toBe('succeeded');
+    const tap = await settle('device.tap', { x: 540, y: 600, foreground_package: MESSAGES });
+    expect(tap.status).toBe('staged');
+    await waitFor(
+      () =>
+        call('approvals', 'approve', { tenant: TENANT, approval_id: tap.approval_id, decided_by: 'owner@acme' }).then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 20_000, message: 'the approval to be accepted' },
+    );
+    await waitFor(async () => (await timeline(tap.call_id)).status.status === 'succeeded', {
+      timeoutMs: 20_000,
+      message: 'the approved tap to run',
+    });
+    const authorized = (await timeline(tap.call_id)).timeline.find((e) => e.type.endsWith('.authorized.v1'))!;
+    expect(authorized.data.verdict).toMatchObject({ level: 'high', judged_on: { target_text: 'Send' } });
+    expect(phone.device.messages).toEqual([
+      expect.objectContaining({ to: expect.objectContaining({ name: 'Alice Martin' }), body: 'On my way' }),
+    ]);
   });
 });
