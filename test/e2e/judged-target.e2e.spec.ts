@@ -1,9 +1,9 @@
 /**
- * Risk is judged on what the device will really act on: policy, approvals and device-bridge run as processes (as in production),
- * the simulated phone runs in this process so the test can see whether a message really went out. The phone is in the
- * messages app's compose screen with the recipient and text typed; a tap on Send by coordinates, by ref without text,
- * or enter in the field is staged, never run, and the message is not sent. A tap judged on one element is refused by
- * the device when another is under the finger. Once the owner approves the staged tap on Send (approvals runs too),
+ * Risk is judged on what the device will really act on: policy, approvals and device-bridge run as processes (as in
+ * production), the simulated phone runs in this process so the test can see whether a message really went out. The
+ * phone is in the messages app's compose screen with the recipient and text typed; a tap on Send by coordinates, by
+ * ref without text, or enter in the field is staged, never run, and the message is not sent. A tap judged on one
+ * element is refused by the device when another is under the finger. Once the owner approves the staged tap on Send,
  * it runs and the message really goes out: the test sees harm when there is some.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
