@@ -15,8 +15,8 @@ export class ObservationLaggingError extends Error {}
 
 /** Longest wait for the read model to reach the log's head, in ms. */
 const CATCH_UP_MS = 3_000;
-const FIRST_POLL_MS = 2;
-const MAX_POLL_MS = 50;
+const FIRST_POLL_MS = 1;
+const MAX_POLL_MS = 10;
 
 /**
  * The only code that reads `policy.device_screens`. A read first waits until the projection has applied every event
