@@ -1,5 +1,5 @@
 /**
- * Every service's read models under kill -9: policy's call status, the approvals inbox, the bridge's executions and
+ * Every service's read models under kill -9: policy's call status and device screens, the approvals inbox, the bridge's executions and
  * audit's call records and archives run in one child process while tool calls go through their lifecycles on the log
  * (written by the real tool-call decider). The child is killed at random points and restarted; afterwards each read
  * model equals a rebuild from sequence 1 in a fresh database, row for row, and nothing is parked.
@@ -46,6 +46,15 @@ function consumers(ns: string): (ChildConsumer & { schema: string; name: string;
       kind: 'projection',
       schema: POLICY_SCHEMA,
       name: 'policy_call_status',
+      stream: calls,
+    },
+    {
+      module: compiled('services/policy/src/projections/device-screens.projection.ts'),
+      export: 'deviceScreensProjection',
+      args: [ns],
+      kind: 'projection',
+      schema: POLICY_SCHEMA,
+      name: 'policy_device_screens',
       stream: calls,
     },
     {

@@ -26,6 +26,7 @@
 import { sha256Hex, type JsonValue } from './canonical.js';
 import { OrmuzError, isOrmuzError, SchemaViolationError } from './errors.js';
 import { assertValid, fragments, registerSchema, type JsonSchema } from './schema-registry.js';
+import { JUDGED_TARGET_SCHEMA, type JudgedTargetV1 } from './events/tool-call.events.js';
 
 /** Version of the frames this build speaks. Carried as `v` on every frame. */
 export const DEVICE_PROTOCOL_VERSION = 1 as const;
@@ -71,6 +72,11 @@ export interface RiskVerdictV1 {
   readonly level: RiskLevel;
   /** Short reasons, at most 32 of at most 512 characters each; empty when nothing raised the level. */
   readonly reasons: readonly string[];
+  /**
+   * For a screen action: the app and element text the level was judged on. Before acting, the device resolves what
+   * it would act on and refuses (`target_mismatch`, `foreground_changed`) when it differs. Absent from older servers.
+   */
+  readonly judged_on?: JudgedTargetV1;
 }
 
 /** A failure told across the wire: a stable snake_case `code` and a sentence that says what to do next. */
@@ -477,6 +483,7 @@ const FRAME_SCHEMAS: Record<DeviceFrameType, JsonSchema> = {
         properties: {
           level: { enum: ['low', 'medium', 'high'] },
           reasons: { type: 'array', maxItems: 32, items: shortText },
+          judged_on: JUDGED_TARGET_SCHEMA,
         },
       },
     },

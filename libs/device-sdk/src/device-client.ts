@@ -598,10 +598,10 @@ export class DeviceClient {
           `action's real state before submitting it again.`,
       };
     }
-    return this.packageRefusal(frame.tool, args);
+    return this.packageRefusal(frame.tool, args, frame.verdict);
   }
 
-  private packageRefusal(tool: string, args: ToolArguments): WireErrorV1 | undefined {
+  private packageRefusal(tool: string, args: ToolArguments, verdict?: RiskVerdictV1): WireErrorV1 | undefined {
     let target: string | null | undefined;
     try {
       target = this.options.targetPackage(tool, args);
@@ -621,6 +621,16 @@ export class DeviceClient {
       return {
         code: 'package_denied',
         message: `This device never lets an agent control ${target}; nothing was done. Ask the owner to do this in the app themselves.`,
+      };
+    }
+    // The risk of a screen action was judged for the app in front then; in another app it acts on what nobody judged.
+    const judged = verdict?.judged_on?.foreground_package;
+    if (judged !== undefined && target !== undefined && target !== judged) {
+      return {
+        code: 'foreground_changed',
+        message:
+          `This action was judged for ${judged}, but ${target} is in front now; nothing was done. Call ` +
+          'device.screen_observe, then call again naming the element you mean (ref and target_text).',
       };
     }
     return undefined;
@@ -782,7 +792,7 @@ export class DeviceClient {
     let outcome: JournalOutcome;
     try {
       // The foreground may have changed between the claim and the grant; check again right before acting.
-      const refusal = this.packageRefusal(frame.tool, args);
+      const refusal = this.packageRefusal(frame.tool, args, frame.verdict);
       if (refusal) throw new DeviceToolError(refusal.code, refusal.message);
       // Cancelled or overdue while it waited behind another execution: say that nothing was done.
       if (controller.signal.aborted) {

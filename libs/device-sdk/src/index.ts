@@ -13,6 +13,7 @@ export {
   type TargetPackageResolver,
   type ToolArguments,
 } from './device-client.js';
+export { judgedTargetRefusal, type ActingOn } from './judged-target.js';
 export {
   DeviceJournal,
   JournalCorruptError,
@@ -45,6 +46,7 @@ export {
   type SimMessage,
   type SimObservedElement,
   type SimSetting,
+  type SimTransfer,
   type SimulatedDeviceOptions,
 } from './sim/simulated-device.js';
 export { SimFaultKnobs, type SimFaultEvent, type SimFaultName, type SimFaultSettings } from './sim/sim-faults.js';

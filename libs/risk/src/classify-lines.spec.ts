@@ -4,6 +4,36 @@ import { FOREGROUND_PACKAGE_FIX } from './risk-classifier.js';
 const line = (value: unknown) => JSON.stringify(value);
 
 describe('classifyLines', () => {
+  describe('with a tool check', () => {
+    const known = new Set(['device.tap', 'device.list_contacts']);
+    const checkTool = (tool: string) =>
+      known.has(tool)
+        ? undefined
+        : `There is no tool named "${tool}". Did you mean device.tap? Call it by that exact name.`;
+
+    it('answers an unknown tool with unknown_tool and the closest names, never a level', () => {
+      const [out] = classifyLines(
+        [line({ tool: 'device.nuke', args: {}, foreground_package: 'com.example.messages' })],
+        undefined,
+        checkTool,
+      );
+      expect(JSON.parse(out as string)).toEqual({
+        error: {
+          code: 'unknown_tool',
+          message:
+            'Line 1 names a tool that does not exist, so it has no risk: There is no tool named "device.nuke". Did you mean device.tap? Call it by that exact name.',
+        },
+      });
+    });
+
+    it('classifies known tools as before, and reports the unknown line as not ok', () => {
+      expect(
+        JSON.parse(classifyLines([line({ tool: 'device.list_contacts' })], undefined, checkTool)[0] as string),
+      ).toMatchObject({ level: 'low' });
+      expect(classifyLine(line({ tool: 'device.nuke' }), 3, undefined, checkTool)).toMatchObject({ ok: false });
+    });
+  });
+
   it('writes one verdict line per input line, in order', () => {
     const out = classifyLines([
       line({

@@ -6,7 +6,14 @@
 import { classifyRisk, type RiskClassifierOptions, type RiskInput } from './risk-classifier.js';
 
 /** Why a line could not be classified. */
-export type LineErrorCode = 'malformed_json' | 'schema_violation';
+export type LineErrorCode = 'malformed_json' | 'schema_violation' | 'unknown_tool';
+
+/**
+ * Tells whether a tool exists: `undefined` for a known tool, else a sentence that says so and names the closest real
+ * tools (the catalog's answer to an unknown name). The classifier judges any name it is given; without this check an
+ * invented tool (`device.nuke`) would be rated on its words alone.
+ */
+export type ToolCheck = (tool: string) => string | undefined;
 
 /** The outcome of one line: its output line, and whether the input was well formed. */
 export interface LineResult {
@@ -84,9 +91,15 @@ function errorLine(code: LineErrorCode, message: string): LineResult {
 }
 
 /**
- * Classifies one input line. `lineNumber` (1-based) only appears in error messages. Never throws.
+ * Classifies one input line. `lineNumber` (1-based) only appears in error messages. With `checkTool`, a tool it does
+ * not know gets an `unknown_tool` error line instead of a verdict. Never throws (unless `checkTool` does).
  */
-export function classifyLine(line: string, lineNumber: number, options?: RiskClassifierOptions): LineResult {
+export function classifyLine(
+  line: string,
+  lineNumber: number,
+  options?: RiskClassifierOptions,
+  checkTool?: ToolCheck,
+): LineResult {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -101,6 +114,13 @@ export function classifyLine(line: string, lineNumber: number, options?: RiskCla
     return errorLine(
       'schema_violation',
       `Line ${lineNumber} is not a call to classify: ${parsed.problems.join('; ')}. For example: ${EXAMPLE}.`,
+    );
+  }
+  const unknown = checkTool?.(parsed.input.tool);
+  if (unknown !== undefined) {
+    return errorLine(
+      'unknown_tool',
+      `Line ${lineNumber} names a tool that does not exist, so it has no risk: ${unknown}`,
     );
   }
   const verdict = classifyRisk(parsed.input, options);
@@ -119,10 +139,14 @@ export function classifyLine(line: string, lineNumber: number, options?: RiskCla
  * a trailing newline, are skipped; error messages give physical line numbers). A bad line yields an error line and
  * the rest are still classified.
  */
-export function classifyLines(lines: readonly string[], options?: RiskClassifierOptions): string[] {
+export function classifyLines(
+  lines: readonly string[],
+  options?: RiskClassifierOptions,
+  checkTool?: ToolCheck,
+): string[] {
   const out: string[] = [];
   lines.forEach((line, i) => {
-    if (line.trim() !== '') out.push(classifyLine(line, i + 1, options).output);
+    if (line.trim() !== '') out.push(classifyLine(line, i + 1, options, checkTool).output);
   });
   return out;
 }

@@ -10,7 +10,14 @@ export {
   type RiskLevel,
   type RiskVerdict,
 } from './risk-classifier.js';
-export { classifyLine, classifyLines, parseRiskInput, type LineErrorCode, type LineResult } from './classify-lines.js';
+export {
+  classifyLine,
+  classifyLines,
+  parseRiskInput,
+  type LineErrorCode,
+  type LineResult,
+  type ToolCheck,
+} from './classify-lines.js';
 export { latinSkeleton, normalizeForMatching, segmentWords } from './normalize.js';
 export {
   HIGH_RISK_CONCEPTS,

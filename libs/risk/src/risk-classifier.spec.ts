@@ -39,6 +39,32 @@ describe('classifyRisk', () => {
     });
   });
 
+  describe('a tap with no target text', () => {
+    it.each([
+      ['coordinates', 'device.tap', { x: 540, y: 600 }, null],
+      ['a ref', 'device.tap', { ref: 'e4' }, null],
+      ['an empty text', 'device.long_press', { ref: 'e4' }, '  '],
+      ['another extension', 'acme.double_tap', { x: 1, y: 1 }, null],
+    ])('is high by %s: nothing says it is not Send', (_by, tool, args, target_text) => {
+      expect(classifyRisk({ tool, args, target_text, foreground_package: MESSAGES })).toEqual({
+        level: 'high',
+        reasons: [
+          `tool "${tool}" activates an element, and no target text says which one (it could be Send or Pay); ` +
+            'resolve it from the latest observation and pass its text',
+        ],
+      });
+    });
+
+    it('leaves swipes and typing into the focused field to the other checks', () => {
+      expect(
+        classifyRisk({ tool: 'device.swipe', args: { direction: 'up' }, foreground_package: MESSAGES }).level,
+      ).toBe('low');
+      expect(classifyRisk({ tool: 'device.type_text', args: { text: 'hi' }, foreground_package: MESSAGES }).level).toBe(
+        'low',
+      );
+    });
+  });
+
   describe('target text', () => {
     it('names the word, its meaning and its languages', () => {
       expect(classifyRisk(call({ target_text: 'Confirm transfer' }))).toEqual({

@@ -5,6 +5,7 @@
 import { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
 import { LANGUAGES, type LanguageCode } from './lexicon.js';
 import {
+  ACTIVATING_TOOLS,
   CONTENT_ARGUMENT_WORDS,
   DEVICE_ACTION_PHRASES,
   KEY_ARGUMENTS,
@@ -76,6 +77,7 @@ const MAX_CACHED_PACKAGES = 1024;
 const MAX_CACHED_IDENTIFIERS = 4096;
 
 const SCREEN_TOOLS = new Set(SCREEN_ACTION_TOOLS);
+const ACTIVATING_TOOL_SET = new Set(ACTIVATING_TOOLS);
 const SETTING_TOOL_SET = new Set(SETTING_TOOLS);
 const KEY_TOOL_SET = new Set(KEY_TOOLS);
 const CONTENT_WORDS = new Set(CONTENT_ARGUMENT_WORDS);
@@ -191,9 +193,7 @@ export class RiskClassifier {
   private readonly paymentApps: Map<string, string>;
   private readonly toolNames = new Map<string, readonly string[]>();
   /** Foreground package → the one reason it gives, high or low. */
-  private readonly packages = new Lru<string, { readonly high: boolean; readonly reason: string }>(
-    MAX_CACHED_PACKAGES,
-  );
+  private readonly packages = new Lru<string, { readonly high: boolean; readonly reason: string }>(MAX_CACHED_PACKAGES);
   /** The target-text reasons of each (cached, shared) list of word matches. */
   private readonly targetReasons = new WeakMap<readonly WordMatch[], readonly string[]>();
 
@@ -215,7 +215,8 @@ export class RiskClassifier {
    * - `high` when the target text means a high-risk action in any lexicon language; when a screen action runs in a
    *   payment, banking, wallet, exchange or system-settings app; when the tool or an identifier-like argument means
    *   a setting change, power, airplane mode, device admin, install or uninstall, or a factory reset; when
-   *   `press_key` presses POWER or CALL, or ENTER with no target text to say what it activates.
+   *   `press_key` presses POWER or CALL, or ENTER with no target text to say what it activates; when `tap`,
+   *   `long_press` or `double_tap` has no target text to say what it activates.
    * - `low` otherwise, with one reason per check that passed.
    */
   classify(input: RiskInput): RiskVerdict {
@@ -232,6 +233,12 @@ export class RiskClassifier {
 
     const hasTarget = targetText !== null && targetText.trim() !== '';
     this.checkTarget(targetText, high, low);
+    if (ACTIVATING_TOOL_SET.has(name) && !hasTarget) {
+      high.push(
+        `${toolLabel} activates an element, and no target text says which one (it could be Send or Pay); ` +
+          'resolve it from the latest observation and pass its text',
+      );
+    }
 
     let refusal: string | null = null;
     if (SCREEN_TOOLS.has(name)) {

@@ -18,6 +18,12 @@ export const SCREEN_ACTION_TOOLS: readonly string[] = [
   'press_key',
 ];
 
+/**
+ * Screen tools that activate an element (a tap on Send sends). Without a target text nothing says which element, so
+ * they are high: a caller resolves the element from the latest observation and passes its text.
+ */
+export const ACTIVATING_TOOLS: readonly string[] = ['tap', 'long_press', 'double_tap'];
+
 /** Tools that always change a system setting. */
 export const SETTING_TOOLS: readonly string[] = ['toggle_setting', 'set_setting', 'change_setting', 'put_setting'];
 

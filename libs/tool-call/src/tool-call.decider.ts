@@ -11,6 +11,7 @@ import {
   MAX_TOOL_CALL_PAYLOAD_BYTES,
   sha256Hex,
   ToolCallEventType as T,
+  type CallVerdictV1,
   type OutcomeUnknownCauseV1,
   type ToolCallEventDraft,
 } from '@ormuz/contracts';
@@ -350,6 +351,11 @@ function refuse({ data: d }: RefuseCall, s: ExistingCall): ToolCallEventDraft[] 
   throw notNow(s, 'RefuseCall');
 }
 
+/** What a screen action's verdict was judged on, kept with it so the device can compare (absent when not given). */
+function judgedOn(verdict: CallVerdictV1): Pick<CallVerdictV1, 'judged_on'> {
+  return verdict.judged_on ? { judged_on: { ...verdict.judged_on } } : {};
+}
+
 function stage({ data: d }: StageCall, s: ExistingCall, now: Date): ToolCallEventDraft[] {
   if (s.status === 'requested') {
     if (d.verdict.level !== 'high') {
@@ -377,7 +383,7 @@ function stage({ data: d }: StageCall, s: ExistingCall, now: Date): ToolCallEven
           expires_at: d.expires_at,
           payload_sha256: s.call.payload_sha256,
           contract_version: s.call.contract_version,
-          verdict: { level: 'high', reasons: [...d.verdict.reasons] },
+          verdict: { level: 'high', reasons: [...d.verdict.reasons], ...judgedOn(d.verdict) },
         },
       },
     ];
@@ -392,7 +398,11 @@ function authorize({ data: d }: AuthorizeCall, s: ExistingCall): ToolCallEventDr
     return [
       {
         type: T.Authorized,
-        data: { call_id: d.call_id, verdict: { level: 'low', reasons: [...d.verdict.reasons] }, approval_id: null },
+        data: {
+          call_id: d.call_id,
+          verdict: { level: 'low', reasons: [...d.verdict.reasons], ...judgedOn(d.verdict) },
+          approval_id: null,
+        },
       },
     ];
   }

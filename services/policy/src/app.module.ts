@@ -10,6 +10,8 @@ import { OfferedToolsHandler, SearchToolsHandler } from './queries/offered-tools
 import { SubmitCallHandler } from './commands/submit-call.handler.js';
 import { POLICY_CONFIG, type PolicyConfig } from './config.js';
 import { callStatusProjection } from './projections/call-status.projection.js';
+import { deviceScreensProjection } from './projections/device-screens.projection.js';
+import { DeviceScreensRepository } from './persistence/device-screens.repository.js';
 import { CallStatusHandler } from './queries/call-status.handler.js';
 import { PolicyController } from './transport/policy.controller.js';
 
@@ -20,6 +22,9 @@ class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown
   constructor(@Inject(INFRA) infra: Infrastructure) {
     this.runners = [
       new ProjectionRunner(infra.js, infra.jsm, infra.db, callStatusProjection(infra.config.namespace), {
+        logger: infra.logger,
+      }),
+      new ProjectionRunner(infra.js, infra.jsm, infra.db, deviceScreensProjection(infra.config.namespace), {
         logger: infra.logger,
       }),
     ];
@@ -45,6 +50,7 @@ export class PolicyModule {
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
         catalogProvider,
         GrantsRepository,
+        DeviceScreensRepository,
         SubmitCallHandler,
         SealCallHandler,
         SetGrantHandler,

@@ -69,7 +69,42 @@ export type CallTargetV1 = { readonly device_id: string } | null;
 export interface CallVerdictV1 {
   readonly level: 'low' | 'high';
   readonly reasons: readonly string[];
+  /**
+   * For a screen action: the app and element text the level was judged on. The device compares them with what it is
+   * about to act on and refuses when they differ. Absent on verdicts of other tools, and on verdicts recorded before
+   * this field existed.
+   */
+  readonly judged_on?: JudgedTargetV1;
 }
+
+/**
+ * What a screen action's risk was judged on, stamped into its verdict so the device can check it is still true.
+ * `target_text` is the visible text of the element the action acts on (`''` for an element without text), or `null`
+ * when it acts on no element (a swipe, typing into the focused field, a key with no element behind it).
+ */
+export interface JudgedTargetV1 {
+  /** The app that was in front (an Android package name). */
+  readonly foreground_package: string;
+  /** At most 2000 characters. */
+  readonly target_text: string | null;
+  /**
+   * Where the element and its text came from: the device's latest observation on the log (`observation`), or the
+   * call's own `target_text` argument (`arguments`), which the device checks just the same.
+   */
+  readonly source: 'observation' | 'arguments';
+}
+
+/** JSON Schema of {@link JudgedTargetV1}, shared by the tool-call events and the device protocol's submit frame. */
+export const JUDGED_TARGET_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['foreground_package', 'target_text', 'source'],
+  properties: {
+    foreground_package: { type: 'string', minLength: 1, maxLength: 255 },
+    target_text: { type: ['string', 'null'], maxLength: 2000 },
+    source: { enum: ['observation', 'arguments'] },
+  },
+};
 
 /** The verdict that makes a call wait for an owner's approval. */
 export interface HighRiskCallVerdictV1 extends CallVerdictV1 {
@@ -308,8 +343,17 @@ const toolName = { type: 'string', maxLength: 128, pattern: '^[a-z][a-z0-9_-]*\\
 const contractVersion = { type: 'string', minLength: 1, maxLength: 128 };
 const snakeCode = { type: 'string', maxLength: 64, pattern: '^[a-z][a-z0-9]*(_[a-z0-9]+)*$' };
 const reasons = { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1, maxLength: 512 } };
-const verdict = object({ level: { enum: ['low', 'high'] }, reasons });
-const highVerdict = object({ level: { const: 'high' }, reasons });
+/** A verdict: level and reasons, and (optional, added later) what a screen action was judged on. */
+function verdictOf(level: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['level', 'reasons'],
+    properties: { level, reasons, judged_on: JUDGED_TARGET_SCHEMA },
+  };
+}
+const verdict = verdictOf({ enum: ['low', 'high'] });
+const highVerdict = verdictOf({ const: 'high' });
 const origin = {
   oneOf: [
     object({

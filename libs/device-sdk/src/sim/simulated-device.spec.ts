@@ -148,6 +148,122 @@ const COMPOSE = { package: SIM_PACKAGES.messages, screen: 'compose' };
 const manyContacts = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ name: `Contact ${String(i + 1).padStart(2, '0')}`, number: `+3361000${i}` }));
 
+/** The messages app's compose screen with Alice Martin in To and "On my way" typed in Message (focused). */
+async function composed(): Promise<SimulatedDevice> {
+  const device = new SimulatedDevice({ foreground: COMPOSE });
+  await device.execute('device.type_text', { ref: await refOf(device, 'To'), text: 'Alice Martin' });
+  await device.execute('device.type_text', { ref: await refOf(device, 'Message'), text: 'On my way' });
+  return device;
+}
+
+const noSignal = new AbortController().signal;
+const judged = (target_text: string | null, foreground_package: string = SIM_PACKAGES.messages) => ({
+  signal: noSignal,
+  verdict: {
+    level: 'low' as const,
+    reasons: ['test'],
+    judged_on: { foreground_package, target_text, source: 'observation' as const },
+  },
+});
+
+describe('SimulatedDevice buttons do what their labels say', () => {
+  it('Send sends what is typed to the contact, clears the form and shows the conversation', async () => {
+    const device = await composed();
+    const result = await device.execute('device.tap', { x: 540, y: 600, foreground_package: SIM_PACKAGES.messages });
+    expect(result).toMatchObject({ strategy: 'coordinates', target: { text: 'Send' }, changed: true, screen: 'inbox' });
+    expect(device.messages).toHaveLength(1);
+    expect(device.messages[0]).toMatchObject({ to: { name: 'Alice Martin' }, body: 'On my way' });
+    expect(device.fieldText(SIM_PACKAGES.messages, 'compose', 'Message')).toBe('');
+    const inbox = await observe(device);
+    expect(inbox.elements.map((e) => e.text)).toContain('Alice Martin: On my way');
+  });
+
+  it('Send with an empty form or an unknown recipient sends nothing and says what to type', async () => {
+    const empty = new SimulatedDevice({ foreground: COMPOSE });
+    await expect(empty.execute('device.tap', { ref: await refOf(empty, 'Send') })).rejects.toMatchObject({
+      code: 'nothing_to_send',
+      message: expect.stringMatching(/nothing was sent\. Type them, then tap Send/),
+    });
+    const stranger = new SimulatedDevice({ foreground: COMPOSE });
+    await stranger.execute('device.type_text', { ref: await refOf(stranger, 'To'), text: 'Zed Nobody' });
+    await stranger.execute('device.type_text', { ref: await refOf(stranger, 'Message'), text: 'hi' });
+    await expect(stranger.execute('device.tap', { ref: await refOf(stranger, 'Send') })).rejects.toMatchObject({
+      code: 'unknown_recipient',
+    });
+    expect([...empty.messages, ...stranger.messages]).toEqual([]);
+  });
+
+  it('Confirm transfer moves the typed amount out of the account, and the accounts screen shows it', async () => {
+    const device = new SimulatedDevice({ foreground: { package: SIM_PACKAGES.bank, screen: 'transfer' } });
+    await device.execute('device.type_text', { ref: await refOf(device, 'Amount'), text: '25.50' });
+    await device.execute('device.tap', { ref: await refOf(device, 'Confirm transfer') });
+    expect(device.balanceCents).toBe(231_055 - 2_550);
+    expect(device.transfers).toEqual([expect.objectContaining({ amountCents: 2_550 })]);
+    expect((await observe(device)).elements.map((e) => e.text)).toContain('Current account •••• 4821: €2,285.05');
+  });
+
+  it('Confirm transfer refuses an amount that is not one, or more than the balance, and moves nothing', async () => {
+    for (const amount of ['lots', '0', '999999']) {
+      const device = new SimulatedDevice({ foreground: { package: SIM_PACKAGES.bank, screen: 'transfer' } });
+      await device.execute('device.type_text', { ref: await refOf(device, 'Amount'), text: amount });
+      await expect(device.execute('device.press_key', { key: 'enter' })).rejects.toMatchObject({
+        code: 'transfer_refused',
+        message: expect.stringMatching(/no money was moved/),
+      });
+      expect(device.balanceCents).toBe(231_055);
+    }
+  });
+});
+
+describe('SimulatedDevice checks the verdict it was given (judged_on)', () => {
+  it('refuses a coordinate tap judged on another element, and sends nothing', async () => {
+    const device = await composed();
+    await expect(
+      device.execute('device.tap', { x: 540, y: 600, foreground_package: SIM_PACKAGES.messages }, judged('Message')),
+    ).rejects.toMatchObject({
+      code: 'target_mismatch',
+      message: expect.stringMatching(
+        /judged as acting on an element showing "Message", but it would act on "Send"; nothing was tapped\. Call device\.screen_observe/,
+      ),
+    });
+    expect(device.messages).toEqual([]);
+  });
+
+  it('refuses a tap judged on no element when the finger lands on one', async () => {
+    const device = await composed();
+    await expect(device.execute('device.tap', { x: 540, y: 600 }, judged(null))).rejects.toMatchObject({
+      code: 'target_mismatch',
+    });
+    expect(device.messages).toEqual([]);
+  });
+
+  it('refuses an action judged for another app', async () => {
+    const device = await composed();
+    await expect(
+      device.execute('device.swipe', { direction: 'up' }, judged(null, SIM_PACKAGES.contacts)),
+    ).rejects.toMatchObject({
+      code: 'foreground_changed',
+      message: expect.stringMatching(/judged for com\.example\.contacts/),
+    });
+  });
+
+  it('refuses enter judged on another submit action than the screen has', async () => {
+    const device = await composed();
+    await expect(device.execute('device.press_key', { key: 'enter' }, judged('Search'))).rejects.toMatchObject({
+      code: 'target_mismatch',
+      message: expect.stringMatching(/would act on "Send"/),
+    });
+    expect(device.messages).toEqual([]);
+  });
+
+  it('acts when the screen shows what was judged (ignoring case), typing included', async () => {
+    const device = await composed();
+    await device.execute('device.type_text', { ref: await refOf(device, 'On my way'), text: '!' }, judged('message'));
+    await device.execute('device.tap', { x: 540, y: 600 }, judged('send'));
+    expect(device.messages).toEqual([expect.objectContaining({ body: 'On my way!' })]);
+  });
+});
+
 describe('SimulatedDevice screen actions', () => {
   describe('foreground check', () => {
     it.each([
@@ -310,17 +426,33 @@ describe('SimulatedDevice screen actions', () => {
       expect(await device.execute('device.press_key', back)).toMatchObject({ succeeded: true, changed: false });
     });
 
-    it('closes the keyboard with back or enter before navigating', async () => {
+    it('closes the keyboard with back before navigating', async () => {
       const device = new SimulatedDevice({ foreground: COMPOSE });
       await device.execute('device.tap', { ref: await refOf(device, 'Message') });
-      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({
+      expect(await device.execute('device.press_key', { key: 'back' })).toMatchObject({
         changed: true,
         screen: 'compose',
       });
-      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({ changed: false });
       await expect(device.execute('device.type_text', { text: 'x' })).rejects.toMatchObject({
         code: 'no_focused_field',
       });
+    });
+
+    it("enter in a field taps the screen's Send button: the message goes out", async () => {
+      const device = await composed();
+      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({
+        changed: true,
+        screen: 'inbox',
+      });
+      expect(device.messages).toEqual([
+        expect.objectContaining({ to: expect.objectContaining({ name: 'Alice Martin' }), body: 'On my way' }),
+      ]);
+    });
+
+    it('enter with no field focused submits nothing', async () => {
+      const device = new SimulatedDevice({ foreground: COMPOSE });
+      expect(await device.execute('device.press_key', { key: 'enter' })).toMatchObject({ changed: false });
+      expect(device.messages).toEqual([]);
     });
 
     it('shows the recent apps and returns from them', async () => {

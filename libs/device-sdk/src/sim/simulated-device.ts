@@ -3,8 +3,9 @@
  * contacts, a messages app, a banking app and settings toggles, driven through the same tools a real device exposes.
  * Tool and argument names follow the device extension of the catalog (`@ormuz/catalog`, device.extension.ts).
  */
-import type { JsonValue } from '@ormuz/contracts';
+import type { JsonValue, RiskVerdictV1 } from '@ormuz/contracts';
 import { DeviceToolError, type ExecutionContext, type ToolArguments } from '../device-client.js';
+import { judgedTargetRefusal } from '../judged-target.js';
 
 /** Screen size of the simulated phone, in pixels. */
 export const SIM_SCREEN = { width: 1080, height: 2400 } as const;
@@ -71,6 +72,15 @@ export interface SimMessage {
   readonly sentAt: string;
 }
 
+/** Money moved by the bank app's Confirm transfer button. */
+export interface SimTransfer {
+  readonly id: string;
+  /** Whole cents, more than 0. */
+  readonly amountCents: number;
+  readonly to: string;
+  readonly at: string;
+}
+
 /** Names of the simulated system settings. */
 export type SimSetting = 'wifi' | 'bluetooth' | 'airplane_mode' | 'location';
 
@@ -91,6 +101,10 @@ type Effect =
   | { readonly kind: 'open_app'; readonly package: string }
   | { readonly kind: 'toggle'; readonly setting: SimSetting }
   | { readonly kind: 'focus'; readonly field: string }
+  /** The messages app's Send: sends what is typed in To and Message. */
+  | { readonly kind: 'send_message' }
+  /** The bank app's Confirm transfer: moves the typed Amount out of the current account. */
+  | { readonly kind: 'transfer' }
   | { readonly kind: 'none' };
 
 interface Node {
@@ -116,6 +130,11 @@ interface SimApp {
   readonly screens: Record<string, (device: SimulatedDevice) => readonly Node[]>;
   /** Where `back` goes from a screen other than home; from home it goes to the launcher. */
   readonly parents?: Record<string, string>;
+  /**
+   * The button that `enter` in a field of a screen activates (the keyboard's send/done action), by its text:
+   * pressing enter there is tapping that button.
+   */
+  readonly submits?: Record<string, string>;
   /** Keys the app blocks on a screen (a secure screen, say). */
   readonly blockedKeys?: Record<string, readonly SimKey[]>;
   /** Not listed on the launcher and not openable with `device.open_app`. */
@@ -180,6 +199,7 @@ const APPS: Record<string, SimApp> = {
     label: 'Messages',
     home: 'inbox',
     parents: { compose: 'inbox' },
+    submits: { compose: 'Send' },
     screens: {
       inbox: (d) => [
         { role: 'header', text: 'Messages' },
@@ -194,7 +214,7 @@ const APPS: Record<string, SimApp> = {
         { role: 'header', text: 'New message' },
         input('To'),
         input('Message'),
-        button('Send'),
+        button('Send', { kind: 'send_message' }),
         button('Back', { kind: 'navigate', screen: 'inbox' }),
       ],
     },
@@ -213,17 +233,18 @@ const APPS: Record<string, SimApp> = {
     label: 'Bank',
     home: 'accounts',
     parents: { transfer: 'accounts' },
+    submits: { transfer: 'Confirm transfer' },
     blockedKeys: { transfer: ['recent_apps'] },
     screens: {
-      accounts: () => [
+      accounts: (d) => [
         { role: 'header', text: 'Accounts' },
-        { role: 'text', text: 'Current account •••• 4821: €2,310.55' },
+        { role: 'text', text: `Current account •••• 4821: ${euros(d.balanceCents)}` },
         button('Transfer', { kind: 'navigate', screen: 'transfer' }),
       ],
       transfer: () => [
         { role: 'header', text: 'Transfer' },
         input('Amount'),
-        button('Confirm transfer'),
+        button('Confirm transfer', { kind: 'transfer' }),
         button('Cancel', { kind: 'navigate', screen: 'accounts' }),
       ],
     },
@@ -257,6 +278,15 @@ const APPS: Record<string, SimApp> = {
     },
   },
 };
+
+/** Where the bank app's transfers go. */
+const TRANSFER_PAYEE = 'Savings •••• 1177';
+const AMOUNT = /^(\d{1,9})(?:[.,](\d{1,2}))?$/;
+
+function euros(cents: number): string {
+  const whole = Math.floor(cents / 100).toLocaleString('en-US');
+  return `€${whole}.${String(cents % 100).padStart(2, '0')}`;
+}
 
 const SETTING_LABELS: Record<SimSetting, string> = {
   wifi: 'Wi-Fi',
@@ -326,6 +356,8 @@ function decodeHandle(handle: JsonValue | undefined): { token: string; offset: n
   );
 }
 
+/** The texts an element answers to: what it shows and, for an input, its field name. */
+const textsOf = (e: PlacedElement): string[] => [e.text, ...(e.field === undefined ? [] : [e.field])];
 const fold = (text: string): string => text.normalize('NFC').toLocaleLowerCase();
 const digits = (text: string): string => text.replace(/[^0-9]/g, '');
 const sameName = (a: string, b: string): boolean => a.normalize('NFC') === b.normalize('NFC');
@@ -337,8 +369,12 @@ const sameName = (a: string, b: string): boolean => a.normalize('NFC') === b.nor
 export class SimulatedDevice {
   /** Contacts, in display order. Tests may edit it directly. */
   readonly contacts: SimContact[];
-  /** Messages sent so far, oldest first. */
+  /** Messages sent so far (by `device.send_message` or the messages app's Send button), oldest first. */
   readonly messages: SimMessage[] = [];
+  /** Balance of the bank app's current account, in cents; Confirm transfer takes money out of it. */
+  balanceCents = 231_055;
+  /** Transfers confirmed in the bank app, oldest first. */
+  readonly transfers: SimTransfer[] = [];
   /** System settings switches. */
   readonly settings: Record<SimSetting, boolean> = {
     wifi: true,
@@ -434,23 +470,30 @@ export class SimulatedDevice {
    * Runs one tool. Throws {@link DeviceToolError} with a code and a next-step message for unknown tools
    * (`unknown_tool`), bad arguments (`invalid_arguments`) and refusals of the simulated world (`app_not_installed`,
    * `unknown_recipient`, `stale_ref`, `stale_continuation`, `screen_unavailable`, `foreground_changed`,
-   * `target_mismatch`, `not_an_input`, `no_focused_field`, `key_blocked`, `contacts_unavailable`, `cancelled`).
+   * `target_mismatch`, `not_an_input`, `no_focused_field`, `key_blocked`, `contacts_unavailable`, `cancelled`,
+   * `nothing_to_send`, `transfer_refused`). A screen action whose `context.verdict` says what it was judged on
+   * (`judged_on`) is refused with `foreground_changed` or `target_mismatch` when the screen shows something else now.
    */
-  async execute(tool: string, args: ToolArguments, context?: Pick<ExecutionContext, 'signal'>): Promise<JsonValue> {
+  async execute(
+    tool: string,
+    args: ToolArguments,
+    context?: Pick<ExecutionContext, 'signal'> & { readonly verdict?: RiskVerdictV1 },
+  ): Promise<JsonValue> {
     context?.signal.throwIfAborted();
+    const verdict = context?.verdict;
     this.history.push({ tool, args });
     if (this.history.length > this.historyLimit) this.history.shift();
     switch (tool) {
       case 'device.screen_observe':
         return this.observe(args);
       case 'device.tap':
-        return this.tap(args);
+        return this.tap(args, verdict);
       case 'device.type_text':
-        return this.typeText(args);
+        return this.typeText(args, verdict);
       case 'device.swipe':
-        return this.swipe(args);
+        return this.swipe(args, verdict);
       case 'device.press_key':
-        return this.pressKey(args);
+        return this.pressKey(args, verdict);
       case 'device.open_app':
         return this.openApp(args);
       case 'device.toggle_setting':
@@ -630,7 +673,7 @@ export class SimulatedDevice {
     };
   }
 
-  private tap(args: ToolArguments): JsonValue {
+  private tap(args: ToolArguments, verdict: RiskVerdictV1 | undefined): JsonValue {
     const ref = args['ref'];
     const x = args['x'];
     const y = args['y'];
@@ -639,7 +682,7 @@ export class SimulatedDevice {
     if (!hasRef && !hasPoint) {
       throw invalid('Provide ref (an element ref from the latest device.screen_observe), or both x and y (pixels).');
     }
-    this.requireForeground(args, 'nothing was tapped');
+    const fg = this.requireForeground(args, 'nothing was tapped');
     const elements = this.elements();
     let target: PlacedElement | undefined;
     let strategy: 'ref' | 'text' | 'coordinates';
@@ -660,6 +703,7 @@ export class SimulatedDevice {
       strategy = 'coordinates';
     }
     this.checkTargetText(args, target, 'nothing was tapped');
+    this.checkJudged(verdict, fg, target ? textsOf(target) : null, 'nothing was tapped');
     const before = this.version;
     if (target?.effect) this.applyEffect(target.effect);
     return this.screenResult(before, {
@@ -668,7 +712,7 @@ export class SimulatedDevice {
     });
   }
 
-  private typeText(args: ToolArguments): JsonValue {
+  private typeText(args: ToolArguments, verdict: RiskVerdictV1 | undefined): JsonValue {
     const text = requiredText(args, 'text', 'the exact text to type into the field');
     if (text.length > MAX_TYPED_LENGTH)
       throw invalid(`text is ${text.length} characters; type at most ${MAX_TYPED_LENGTH} at once.`);
@@ -694,6 +738,9 @@ export class SimulatedDevice {
       }
     }
     this.checkTargetText(args, target, 'nothing was typed');
+    // Typing into the focused field with no element judged activates nothing; only the app is checked then.
+    const judgedField = ref !== undefined || (verdict?.judged_on?.target_text ?? null) !== null;
+    this.checkJudged(verdict, fg, judgedField ? textsOf(target) : null, 'nothing was typed');
     const field = target.field!;
     const before = this.version;
     this.fields.set(`${fg.package}/${fg.screen}/${field}`, this.fieldText(fg.package, fg.screen, field) + text);
@@ -702,10 +749,11 @@ export class SimulatedDevice {
     return this.screenResult(before, { target: { ref: target.ref, text: target.text } });
   }
 
-  private swipe(args: ToolArguments): JsonValue {
+  private swipe(args: ToolArguments, verdict: RiskVerdictV1 | undefined): JsonValue {
     const direction = oneOf(args, 'direction', DIRECTIONS);
     const ref = optionalRef(args);
-    this.requireForeground(args, 'nothing was swiped');
+    const fg = this.requireForeground(args, 'nothing was swiped');
+    this.checkJudged(verdict, fg, null, 'nothing was swiped');
     // The simulated screens have one scrolling list each: a ref only has to be on screen.
     if (ref !== undefined) this.byRef(ref, this.elements());
     const before = this.version;
@@ -721,7 +769,7 @@ export class SimulatedDevice {
     return this.screenResult(before);
   }
 
-  private pressKey(args: ToolArguments): JsonValue {
+  private pressKey(args: ToolArguments, verdict: RiskVerdictV1 | undefined): JsonValue {
     const key = oneOf(args, 'key', KEYS);
     const fg = this.requireForeground(args, 'nothing was pressed');
     const app = APPS[fg.package];
@@ -732,6 +780,9 @@ export class SimulatedDevice {
           'instead (observe it first).',
       );
     }
+    // Enter in a field is the keyboard's send/done action: it taps the screen's submit button, if it has one.
+    const submit = key === 'enter' ? this.submitButton(fg) : undefined;
+    this.checkJudged(verdict, fg, submit ? textsOf(submit) : null, 'nothing was pressed');
     const before = this.version;
     switch (key) {
       case 'back':
@@ -742,8 +793,8 @@ export class SimulatedDevice {
         if (fg.package !== LAUNCHER_HOME.package || fg.screen !== LAUNCHER_HOME.screen) this.show(LAUNCHER_HOME);
         break;
       case 'enter':
-        // The keyboard's action on the focused field; the simulated fields have nothing to submit.
-        if (this.focus !== undefined) this.unfocus();
+        if (submit?.effect) this.applyEffect(submit.effect);
+        else if (this.focus !== undefined) this.unfocus();
         break;
       case 'recent_apps':
         if (fg.package === SIM_PACKAGES.systemui) this.show(this.beforeRecents ?? LAUNCHER_HOME);
@@ -755,6 +806,24 @@ export class SimulatedDevice {
       }
     }
     return this.screenResult(before);
+  }
+
+  /** The button `enter` activates on this screen: its submit button, when a field has focus and the screen has one. */
+  private submitButton(fg: SimForeground): PlacedElement | undefined {
+    const text = APPS[fg.package]?.submits?.[fg.screen];
+    if (this.focus === undefined || text === undefined) return undefined;
+    return this.layout().find((e) => e.clickable && e.text === text);
+  }
+
+  /** Refuses to act when the verdict was judged on another app or element than the one about to be acted on. */
+  private checkJudged(
+    verdict: RiskVerdictV1 | undefined,
+    fg: SimForeground,
+    texts: readonly string[] | null,
+    nothing: string,
+  ): void {
+    const refusal = judgedTargetRefusal(verdict, { foregroundPackage: fg.package, texts }, nothing);
+    if (refusal) throw refusal;
   }
 
   private unfocus(): void {
@@ -788,6 +857,12 @@ export class SimulatedDevice {
           this.version += 1;
         }
         return;
+      case 'send_message':
+        this.sendTyped();
+        return;
+      case 'transfer':
+        this.transferTyped();
+        return;
       case 'none':
         return;
       default: {
@@ -795,6 +870,53 @@ export class SimulatedDevice {
         throw new Error(`unknown tap effect ${JSON.stringify(unknown)}`);
       }
     }
+  }
+
+  /** The messages app's Send button: sends what is typed in To and Message, then shows the conversations. */
+  private sendTyped(): void {
+    const { messages } = SIM_PACKAGES;
+    const to = this.fieldText(messages, 'compose', 'To').trim();
+    const body = this.fieldText(messages, 'compose', 'Message');
+    if (to === '' || body.trim() === '') {
+      throw new DeviceToolError(
+        'nothing_to_send',
+        'Send needs a recipient in To and a text in Message; nothing was sent. Type them, then tap Send.',
+      );
+    }
+    const contact = this.findContact(to);
+    if (!contact) {
+      throw new DeviceToolError(
+        'unknown_recipient',
+        `No contact is named or numbered ${JSON.stringify(to)}; nothing was sent. Call device.list_contacts to find the exact name.`,
+      );
+    }
+    this.deliver(contact, body);
+    for (const field of ['To', 'Message']) this.fields.delete(`${messages}/compose/${field}`);
+    this.show({ package: messages, screen: 'inbox' });
+  }
+
+  /** The bank app's Confirm transfer button: moves the typed Amount to the saved payee, then shows the accounts. */
+  private transferTyped(): void {
+    const { bank } = SIM_PACKAGES;
+    const typed = this.fieldText(bank, 'transfer', 'Amount').trim();
+    const match = AMOUNT.exec(typed);
+    const cents = match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : 0;
+    if (cents <= 0 || cents > this.balanceCents) {
+      throw new DeviceToolError(
+        'transfer_refused',
+        `Amount ${JSON.stringify(typed)} is not an amount from 0.01 to ${euros(this.balanceCents).slice(1)}; no money ` +
+          'was moved. Type the amount in Amount (e.g. 25.00), then tap Confirm transfer.',
+      );
+    }
+    this.balanceCents -= cents;
+    this.transfers.push({
+      id: `trf-${this.transfers.length + 1}`,
+      amountCents: cents,
+      to: TRANSFER_PAYEE,
+      at: this.now().toISOString(),
+    });
+    this.fields.delete(`${bank}/transfer/Amount`);
+    this.show({ package: bank, screen: 'accounts' });
   }
 
   // --- apps and settings ------------------------------------------------------------------------------------------
@@ -862,15 +984,15 @@ export class SimulatedDevice {
         `No contact is named or numbered ${JSON.stringify(to)}; nothing was sent. Call device.list_contacts to find the exact name.`,
       );
     }
-    const message: SimMessage = {
-      id: `msg-${this.messages.length + 1}`,
-      to: contact,
-      body,
-      sentAt: this.now().toISOString(),
-    };
+    const message = this.deliver(contact, body);
+    return { message_id: message.id, to: { name: contact.name, number: contact.number }, sent_at: message.sentAt };
+  }
+
+  private deliver(to: SimContact, body: string): SimMessage {
+    const message: SimMessage = { id: `msg-${this.messages.length + 1}`, to, body, sentAt: this.now().toISOString() };
     this.messages.push(message);
     this.version += 1;
-    return { message_id: message.id, to: { name: contact.name, number: contact.number }, sent_at: message.sentAt };
+    return message;
   }
 
   private listContacts(args: ToolArguments): JsonValue {

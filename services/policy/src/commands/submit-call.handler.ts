@@ -1,14 +1,15 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
-import type { Catalog } from '@ormuz/catalog';
+import type { Catalog, Grant } from '@ormuz/catalog';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { deriveCallId, type ToolCallCommand, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { UnknownToolNameError } from '../domain/errors.js';
-import { decideGate, type RecordedDecision } from '../domain/gate.js';
+import { decideGate, type GateDecision, type GateRequest, type RecordedDecision } from '../domain/gate.js';
+import { DeviceScreensRepository, ObservationLaggingError } from '../persistence/device-screens.repository.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
 
 export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
@@ -26,17 +27,14 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
   constructor(
     private readonly calls: ToolCalls,
     private readonly grants: GrantsRepository,
+    private readonly screens: DeviceScreensRepository,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(POLICY_CONFIG) private readonly config: PolicyConfig,
   ) {}
 
   async execute({ request }: SubmitCallCommand): Promise<SubmitCallReplyV1> {
     const grant = await this.grants.effective(request.tenant, request.agent_id);
-    const gate = decideGate(
-      { catalog: this.catalog, grant, approvalTtlMs: this.config.approvalTtlMs },
-      { tool: request.tool, arguments: request.arguments, deviceId: request.device_id },
-      new Date(),
-    );
+    const gate = await this.decide(request, grant);
     if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
     const callId = deriveCallId(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
@@ -64,6 +62,35 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     if (duplicate && submitted.state.status !== 'requested') return reply(callId, gate.payload.sha256, submitted.state, true);
     const decided = await this.calls.execute(request.tenant, callId, decisionCommand(callId, gate), cause);
     return reply(callId, gate.payload.sha256, decided.state, duplicate);
+  }
+
+  /** The gate's decision; a screen action that must be judged on the device's latest observation gets it loaded. */
+  private async decide(request: SubmitCallRequestV1, grant: Grant): Promise<GateDecision> {
+    const ctx = { catalog: this.catalog, grant, approvalTtlMs: this.config.approvalTtlMs };
+    const gateRequest: GateRequest = { tool: request.tool, arguments: request.arguments, deviceId: request.device_id };
+    const first = decideGate(ctx, gateRequest, new Date());
+    if (first.kind !== 'needs_observation') return first;
+    let observation;
+    try {
+      observation = request.device_id ? await this.screens.latest(request.tenant, request.device_id) : null;
+    } catch (err) {
+      if (!(err instanceof ObservationLaggingError)) throw err;
+      observation = 'lagging' as const;
+    }
+    const decided = decideGate(
+      ctx,
+      { ...gateRequest, observation: observation === 'lagging' ? null : observation },
+      new Date(),
+    );
+    if (decided.kind === 'needs_observation') throw new Error('the gate asked for an observation it was given');
+    if (observation !== 'lagging' || decided.kind !== 'refuse') return decided;
+    return {
+      ...decided,
+      reasonCode: 'observation_unavailable',
+      message:
+        "Policy could not read the device's latest observation in time, so it could not tell what this action acts " +
+        'on; nothing was done. Call device.screen_observe, then call again naming the element (ref and target_text).',
+    };
   }
 }
 

@@ -7,9 +7,11 @@
  * as not permitted here), arguments are normalised, designer values filled and validated, then the risk
  * level is decided: the tool's own level, or the deterministic classifier for tools marked `classify`. High risk is
  * staged for the owner; low risk is authorized with the verdict stamped in; an action whose foreground app cannot be
- * told is refused with the fix.
+ * told is refused with the fix. A screen action is judged on what it will really act on (screen-target.ts): a tap by
+ * coordinates or by ref without text is resolved against the device's latest observation, and the verdict says
+ * which app and text it was judged on, for the device to check.
  */
-import { canonicalPayload, type CanonicalPayload } from '@ormuz/contracts';
+import { canonicalPayload, type CanonicalPayload, type JudgedTargetV1 } from '@ormuz/contracts';
 import {
   prepareCall,
   recordableToolName,
@@ -18,13 +20,19 @@ import {
   type Grant,
   type ToolDefinition,
 } from '@ormuz/catalog';
-import { classifyRisk } from '@ormuz/risk';
+import { classifyRisk, MAX_REASONS } from '@ormuz/risk';
+import { resolveScreenTarget, type ScreenObservation } from './screen-target.js';
 
 export interface GateRequest {
   readonly tool: string;
   readonly arguments: unknown;
   /** The device the session acts on (trusted context), or null. */
   readonly deviceId: string | null;
+  /**
+   * That device's latest observation on the log (`null`: none on record), or left out when not loaded yet: a call
+   * that needs it is then answered `needs_observation`, and the caller decides again with it.
+   */
+  readonly observation?: ScreenObservation | null;
 }
 
 interface Recorded {
@@ -43,9 +51,9 @@ export type RecordedDecision = Recorded &
         readonly kind: 'stage';
         readonly summary: string;
         readonly expiresAt: Date;
-        readonly verdict: { level: 'high'; reasons: string[] };
+        readonly verdict: { level: 'high'; reasons: string[]; judged_on?: JudgedTargetV1 };
       }
-    | { readonly kind: 'authorize'; readonly verdict: { level: 'low'; reasons: string[] } }
+    | { readonly kind: 'authorize'; readonly verdict: { level: 'low'; reasons: string[]; judged_on?: JudgedTargetV1 } }
   );
 
 /**
@@ -61,6 +69,11 @@ export interface RejectedRequest {
 
 export type GateDecision = RecordedDecision | RejectedRequest;
 
+/** The request needs the device's latest observation: load it and decide again with `observation` set. */
+export interface NeedsObservation {
+  readonly kind: 'needs_observation';
+}
+
 export interface GateContext {
   readonly catalog: Catalog;
   readonly grant: Grant;
@@ -68,8 +81,11 @@ export interface GateContext {
   readonly approvalTtlMs: number;
 }
 
-/** Decides one request. Throws only NonCanonicalValueError, for arguments that have no canonical bytes at all. */
-export function decideGate(ctx: GateContext, request: GateRequest, now: Date): GateDecision {
+/**
+ * Decides one request, or asks for the device's latest observation when the request needs it and did not carry it.
+ * Throws only NonCanonicalValueError, for arguments that have no canonical bytes at all.
+ */
+export function decideGate(ctx: GateContext, request: GateRequest, now: Date): GateDecision | NeedsObservation {
   const prepared = prepareCall(ctx.catalog, ctx.grant, { tool: request.tool, arguments: request.arguments }, ctx.designer);
   if (!prepared.ok) {
     // A known tool is recorded under its canonical name; an unknown one as it was sent, when that is a tool name.
@@ -98,15 +114,21 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
       message: `${definition.name} acts on a phone, and this conversation has no device attached. Tell the user to connect one.`,
     };
   }
-  const verdict =
+  const target = resolveScreenTarget(definition.name, args, request.observation);
+  if (target?.kind === 'needs_observation') return target;
+  if (target?.kind === 'refuse') return { ...recorded, kind: 'refuse', reasonCode: target.reasonCode, message: target.message };
+  const targetText = target ? target.targetText : typeof args.target_text === 'string' ? args.target_text : null;
+  const judged = target?.judged ? { judged_on: target.judged } : {};
+  const classified =
     definition.risk_level === 'classify'
       ? classifyRisk({
           tool: definition.name,
           args,
-          target_text: typeof args.target_text === 'string' ? args.target_text : null,
+          target_text: targetText,
           foreground_package: typeof args.foreground_package === 'string' ? args.foreground_package : null,
         })
       : { level: definition.risk_level, reasons: [`${definition.name} is declared ${definition.risk_level} risk`] };
+  const verdict = { ...classified, reasons: [...(target?.reasons ?? []), ...classified.reasons].slice(0, MAX_REASONS) };
   if (verdict.level === 'refused') {
     return {
       ...recorded,
@@ -119,12 +141,12 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
     return {
       ...recorded,
       kind: 'stage',
-      summary: ownerSummary(definition, args),
+      summary: ownerSummary(definition, { ...args, target_text: targetText ?? undefined }),
       expiresAt: new Date(now.getTime() + ctx.approvalTtlMs),
-      verdict: { level: 'high', reasons: [...verdict.reasons] },
+      verdict: { level: 'high', reasons: [...verdict.reasons], ...judged },
     };
   }
-  return { ...recorded, kind: 'authorize', verdict: { level: 'low', reasons: [...verdict.reasons] } };
+  return { ...recorded, kind: 'authorize', verdict: { level: 'low', reasons: [...verdict.reasons], ...judged } };
 }
 
 const quote = (v: unknown, max = 200) => {
@@ -145,6 +167,10 @@ export function ownerSummary(def: ToolDefinition, args: Record<string, unknown>)
       return `Tap ${args.target_text ? quote(args.target_text, 80) : 'an element'} in ${String(args.foreground_package)}`;
     case 'device.type_text':
       return `Type ${quote(args.text, 120)} in ${String(args.foreground_package)}`;
+    case 'device.press_key':
+      return args.key === 'enter' && args.target_text
+        ? `Press enter in ${String(args.foreground_package)}, which taps ${quote(args.target_text, 80)}`
+        : `Press ${String(args.key)} in ${String(args.foreground_package)}`;
     default:
       return `Run ${def.name} with ${quote(args, 300)}`;
   }

@@ -40,4 +40,32 @@ export const policyMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0004_device_screens': {
+    async up(db) {
+      // Device calls in flight that read or change a screen, to tell what their outcome means for the screen.
+      await db.schema
+        .createTable('screen_calls')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('call_id', 'text', (c) => c.notNull())
+        .addColumn('device_id', 'text', (c) => c.notNull())
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('continued', 'boolean', (c) => c.notNull())
+        .addPrimaryKeyConstraint('screen_calls_pk', ['tenant', 'call_id'])
+        .execute();
+      // Each device's latest observation, and what ran after it.
+      await db.schema
+        .createTable('device_screens')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('device_id', 'text', (c) => c.notNull())
+        .addColumn('foreground_package', 'text', (c) => c.notNull())
+        .addColumn('screen', 'text', (c) => c.notNull())
+        .addColumn('elements', 'jsonb', (c) => c.notNull())
+        .addColumn('observed_call_id', 'text', (c) => c.notNull())
+        .addColumn('changed_by', 'text')
+        .addColumn('last_seq', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('device_screens_pk', ['tenant', 'device_id'])
+        .execute();
+    },
+  },
 };

@@ -3,8 +3,28 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { classifyLine } from '@ormuz/risk';
+import { checkGrant, loadShippedCatalog, type Catalog, type Grant } from '@ormuz/catalog';
+import { classifyLine, type ToolCheck } from '@ormuz/risk';
 import { CliInputError, type CliContext } from '../context.js';
+
+/**
+ * Whether a tool is in the shipped catalog. An unknown name is answered with the closest real names: the catalog's
+ * suggestions when a name is close, else the tools of the extension it names, else the extensions there are.
+ */
+export function catalogToolCheck(catalog: Catalog = loadShippedCatalog()): ToolCheck {
+  const extensions = catalog.extensions.map((e) => e.name);
+  const everything: Grant = { tenant: 'cli', agent_id: 'cli', allow: extensions };
+  return (tool) => {
+    const check = checkGrant(catalog, everything, tool);
+    if (check.kind !== 'unknown') return undefined;
+    const unknown = `There is no tool named ${JSON.stringify(tool.slice(0, 128))}.`;
+    if (check.suggestions.length > 0) return `${unknown} The closest real names: ${check.suggestions.join(', ')}.`;
+    const extension = tool.slice(0, Math.max(0, tool.indexOf('.')));
+    const siblings = catalog.toolNames().filter((name) => name.startsWith(`${extension}.`));
+    if (siblings.length > 0) return `${unknown} The ${extension} extension's tools are: ${siblings.join(', ')}.`;
+    return `${unknown} Tools are named <extension>.<tool>; the extensions are: ${extensions.join(', ')}.`;
+  };
+}
 
 /**
  * `ormuz risk classify`: JSON lines in (stdin or --file), one verdict line out per non-blank input line. Local and
@@ -17,18 +37,20 @@ export function registerRiskCommands(program: Command, _ctx: () => CliContext): 
     .command('classify')
     .description(
       'classify tool calls read as JSON lines ({"tool","args","target_text","foreground_package"}); writes one ' +
-        '{"level","reasons","fix"?} line per call, or {"error":{"code","message"}} for a line it cannot read',
+        '{"level","reasons","fix"?} line per call, or {"error":{"code","message"}} for a line it cannot read or a tool ' +
+        'the catalog does not have (unknown_tool, with the closest real names)',
     )
     .option('--file <path>', 'read the JSON lines from this file instead of stdin')
     .action(async (o: { file?: string }) => {
       const input: Readable = o.file ? createReadStream(o.file, { encoding: 'utf8' }) : process.stdin;
+      const checkTool = catalogToolCheck();
       let bad = 0;
       let lineNumber = 0;
       try {
         for await (const line of createInterface({ input, crlfDelay: Infinity })) {
           lineNumber++;
           if (line.trim() === '') continue;
-          const result = classifyLine(line, lineNumber);
+          const result = classifyLine(line, lineNumber, undefined, checkTool);
           if (!result.ok) bad++;
           if (!process.stdout.write(`${result.output}\n`)) await once(process.stdout, 'drain');
         }
