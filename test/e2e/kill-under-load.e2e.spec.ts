@@ -7,171 +7,51 @@
  * and `ormuz projections status` shows nothing behind and nothing parked. Then a corrupt message is parked, shown and
  * retried.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { sql, type Kysely } from 'kysely';
+import { jetstream } from '@nats-io/jetstream';
+import { sql, type RawBuilder } from 'kysely';
 import { CONTEXTS, type ContextName, type SubmitCallReplyV1 } from '@ormuz/contracts';
-import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { streamName, type ConsumerStatus } from '@ormuz/event-log';
-import { openDatabase } from '@ormuz/postgres';
-import { callService } from '@ormuz/service-kit';
-import { createTestDatabase, freePort, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-import {
-  SERVICES,
-  spawnService,
-  stopAll,
-  tailLog,
-  waitHealthy,
-  type ServiceName,
-  type ServiceProcess,
-} from '../../tools/cli/src/services.js';
-import { exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
+import { waitFor } from '@ormuz/testing';
+import { exitWithin, ROOT, spawnTracked } from './support/processes.js';
+import { startPlatform, type Platform } from './support/platform.js';
+import { join } from 'node:path';
 
 jest.setTimeout(240_000);
 
-const TENANT = 'acme';
-const DEVICES = ['phone-1', 'phone-2', 'phone-3', 'phone-4'];
 /** Calls in the burst; `ORMUZ_KILL_E2E_CALLS` raises it for a longer run by hand. */
 const CALLS = Number(process.env.ORMUZ_KILL_E2E_CALLS ?? 400);
 const FINAL = ['succeeded', 'failed', 'sealed', 'outcome_unknown', 'refused', 'denied', 'expired'];
 
 describe('kill -9 of the bridge, policy and audit during a burst of calls', () => {
-  const { natsUrl } = testEnv();
-  const namespace = randomNamespace('k');
-  const logDir = mkdtempSync(join(tmpdir(), 'ormuz-kill-e2e-logs-'));
-  const journals = mkdtempSync(join(tmpdir(), 'ormuz-kill-e2e-journals-'));
-  let database: TestDatabase;
-  let db: Kysely<any>;
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let env: NodeJS.ProcessEnv;
-  const running = new Map<ServiceName, ServiceProcess>();
-  const phones: SimulatedDeviceHandle[] = [];
-
-  const start = async (service: ServiceName) => {
-    const proc = spawnService(service, env, logDir);
-    running.set(service, proc);
-    try {
-      await waitHealthy(nc, namespace, [proc], 40_000);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n${tailLog(proc, 30)}`);
-    }
-  };
-
-  const kill9 = async (service: ServiceName) => {
-    const proc = running.get(service)!;
-    proc.child.kill('SIGKILL');
-    await waitFor(() => proc.exited, { timeoutMs: 10_000, message: `${service} to die` });
-  };
-
-  async function ormuz(
-    ...args: string[]
-  ): Promise<{ code: number | null; json: unknown; stdout: string; stderr: string }> {
-    const t = spawnTracked(process.execPath, [
-      join(ROOT, 'tools/cli/bin/ormuz.js'),
-      '--json',
-      '--nats',
-      natsUrl,
-      '--namespace',
-      namespace,
-      ...args,
-    ]);
-    const { code } = await exitWithin(t, 20_000, `ormuz ${args.join(' ')}`);
-    let json: unknown;
-    try {
-      json = JSON.parse(t.stdout());
-    } catch {
-      json = undefined;
-    }
-    return { code, json, stdout: t.stdout(), stderr: t.stderr() };
-  }
+  let platform: Platform;
+  const count = async (query: RawBuilder<unknown>) => ((await query.execute(platform.db)).rows[0] as { n: number }).n;
 
   const consumers = async () => {
-    const r = await ormuz('projections', 'status');
+    const r = await platform.ormuz('projections', 'status');
     return (r.json as { services: { service: string; consumers: ConsumerStatus[] | null }[] }).services;
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openDatabase({ url: database.url });
-    nc = await connect({ servers: natsUrl, name: 'ormuz-kill-e2e' });
-    jsm = await jetstreamManager(nc);
-    env = {
-      NATS_URL: natsUrl,
-      DATABASE_URL: database.url,
-      ORMUZ_NAMESPACE: namespace,
-      APPROVALS_PORT: '0',
-      // A fixed port, so that the phones find the bridge again after it restarts.
-      DEVICE_BRIDGE_PORT: String(await freePort()),
-      DEVICE_TOKENS: DEVICES.map((d) => `${TENANT}:${d}:kill-e2e-${d}`).join(','),
-      LOG_LEVEL: 'info',
-    };
-    for (const s of SERVICES) await start(s);
-    const url = `ws://127.0.0.1:${env.DEVICE_BRIDGE_PORT}`;
-    const health = await waitHealthy(nc, namespace, [...running.values()]);
-    const devicesUrl = health['device-bridge']?.endpoints.devices ?? url;
-    for (const d of DEVICES) {
-      phones.push(
-        runSimulatedDevice({
-          url: devicesUrl,
-          tenant: TENANT,
-          deviceId: d,
-          token: `kill-e2e-${d}`,
-          journalDir: mkdtempSync(join(journals, `${d}-`)),
-          backoff: { initialDelayMs: 50, maxDelayMs: 500 },
-        }),
-      );
-    }
-    await waitFor(
-      async () => {
-        const r = await callService<{ devices: { device_id: string }[] }>(
-          nc,
-          namespace,
-          'device-bridge',
-          'devices',
-          { tenant: TENANT },
-          2000,
-        );
-        return r.devices.length === DEVICES.length;
-      },
-      { timeoutMs: 20_000, message: 'the four phones to connect' },
-    );
+    platform = await startPlatform({ devices: ['phone-1', 'phone-2', 'phone-3', 'phone-4'] });
   }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(phones.map((p) => p.close().catch(() => undefined)));
-    await stopAll([...running.values()], 5_000);
-    for (const p of running.values()) if (!p.exited) p.child.kill('SIGKILL');
-    await killAll();
-    for (const context of Object.keys(CONTEXTS) as ContextName[]) {
-      await jsm.streams.delete(streamName(namespace, context)).catch(() => undefined);
-    }
-    await nc.close();
-    await db.destroy();
-    await database.drop();
-    rmSync(logDir, { recursive: true, force: true });
-    rmSync(journals, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => platform?.close(), 60_000);
 
   it('brings every call to a final state and archives every event', async () => {
     const submit = async (i: number): Promise<SubmitCallReplyV1> => {
       const body = {
-        tenant: TENANT,
+        tenant: platform.tenant,
         agent_id: 'burst',
         tool: 'device.screen_observe',
         arguments: {},
         origin: { kind: 'operation', operation_id: `burst-${i}` },
-        device_id: DEVICES[i % DEVICES.length],
+        device_id: platform.devices[i % platform.devices.length],
         correlation_id: `burst-${i}`,
       };
       // Policy may be down or restarting: send again with the same operation id until it answers.
       for (;;) {
         try {
-          return await callService<SubmitCallReplyV1>(nc, namespace, 'policy', 'submit', body, 5_000);
+          return await platform.call<SubmitCallReplyV1>('policy', 'submit', body, 5_000);
         } catch (err) {
           if ((err as { code?: string }).code !== 'service_unavailable') throw err;
         }
@@ -179,7 +59,7 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
     };
     const replies: SubmitCallReplyV1[] = [];
     const kills: Promise<void>[] = [];
-    const killAt = new Map<number, ServiceName>([
+    const killAt = new Map<number, 'device-bridge' | 'policy' | 'audit'>([
       [Math.floor(CALLS * 0.25), 'device-bridge'],
       [Math.floor(CALLS * 0.5), 'policy'],
       [Math.floor(CALLS * 0.75), 'audit'],
@@ -190,7 +70,7 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
         while (next < CALLS) {
           const i = next++;
           const victim = killAt.get(i);
-          if (victim) kills.push(kill9(victim).then(() => start(victim)));
+          if (victim) kills.push(platform.kill9(victim).then(() => platform.start(victim)));
           replies.push(await submit(i));
         }
       }),
@@ -206,7 +86,7 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
         await sql<{
           status: string;
           n: number;
-        }>`select status, count(*)::int as n from policy.call_status group by status`.execute(db)
+        }>`select status, count(*)::int as n from policy.call_status group by status`.execute(platform.db)
       ).rows;
     await waitFor(
       async () => {
@@ -219,25 +99,21 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
         message: `all ${CALLS} calls in a final state (${JSON.stringify(await statuses())})`,
       },
     );
-    const unknown = await sql<{
-      n: number;
-    }>`select count(*)::int as n from policy.call_status where status = 'outcome_unknown'`.execute(db);
-    const executions = await sql<{ n: number }>`select count(*)::int as n from device_bridge.executions`.execute(db);
-    expect(executions.rows[0]!.n).toBe(CALLS);
+    const unknown = await count(
+      sql`select count(*)::int as n from policy.call_status where status = 'outcome_unknown'`,
+    );
+    expect(await count(sql`select count(*)::int as n from device_bridge.executions`)).toBe(CALLS);
 
     // The archive holds every event of every stream, and a call record for every call.
     await waitFor(
       async () => {
         for (const context of Object.keys(CONTEXTS) as ContextName[]) {
-          const stream = streamName(namespace, context);
-          const info = await jsm.streams.info(stream).catch(() => undefined);
-          const archived = await sql<{
-            n: number;
-          }>`select count(*)::int as n from audit.events where stream = ${stream}`.execute(db);
-          if ((info?.state.messages ?? 0) !== archived.rows[0]!.n) return false;
+          const stream = streamName(platform.namespace, context);
+          const info = await platform.jsm.streams.info(stream).catch(() => undefined);
+          const archived = await count(sql`select count(*)::int as n from audit.events where stream = ${stream}`);
+          if ((info?.state.messages ?? 0) !== archived) return false;
         }
-        const records = await sql<{ n: number }>`select count(*)::int as n from audit.call_records`.execute(db);
-        return records.rows[0]!.n === CALLS;
+        return (await count(sql`select count(*)::int as n from audit.call_records`)) === CALLS;
       },
       { timeoutMs: 60_000, intervalMs: 250, message: 'the audit archive to hold every event and every call' },
     );
@@ -250,13 +126,24 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
         ),
       { timeoutMs: 30_000, intervalMs: 250, message: 'every consumer caught up with nothing parked' },
     );
-    process.stdout.write(`kill -9 e2e: ${CALLS} calls, ${unknown.rows[0]!.n} outcome_unknown\n`);
+    // The figures for an operator's eye (and the closing note of a longer run): read-model rows against the log.
+    const calls = streamName(platform.namespace, 'calls');
+    const figures = {
+      calls: CALLS,
+      events_in_calls_stream: (await platform.jsm.streams.info(calls)).state.messages,
+      audit_events_of_calls: await count(sql`select count(*)::int as n from audit.events where stream = ${calls}`),
+      policy_call_status: await count(sql`select count(*)::int as n from policy.call_status`),
+      bridge_executions: await count(sql`select count(*)::int as n from device_bridge.executions`),
+      audit_call_records: await count(sql`select count(*)::int as n from audit.call_records`),
+      outcome_unknown: unknown,
+    };
+    process.stdout.write(`kill -9 e2e: ${JSON.stringify(figures)}\n`);
   });
 
   it('shows a parked message in `projections status` and keeps it parked when a retry fails again', async () => {
     // A message no consumer can read, written straight to a calls subject (as a broken writer could).
-    const subject = `${namespace}.calls.${TENANT}.call.call_${'f'.repeat(32)}`;
-    const ack = await (await import('@nats-io/jetstream')).jetstream(nc).publish(subject, '{"not": "an event"');
+    const subject = `${platform.namespace}.calls.${platform.tenant}.call.call_${'f'.repeat(32)}`;
+    const ack = await jetstream(platform.nc).publish(subject, '{"not": "an event"');
     await waitFor(
       async () =>
         (await consumers()).find((s) => s.service === 'policy')?.consumers?.find((c) => c.name === 'policy_call_status')
@@ -272,10 +159,8 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
 
     const human = spawnTracked(process.execPath, [
       join(ROOT, 'tools/cli/bin/ormuz.js'),
-      '--nats',
-      natsUrl,
       '--namespace',
-      namespace,
+      platform.namespace,
       'projections',
       'status',
     ]);
@@ -283,11 +168,11 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
     expect(code).toBe(3);
     expect(human.stdout()).toMatch(/policy_call_status .* parked 1\n\s+oldest parked: seq \d+/);
 
-    const retry = await ormuz('projections', 'retry', 'policy_call_status');
+    const retry = await platform.ormuz('projections', 'retry', 'policy_call_status');
     expect(retry.code).toBe(3);
     expect(retry.json).toMatchObject({ name: 'policy_call_status', retried: 0, still_parked: [{ seq: ack.seq }] });
 
-    const unknown = await ormuz('projections', 'retry', 'no_such_projection');
+    const unknown = await platform.ormuz('projections', 'retry', 'no_such_projection');
     expect(unknown.code).toBe(1);
     expect((unknown.json as { error: { message: string } }).error.message).toMatch(
       /No running service holds no_such_projection\. Known: .*policy_call_status/,

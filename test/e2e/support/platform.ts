@@ -1,0 +1,169 @@
+/**
+ * The whole platform for an end-to-end test: the five services as processes (as `ormuz demo` starts them) on a fresh
+ * database and a random namespace, simulated phones connected to the bridge, and the means to kill -9 a service and
+ * start it again, or to run the built CLI against it. `close()` removes everything it made.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Kysely } from 'kysely';
+import { CONTEXTS, type ContextName } from '@ormuz/contracts';
+import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
+import { streamName } from '@ormuz/event-log';
+import { openDatabase } from '@ormuz/postgres';
+import { callService } from '@ormuz/service-kit';
+import { createTestDatabase, freePort, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  SERVICES,
+  spawnService,
+  stopAll,
+  tailLog,
+  waitHealthy,
+  type ServiceName,
+  type ServiceProcess,
+} from '../../../tools/cli/src/services.js';
+import { exitWithin, killAll, ROOT, spawnTracked } from './processes.js';
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly json: unknown;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface Platform {
+  readonly namespace: string;
+  readonly tenant: string;
+  readonly devices: readonly string[];
+  readonly nc: NatsConnection;
+  readonly jsm: JetStreamManager;
+  /** The platform's database, for reading its read models directly. */
+  readonly db: Kysely<any>;
+  readonly databaseUrl: string;
+  /** Sends a command to a service over NATS. */
+  call<T>(service: ServiceName, name: string, body: unknown, timeoutMs?: number): Promise<T>;
+  /** Kills the service with SIGKILL and waits for it to be gone. */
+  kill9(service: ServiceName): Promise<void>;
+  /** Starts the service again and waits until it answers. */
+  start(service: ServiceName): Promise<void>;
+  /** Runs `ormuz --json …` against this platform. */
+  ormuz(...args: string[]): Promise<CliRun>;
+  close(): Promise<void>;
+}
+
+export async function startPlatform(opts: { tenant?: string; devices?: readonly string[] } = {}): Promise<Platform> {
+  const { natsUrl } = testEnv();
+  const tenant = opts.tenant ?? 'acme';
+  const devices = opts.devices ?? ['phone-1'];
+  const namespace = randomNamespace('p');
+  const logDir = mkdtempSync(join(tmpdir(), 'ormuz-e2e-logs-'));
+  const journals = mkdtempSync(join(tmpdir(), 'ormuz-e2e-journals-'));
+  const database: TestDatabase = await createTestDatabase();
+  const db = await openDatabase<any>({ url: database.url });
+  const nc = await connect({ servers: natsUrl, name: 'ormuz-e2e-platform' });
+  const jsm = await jetstreamManager(nc);
+  const env: NodeJS.ProcessEnv = {
+    NATS_URL: natsUrl,
+    DATABASE_URL: database.url,
+    ORMUZ_NAMESPACE: namespace,
+    APPROVALS_PORT: '0',
+    // A fixed port, so that the phones find the bridge again after it restarts.
+    DEVICE_BRIDGE_PORT: String(await freePort()),
+    DEVICE_TOKENS: devices.map((d) => `${tenant}:${d}:e2e-${d}`).join(','),
+    LOG_LEVEL: 'info',
+  };
+  const running = new Map<ServiceName, ServiceProcess>();
+  const phones: SimulatedDeviceHandle[] = [];
+
+  const start = async (service: ServiceName) => {
+    const proc = spawnService(service, env, logDir);
+    running.set(service, proc);
+    try {
+      await waitHealthy(nc, namespace, [proc], 40_000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${tailLog(proc, 30)}`);
+    }
+  };
+  const call = <T>(service: ServiceName, name: string, body: unknown, timeoutMs = 5_000) =>
+    callService<T>(nc, namespace, service, name, body, timeoutMs);
+
+  const platform: Platform = {
+    namespace,
+    tenant,
+    devices,
+    nc,
+    jsm,
+    db,
+    databaseUrl: database.url,
+    call,
+    start,
+    async kill9(service) {
+      const proc = running.get(service)!;
+      proc.child.kill('SIGKILL');
+      await waitFor(() => proc.exited, { timeoutMs: 10_000, message: `${service} to die` });
+    },
+    async ormuz(...args) {
+      const t = spawnTracked(process.execPath, [
+        join(ROOT, 'tools/cli/bin/ormuz.js'),
+        '--json',
+        '--nats',
+        natsUrl,
+        '--namespace',
+        namespace,
+        ...args,
+      ]);
+      const { code } = await exitWithin(t, 20_000, `ormuz ${args.join(' ')}`);
+      let json: unknown;
+      try {
+        json = JSON.parse(t.stdout());
+      } catch {
+        json = undefined;
+      }
+      return { code, json, stdout: t.stdout(), stderr: t.stderr() };
+    },
+    async close() {
+      await Promise.all(phones.map((p) => p.close().catch(() => undefined)));
+      await stopAll([...running.values()], 5_000);
+      for (const p of running.values()) if (!p.exited) p.child.kill('SIGKILL');
+      await killAll();
+      for (const context of Object.keys(CONTEXTS) as ContextName[]) {
+        await jsm.streams.delete(streamName(namespace, context)).catch(() => undefined);
+      }
+      await nc.close();
+      await db.destroy();
+      await database.drop();
+      rmSync(logDir, { recursive: true, force: true });
+      rmSync(journals, { recursive: true, force: true });
+    },
+  };
+
+  try {
+    for (const s of SERVICES) await start(s);
+    const health = await waitHealthy(nc, namespace, [...running.values()]);
+    const devicesUrl = health['device-bridge']?.endpoints.devices ?? `ws://127.0.0.1:${env.DEVICE_BRIDGE_PORT}`;
+    for (const d of devices) {
+      phones.push(
+        runSimulatedDevice({
+          url: devicesUrl,
+          tenant,
+          deviceId: d,
+          token: `e2e-${d}`,
+          journalDir: mkdtempSync(join(journals, `${d}-`)),
+          backoff: { initialDelayMs: 50, maxDelayMs: 500 },
+        }),
+      );
+    }
+    await waitFor(
+      async () =>
+        (await call<{ devices: unknown[] }>('device-bridge', 'devices', { tenant }, 2000)).devices.length ===
+        devices.length,
+      { timeoutMs: 20_000, message: `${devices.length} phones to connect` },
+    );
+  } catch (err) {
+    await platform.close();
+    throw err;
+  }
+  return platform;
+}
