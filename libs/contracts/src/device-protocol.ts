@@ -260,6 +260,14 @@ export type DeviceRequestState =
   | 'sealed'
   | 'unknown';
 
+/**
+ * Whether a request in this reported state is done with as far as the device goes: it will neither claim, run nor
+ * report it further on its own (`received`, `claimed` and `started` are the states it still moves on from).
+ */
+export function isSettledRequestState(state: DeviceRequestState): boolean {
+  return state !== 'received' && state !== 'claimed' && state !== 'started';
+}
+
 /** device → server: answer to `status_query`, `seal`, `cancel` or a duplicate `submit`; or an unsolicited report. */
 export interface StatusReportFrameV1 extends FrameBase<'status_report'> {
   readonly request_id: string;

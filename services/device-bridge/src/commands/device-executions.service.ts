@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import {
   DEVICE_SUBMIT_REFUSAL_CODES,
   DeviceEventType,
+  isSettledRequestState,
   type DeviceRequestState,
   type ErrorFrameV1,
   type ReportRefusalReason,
@@ -66,11 +67,8 @@ const RECENT_DISPATCH_MS = 60_000;
  */
 const FULL_PASS_MS = 1_000;
 
-/**
- * Ready calls read beyond a device's free slots when its window opens: calls dispatched a moment ago can still read
- * as ready until the projection catches up, and are skipped.
- */
-const TOP_UP_SLACK = 256;
+/** Ready calls of one device read at once to fill its window as it opens; kept in memory until sent. */
+const TOP_UP_PAGE = 500;
 
 /**
  * Journal states that prove a request was never begun and never will be: the journal records `started` before
@@ -129,6 +127,13 @@ export class DeviceExecutionsService {
   private readonly toppingUp = new Map<string, boolean>();
   /** Requests a connection was asked to seal to settle an unknown outcome, per session: asked once each. */
   private readonly sealsAsked = new Map<string, Set<string>>();
+  /** Ready calls of a device read ahead for its window, oldest first (the log decides whether each may still go). */
+  private readonly readAhead = new Map<string, ExecutionRow[]>();
+  /**
+   * Calls submitted to a device over its current connection and not yet settled by it, per device: the claims and
+   * outcomes that follow find their call here without a read of the executions table.
+   */
+  private readonly submitted = new Map<string, Map<string, ExecutionRow>>();
 
   constructor(
     private readonly calls: ToolCalls,
@@ -226,10 +231,15 @@ export class DeviceExecutionsService {
       try {
         do {
           this.toppingUp.set(key, false);
-          const free = this.freeSlots(device);
-          if (free <= 0) break;
-          const rows = await this.executions.readyFor(device.tenant, device.deviceId, free + TOP_UP_SLACK);
-          for (const row of rows) if (this.dispatchable(row)) this.enqueue([row]);
+          let rows = this.readAhead.get(key) ?? [];
+          if (rows.length === 0 && this.freeSlots(device) > 0) {
+            rows = await this.executions.readyFor(device.tenant, device.deviceId, TOP_UP_PAGE);
+            this.readAhead.set(key, rows);
+          }
+          while (rows.length > 0 && this.freeSlots(device) > 0) {
+            const row = rows.shift()!;
+            if (this.dispatchable(row)) this.enqueue([row]);
+          }
         } while (this.toppingUp.get(key));
       } catch (err) {
         // The safety net's full pass takes the calls later.
@@ -303,6 +313,10 @@ export class DeviceExecutionsService {
   }
 
   private send(device: DeviceIdentity, row: ExecutionRow, deadline: string): void {
+    const key = deviceKey(device);
+    let mine = this.submitted.get(key);
+    if (!mine) this.submitted.set(key, (mine = new Map()));
+    mine.set(row.call_id, { ...row, status: 'dispatched', request_id: row.request_id ?? row.call_id, deadline: new Date(deadline) });
     this.link?.sendSubmit(device, {
       type: 'submit',
       request_id: row.request_id ?? row.call_id,
@@ -320,6 +334,8 @@ export class DeviceExecutionsService {
    * device is asked for its journal's state of every call that is dispatched, started or unknown on the log.
    */
   async onConnected(device: DeviceIdentity, bootId: string): Promise<void> {
+    this.readAhead.delete(deviceKey(device));
+    this.submitted.delete(deviceKey(device));
     const unsettled = await this.executions.unsettled(device.tenant, device.deviceId);
     for (const row of unsettled) {
       if (row.status === 'started' && row.boot_id && row.boot_id !== bootId) {
@@ -346,6 +362,7 @@ export class DeviceExecutionsService {
     if (row.status === 'dispatched' && row.deadline && row.deadline.getTime() <= Date.now()) {
       // Too late to start: sealed here rather than left to the sweeper, so the device is told why.
       await this.seal(row, `not started before its deadline ${row.deadline.toISOString()}`);
+      this.settled(device, row.call_id);
       return { granted: false, reason: 'expired', message: `Request ${frame.request_id} passed its deadline before it started; do not run it.` };
     }
     try {
@@ -361,6 +378,7 @@ export class DeviceExecutionsService {
       this.flight(device).add(row.call_id);
       return { granted: true };
     } catch (err) {
+      if (isToolCallError(err)) this.settled(device, row.call_id);
       if (isSealedCallError(err)) return { granted: false, reason: 'sealed', message: err.message };
       if (isCallAlreadyStartedError(err)) return { granted: false, reason: 'already_started', message: err.message };
       if (isToolCallError(err)) return { granted: false, reason: 'unknown_request', message: err.message };
@@ -382,8 +400,16 @@ export class DeviceExecutionsService {
     try {
       await this.recordOutcome(device, row, frame.request_id, f);
     } catch (err) {
-      // Never started (dispatched, or sealed before its start): an outcome cannot be true, so it is not recorded.
       if (!isToolCallError(err) || (err.code !== 'invalid_transition' && !isSealedCallError(err))) throw err;
+      // Decided on the store's cached state, which a concurrent read may have left behind the log: read it afresh.
+      const { status } = (await this.calls.load(device.tenant, row.call_id)).state;
+      if (status === 'started' || status === 'outcome_unknown') {
+        await this.recordOutcome(device, row, frame.request_id, f);
+        this.flight(device).delete(row.call_id);
+        this.settled(device, row.call_id);
+        return undefined;
+      }
+      // Never started (dispatched, or sealed before its start): an outcome cannot be true, so it is not recorded.
       await this.refuseReport(device, frame.request_id, 'outcome', 'not_started', row);
       return {
         refused: 'not_started',
@@ -391,7 +417,13 @@ export class DeviceExecutionsService {
       };
     }
     this.flight(device).delete(row.call_id);
+    this.settled(device, row.call_id);
     return undefined;
+  }
+
+  /** The device is done with the call: no claim or outcome of it is expected on this connection any more. */
+  private settled(device: DeviceIdentity, callId: string): void {
+    this.submitted.get(deviceKey(device))?.delete(callId);
   }
 
   /** Appends the call's outcome as the device reported it (or as its journal proves it). */
@@ -440,6 +472,7 @@ export class DeviceExecutionsService {
     const found = await this.assigned(device, frame.request_id, 'status_report');
     if (found.kind !== 'mine') return;
     const row = found.row;
+    if (isSettledRequestState(frame.state)) this.settled(device, row.call_id);
     if (frame.payload_sha256 && frame.payload_sha256 !== row.payload_sha256) {
       log.warn({ device: device.deviceId, tenant: device.tenant, request: frame.request_id }, 'status report names other payload bytes; ignored');
       return;
@@ -503,6 +536,7 @@ export class DeviceExecutionsService {
     const found = await this.assigned(device, frame.request_id, 'error');
     // Sealing loses to a start already recorded (the read model may lag behind the dispatch, so the log decides).
     if (found.kind !== 'mine') return;
+    this.settled(device, found.row.call_id);
     await this.seal(found.row, clipText(`device ${device.deviceId} refused the submit (${frame.code}: ${frame.message})`));
   }
 
@@ -518,6 +552,8 @@ export class DeviceExecutionsService {
   /** A lost connection is not proof of anything: started calls become outcome_unknown until the device reports. */
   async onDisconnected(device: DeviceIdentity & { readonly sessionId?: string }, cause: string): Promise<void> {
     if (device.sessionId) this.sealsAsked.delete(device.sessionId);
+    this.readAhead.delete(deviceKey(device));
+    this.submitted.delete(deviceKey(device));
     // The read model may not show a start granted a moment ago, so the connection's own list counts too.
     const ids = new Set([...(await this.executions.started(device.tenant, device.deviceId)).map((r) => r.call_id), ...this.flight(device)]);
     this.inFlight.delete(`${device.tenant}/${device.deviceId}`);
@@ -566,6 +602,8 @@ export class DeviceExecutionsService {
     requestId: string,
     frameType: 'start_claim' | 'outcome' | 'status_report' | 'error',
   ): Promise<{ kind: 'mine'; row: ExecutionRow } | { kind: 'other' } | { kind: 'unknown' }> {
+    const sent = this.submitted.get(deviceKey(device))?.get(requestId);
+    if (sent) return { kind: 'mine', row: sent };
     const row = await this.executions.find(device.tenant, requestId);
     if (!row) {
       if (frameType === 'start_claim' || frameType === 'outcome') await this.refuseReport(device, requestId, frameType, 'unknown_request');

@@ -92,8 +92,11 @@ export type DisconnectCause =
   | { readonly kind: 'server_closing' };
 
 /**
- * What the gateway calls for an authenticated device. Calls for one connection are made one at a time, in the order
- * its frames arrived; a rejected promise is logged and answered with a non-fatal `internal` error frame.
+ * What the gateway calls for an authenticated device. For one connection, calls about the same request are made one
+ * at a time in the order its frames arrived, while calls about different requests may run side by side (at most the
+ * frames the connection may queue); `onConnected`, `onDisconnected` and frames naming no request wait for every
+ * earlier call and hold back every later one. A rejected claim or outcome is logged and answered with a non-fatal
+ * `internal` error frame.
  */
 export interface ExecutionHandler {
   /** The device was welcomed. Frames it sends next wait until this resolves. */
@@ -179,7 +182,13 @@ interface Connection {
   claimed?: DeviceAddress;
   alive: boolean;
   queued: number;
-  chain: Promise<void>;
+  /**
+   * Frames are handled in arrival order per request, and requests side by side: `lanes` holds the tail of each
+   * request's frames; `barrier` the last frame that concerned no single request (the hello, a heartbeat, an
+   * unreadable frame, the disconnect), which waited for everything before it and which everything after it waits for.
+   */
+  barrier: Promise<void>;
+  readonly lanes: Map<string, Promise<void>>;
   helloTimer?: NodeJS.Timeout;
   /** Closes the connection when its credential expires. */
   expiryTimer?: NodeJS.Timeout;
@@ -380,7 +389,7 @@ export class DeviceGateway {
     );
     await Promise.all(closing);
     // Each close queued onDisconnected behind the connection's frames; let the handler finish them.
-    await Promise.all(connections.map((c) => c.chain));
+    await Promise.all(connections.map((c) => this.drained(c)));
     const server = this.server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -398,7 +407,8 @@ export class DeviceGateway {
       remoteAddress: request.socket.remoteAddress,
       alive: true,
       queued: 0,
-      chain: Promise.resolve(),
+      barrier: Promise.resolve(),
+      lanes: new Map(),
       disconnectReported: false,
     };
     this.connections.add(conn);
@@ -480,11 +490,37 @@ export class DeviceGateway {
     if (!device || conn.disconnectReported) return;
     conn.disconnectReported = true;
     // Behind the connection's queued frames, so the handler sees the disconnect after what preceded it.
-    conn.chain = conn.chain
-      .then(() => this.options.handler.onDisconnected(device, cause))
-      .catch((err: unknown) =>
-        this.logger.error?.('onDisconnected failed', { deviceId: device.deviceId, error: (err as Error).message }),
-      );
+    void this.schedule(conn, undefined, () => this.options.handler.onDisconnected(device, cause)).catch((err: unknown) =>
+      this.logger.error?.('onDisconnected failed', { deviceId: device.deviceId, error: (err as Error).message }),
+    );
+  }
+
+  /**
+   * Runs `work` after the frames it must follow: with a request id, after that request's earlier frames and the last
+   * barrier; without one, as a barrier after everything queued so far. Resolves or rejects with `work`.
+   */
+  private schedule(conn: Connection, requestId: string | undefined, work: () => unknown): Promise<void> {
+    const quiet = (p: Promise<unknown>): Promise<void> => p.then(
+      () => undefined,
+      () => undefined,
+    );
+    if (requestId === undefined) {
+      const run = Promise.all([conn.barrier, ...conn.lanes.values()]).then(work).then(() => undefined);
+      conn.lanes.clear();
+      conn.barrier = quiet(run);
+      return run;
+    }
+    const run = (conn.lanes.get(requestId) ?? conn.barrier).then(work).then(() => undefined);
+    const tail = quiet(run).then(() => {
+      if (conn.lanes.get(requestId) === tail) conn.lanes.delete(requestId);
+    });
+    conn.lanes.set(requestId, tail);
+    return run;
+  }
+
+  /** Resolves once every frame queued on the connection so far was handled. */
+  private drained(conn: Connection): Promise<void> {
+    return Promise.all([conn.barrier, ...conn.lanes.values()]).then(() => undefined);
   }
 
   private fatal(conn: Connection, code: string, message: string, closeCode: number): void {
@@ -531,8 +567,10 @@ export class DeviceGateway {
       return;
     }
     conn.queued += 1;
-    conn.chain = conn.chain
-      .then(() => this.process(conn, data, isBinary))
+    // Decoded on arrival, so `seq` is checked in the order frames came; handled in order per request (see schedule).
+    const arrived = this.decode(conn, data, isBinary);
+    const requestId = conn.device ? arrived.requestId : undefined;
+    this.schedule(conn, requestId, () => this.process(conn, arrived))
       .catch((err: unknown) => {
         this.logger.error?.('device frame handling failed', {
           deviceId: conn.device?.deviceId,
@@ -544,21 +582,35 @@ export class DeviceGateway {
       });
   }
 
-  private async process(conn: Connection, data: RawData, isBinary: boolean): Promise<void> {
-    if (conn.ws.readyState !== WebSocket.OPEN && !conn.device) return;
-    if (isBinary)
-      return this.refuse(
-        conn,
-        'malformed_json',
-        'Binary messages are not frames; send each frame as a JSON text message.',
-      );
-    let frame: DeviceFrame;
-    try {
-      frame = conn.codec.decode(textOf(data));
-    } catch (err) {
-      if (!isDeviceProtocolError(err)) throw err;
-      return this.refuse(conn, err.code, err.message, err.requestId);
+  /** Reads a frame; a frame that cannot be read becomes the answer to give, naming its request when it could. */
+  private decode(
+    conn: Connection,
+    data: RawData,
+    isBinary: boolean,
+  ): { frame: DeviceFrame; requestId: string | undefined } | { refusal: { code: string; message: string }; requestId: string | undefined } {
+    if (isBinary) {
+      return {
+        refusal: { code: 'malformed_json', message: 'Binary messages are not frames; send each frame as a JSON text message.' },
+        requestId: undefined,
+      };
     }
+    try {
+      const frame = conn.codec.decode(textOf(data));
+      return { frame, requestId: 'request_id' in frame ? frame.request_id : undefined };
+    } catch (err) {
+      if (isDeviceProtocolError(err)) return { refusal: { code: err.code, message: err.message }, requestId: err.requestId };
+      this.logger.error?.('could not read a device frame', { deviceId: conn.device?.deviceId, error: (err as Error).message });
+      return { refusal: { code: 'internal', message: 'The bridge could not read this frame; send it again later.' }, requestId: undefined };
+    }
+  }
+
+  private async process(
+    conn: Connection,
+    arrived: ReturnType<DeviceGateway['decode']>,
+  ): Promise<void> {
+    if (conn.ws.readyState !== WebSocket.OPEN && !conn.device) return;
+    if ('refusal' in arrived) return this.refuse(conn, arrived.refusal.code, arrived.refusal.message, arrived.requestId);
+    const frame = arrived.frame;
     if (!conn.device) {
       if (frame.type !== 'hello') {
         return this.fatal(
@@ -646,7 +698,7 @@ export class DeviceGateway {
       this.end(previous, { kind: 'replaced', bySessionId: device.sessionId }, DEVICE_CLOSE_CODES.replaced, 'replaced');
       this.reportDisconnect(previous, previous.cause ?? { kind: 'replaced', bySessionId: device.sessionId });
       // The older connection's disconnect reaches the handler before this one's connect.
-      await previous.chain;
+      await this.drained(previous);
     }
     conn.device = device;
     // Devices built before flow control announce nothing and get the default; none gets more than the bridge allows.

@@ -11,14 +11,11 @@
  *
  * Pure state, no I/O: the gateway sends what {@link FlowWindow.offer} and {@link FlowWindow.release} hand back.
  */
-import type { DeviceRequestState } from '@ormuz/contracts';
-
-/** Journal states a device leaves only when the bridge answers or the request finishes (it keeps its slot). */
-const STILL_IN_FLIGHT: ReadonlySet<DeviceRequestState> = new Set<DeviceRequestState>(['received', 'claimed', 'started']);
+import { isSettledRequestState, type DeviceRequestState } from '@ormuz/contracts';
 
 /** Whether a status report in this state ends the device's part in the request (frees its slot). */
 export function reportEndsRequest(state: DeviceRequestState): boolean {
-  return !STILL_IN_FLIGHT.has(state);
+  return isSettledRequestState(state);
 }
 
 /** A frame waiting for room, with the request it concerns. */
