@@ -97,7 +97,7 @@ function startBridgeService(namespace: string, db: TestDatabase, env: Record<str
     NATS_URL: testEnv().natsUrl,
     DATABASE_URL: db.url,
     ORMUZ_NAMESPACE: namespace,
-    LOG_LEVEL: process.env['BRIDGE_LOG_LEVEL'] ?? 'silent',
+    LOG_LEVEL: 'silent',
     DEVICE_BRIDGE_PORT: '0',
     DEVICE_HEARTBEAT_MS: '500',
     ...env,
