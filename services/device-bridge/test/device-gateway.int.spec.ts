@@ -412,6 +412,71 @@ describe('DeviceGateway connection rules', () => {
     return device;
   }
 
+  it('closes a device that floods it with 4005 and logs the close at warn with who, why and what was queued', async () => {
+    const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = new InMemoryExecutions();
+    slow.onStartClaim = async () => {
+      await held;
+      return { granted: false, reason: 'unknown_request', message: 'no such request' };
+    };
+    const flooded = new DeviceGateway({
+      host: '127.0.0.1',
+      port: 0,
+      authenticator,
+      handler: slow,
+      maxQueuedFrames: 5,
+      logger: {
+        info: (message, fields) => lines.push({ level: 'info', message, ...(fields ? { fields } : {}) }),
+        warn: (message, fields) => lines.push({ level: 'warn', message, ...(fields ? { fields } : {}) }),
+      },
+    });
+    await flooded.listen();
+    try {
+      const device = await RawDevice.connect(flooded.url());
+      device.hello();
+      await waitFor(() => device.frame('welcome'), 'the welcome');
+      for (let i = 0; i < 10; i++) device.send({ type: 'start_claim', request_id: `r${i}` });
+      await waitFor(() => device.closeCode, 'the close');
+      expect(device.closeCode).toBe(4005);
+      const closed = await waitFor(() => lines.find((l) => l.message === 'device connection closed'), 'the log line');
+      expect(closed).toMatchObject({
+        level: 'warn',
+        fields: { tenant: TENANT, deviceId: 'phone-1', code: 4005, cause: 'overloaded', welcomed: true },
+      });
+      expect(lines.find((l) => l.message === 'device connected')).toMatchObject({ level: 'info', fields: { maxInFlight: 32 } });
+    } finally {
+      release();
+      await flooded.close();
+    }
+  });
+
+  it('logs an ordinary close at info', async () => {
+    const lines: { level: string; fields?: Record<string, unknown> }[] = [];
+    const logged = new DeviceGateway({
+      host: '127.0.0.1',
+      port: 0,
+      authenticator,
+      handler: new InMemoryExecutions(),
+      logger: {
+        info: (message, fields) => message === 'device connection closed' && lines.push({ level: 'info', ...(fields ? { fields } : {}) }),
+        warn: (message, fields) => message === 'device connection closed' && lines.push({ level: 'warn', ...(fields ? { fields } : {}) }),
+      },
+    });
+    await logged.listen();
+    try {
+      const device = await RawDevice.connect(logged.url());
+      device.hello();
+      await waitFor(() => device.frame('welcome'), 'the welcome');
+      device.ws.close(1000, 'done');
+      await waitFor(() => lines.length === 1, 'the log line');
+      expect(lines[0]).toMatchObject({ level: 'info', fields: { tenant: TENANT, deviceId: 'phone-1', code: 1000, reason: 'done' } });
+    } finally {
+      await logged.close();
+    }
+  });
+
   it('refuses a device whose credential is not accepted, then closes', async () => {
     const device = await raw();
     device.hello('stolen-token');
