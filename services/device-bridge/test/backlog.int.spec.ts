@@ -38,7 +38,10 @@ describe('a backlog of 5,000 calls for an offline device', () => {
   const journalAt = journalDir();
 
   beforeAll(async () => {
-    bridge = await startBridge({ DEVICE_TOKENS: `${TENANT}:${DEVICE}:secret-1`, EXECUTION_TIMEOUT_MS: '600000' }, 'ormuz-backlog-');
+    bridge = await startBridge(
+      { DEVICE_TOKENS: `${TENANT}:${DEVICE}:secret-1`, EXECUTION_TIMEOUT_MS: '600000' },
+      'ormuz-backlog-',
+    );
   });
   afterAll(async () => {
     await handle?.close();
@@ -48,13 +51,15 @@ describe('a backlog of 5,000 calls for an offline device', () => {
 
   const countByStatus = async (): Promise<Record<string, number>> => {
     const { rows } = await sql<{ status: string; n: string }>`
-      select status, count(*) as n from ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`)} group by status`.execute(bridge.svc.infra.db);
+      select status, count(*) as n from ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`)} group by status`.execute(
+      bridge.svc.infra.db,
+    );
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   };
 
   it('drains at the device pace on one connection: each call started once and succeeded once', async () => {
     const ids: string[] = [];
-    for (let next = 0; next < CALLS; ) {
+    for (let next = 0; next < CALLS;) {
       const batch = Array.from({ length: Math.min(64, CALLS - next) }, (_, i) => next + i);
       next += batch.length;
       const made = await Promise.all(
@@ -62,7 +67,10 @@ describe('a backlog of 5,000 calls for an offline device', () => {
       );
       ids.push(...made.map((m) => m.callId));
     }
-    await waitFor(async () => (await countByStatus())['ready'] === CALLS, { message: 'every call projected as ready', timeoutMs: 30_000 });
+    await waitFor(async () => (await countByStatus())['ready'] === CALLS, {
+      message: 'every call projected as ready',
+      timeoutMs: 30_000,
+    });
 
     const closes: unknown[] = [];
     const gateway = bridge.svc.app.get(DeviceLinkHost).gateway;
@@ -104,7 +112,10 @@ describe('a backlog of 5,000 calls for an offline device', () => {
 
     // On the log: per call exactly one start and one success, and nothing unknown, sealed or failed.
     const perCall = new Map<string, string[]>();
-    for await (const item of replay(bridge.svc.infra.js, { stream: streamName(bridge.namespace, 'calls'), filterSubject: `${bridge.namespace}.calls.>` })) {
+    for await (const item of replay(bridge.svc.infra.js, {
+      stream: streamName(bridge.namespace, 'calls'),
+      filterSubject: `${bridge.namespace}.calls.>`,
+    })) {
       if (!item.event) throw new Error(`unreadable event at ${item.seq}: ${item.error}`);
       const callId = item.event.subject;
       perCall.set(callId, [...(perCall.get(callId) ?? []), item.event.type]);

@@ -27,7 +27,18 @@ const SEED = 20261201;
 /** Frames the bridge sends on its own, not as answers. */
 const COMMANDS = new Set(['submit', 'status_query', 'seal', 'cancel']);
 const DEVICE_TYPES = new Set(['hello', 'start_claim', 'progress', 'outcome', 'status_report', 'heartbeat', 'error']);
-const STATES = ['received', 'claimed', 'started', 'interrupted', 'succeeded', 'failed', 'refused', 'rejected', 'sealed', 'unknown'];
+const STATES = [
+  'received',
+  'claimed',
+  'started',
+  'interrupted',
+  'succeeded',
+  'failed',
+  'refused',
+  'rejected',
+  'sealed',
+  'unknown',
+];
 
 describe('fuzzing the device endpoint', () => {
   let bridge: BridgeUnderTest;
@@ -51,8 +62,12 @@ describe('fuzzing the device endpoint', () => {
       const mine = await authorizeCall(calls, TENANT, `fz-own-${i}`, 'device.screen_observe', {}, 'phone-1');
       own.push(mine.callId);
       hashes.set(mine.callId, mine.sha256);
-      otherDevice.push((await authorizeCall(calls, TENANT, `fz-dev-${i}`, 'device.screen_observe', {}, 'phone-2')).callId);
-      otherTenant.push((await authorizeCall(calls, OTHER_TENANT, `fz-ten-${i}`, 'device.screen_observe', {}, 'phone-1')).callId);
+      otherDevice.push(
+        (await authorizeCall(calls, TENANT, `fz-dev-${i}`, 'device.screen_observe', {}, 'phone-2')).callId,
+      );
+      otherTenant.push(
+        (await authorizeCall(calls, OTHER_TENANT, `fz-ten-${i}`, 'device.screen_observe', {}, 'phone-1')).callId,
+      );
     }
 
     const ws = new WebSocket(bridge.url);
@@ -65,7 +80,15 @@ describe('fuzzing the device endpoint', () => {
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     let seq = 0;
     const send = (frame: Record<string, unknown>) => ws.send(JSON.stringify({ v: 1, seq: ++seq, ...frame }));
-    send({ type: 'hello', device_id: 'phone-1', tenant: TENANT, boot_id: 'fuzz-boot', protocol_version: 1, policy_version: null, token: 'secret-1' });
+    send({
+      type: 'hello',
+      device_id: 'phone-1',
+      tenant: TENANT,
+      boot_id: 'fuzz-boot',
+      protocol_version: 1,
+      policy_version: null,
+      token: 'secret-1',
+    });
     await waitFor(() => received.some((f) => f.type === 'welcome'), { message: 'the welcome' });
 
     // Ids: the device's own calls, another device's, another tenant's, unknown ones, and strings that are not ids.
@@ -75,11 +98,19 @@ describe('fuzzing the device endpoint', () => {
       { weight: 1, arbitrary: fc.constantFrom('a.b>', '', '*', 'a b', 'é', '\u0000', 'x'.repeat(129), '-lead') },
       { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
     );
-    const wireError = fc.record({ code: fc.constantFrom('payload_mismatch', 'request_conflict', 'internal', 'x', 'Bad-Code'), message: fc.string({ maxLength: 50 }) });
+    const wireError = fc.record({
+      code: fc.constantFrom('payload_mismatch', 'request_conflict', 'internal', 'x', 'Bad-Code'),
+      message: fc.string({ maxLength: 50 }),
+    });
     const wellFormed = fc.oneof(
       fc.record({ type: fc.constant('start_claim'), request_id: anyId }),
       fc.oneof(
-        fc.record({ type: fc.constant('outcome'), request_id: anyId, status: fc.constant('succeeded'), result: fc.jsonValue({ maxDepth: 2 }) }),
+        fc.record({
+          type: fc.constant('outcome'),
+          request_id: anyId,
+          status: fc.constant('succeeded'),
+          result: fc.jsonValue({ maxDepth: 2 }),
+        }),
         fc.record({ type: fc.constant('outcome'), request_id: anyId, status: fc.constant('failed'), error: wireError }),
       ),
       fc.record(
@@ -92,21 +123,69 @@ describe('fuzzing the device endpoint', () => {
         },
         { requiredKeys: ['type', 'request_id', 'state'] },
       ),
-      fc.record({ type: fc.constant('progress'), request_id: anyId, stage: fc.string({ maxLength: 20 }), fraction: fc.double({ min: -1, max: 2, noNaN: true }) }, { requiredKeys: ['type', 'request_id', 'stage'] }),
+      fc.record(
+        {
+          type: fc.constant('progress'),
+          request_id: anyId,
+          stage: fc.string({ maxLength: 20 }),
+          fraction: fc.double({ min: -1, max: 2, noNaN: true }),
+        },
+        { requiredKeys: ['type', 'request_id', 'stage'] },
+      ),
       fc.record({ type: fc.constant('heartbeat') }),
-      fc.record({ type: fc.constant('error'), code: fc.constantFrom('payload_mismatch', 'payload_invalid', 'internal'), message: fc.string({ minLength: 1, maxLength: 30 }), fatal: fc.boolean(), request_id: anyId }, { requiredKeys: ['type', 'code', 'message', 'fatal'] }),
-      fc.record({ type: fc.constantFrom('hello', 'submit', 'welcome', 'start_granted', 'outcome_ack', 'seal', 'cancel', 'status_query', 'nonsense', 't'.repeat(300)), request_id: anyId }),
+      fc.record(
+        {
+          type: fc.constant('error'),
+          code: fc.constantFrom('payload_mismatch', 'payload_invalid', 'internal'),
+          message: fc.string({ minLength: 1, maxLength: 30 }),
+          fatal: fc.boolean(),
+          request_id: anyId,
+        },
+        { requiredKeys: ['type', 'code', 'message', 'fatal'] },
+      ),
+      fc.record({
+        type: fc.constantFrom(
+          'hello',
+          'submit',
+          'welcome',
+          'start_granted',
+          'outcome_ack',
+          'seal',
+          'cancel',
+          'status_query',
+          'nonsense',
+          't'.repeat(300),
+        ),
+        request_id: anyId,
+      }),
     );
     type Message = { text: string; binary?: boolean };
     const mutation = fc.oneof(
       { weight: 8, arbitrary: wellFormed.map((f): Message => ({ text: JSON.stringify({ v: 1, seq: 0, ...f }) })) },
-      { weight: 1, arbitrary: fc.tuple(wellFormed, fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 })).map(([f, k, v]): Message => ({ text: JSON.stringify({ v: 1, seq: 0, ...f, [k === '' || k === 'v' || k === 'seq' ? 'extra' : k]: v }) })) },
-      { weight: 1, arbitrary: fc.tuple(wellFormed, fc.constantFrom('v', 'type', 'request_id', 'status', 'state')).map(([f, k]): Message => ({ text: JSON.stringify({ v: 1, seq: 0, ...f, [k]: undefined }) })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(wellFormed, fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }))
+          .map(([f, k, v]): Message => ({
+            text: JSON.stringify({ v: 1, seq: 0, ...f, [k === '' || k === 'v' || k === 'seq' ? 'extra' : k]: v }),
+          })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(wellFormed, fc.constantFrom('v', 'type', 'request_id', 'status', 'state'))
+          .map(([f, k]): Message => ({ text: JSON.stringify({ v: 1, seq: 0, ...f, [k]: undefined }) })),
+      },
       { weight: 1, arbitrary: wellFormed.map((f): Message => ({ text: JSON.stringify({ v: 2, seq: 0, ...f }) })) },
       { weight: 1, arbitrary: wellFormed.map((f): Message => ({ text: JSON.stringify({ v: 1, seq: -1, ...f }) })) },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v): Message => ({ text: JSON.stringify(v) })) },
       { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((text): Message => ({ text })) },
-      { weight: 1, arbitrary: fc.uint8Array({ maxLength: 20 }).map((b): Message => ({ text: Buffer.from(b).toString('base64'), binary: true })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .uint8Array({ maxLength: 20 })
+          .map((b): Message => ({ text: Buffer.from(b).toString('base64'), binary: true })),
+      },
     );
     const messages = fc.sample(mutation, { numRuns: FRAMES, seed: SEED });
 
@@ -150,8 +229,17 @@ describe('fuzzing the device endpoint', () => {
         if (message.binary) ws.send(Buffer.from(withSeq, 'base64'));
         else ws.send(withSeq);
       }
-      send({ type: 'hello', device_id: 'p', tenant: 'p', boot_id: 'p', protocol_version: 1, policy_version: null, token: 'p' });
-      const isProbe = (f: DeviceFrame) => f.type === 'error' && f.code === 'unexpected_frame' && f.message.includes('already said hello');
+      send({
+        type: 'hello',
+        device_id: 'p',
+        tenant: 'p',
+        boot_id: 'p',
+        protocol_version: 1,
+        policy_version: null,
+        token: 'p',
+      });
+      const isProbe = (f: DeviceFrame) =>
+        f.type === 'error' && f.code === 'unexpected_frame' && f.message.includes('already said hello');
       await waitFor(() => received.slice(before).some(isProbe), {
         message: `the probe after frame ${from + batch.length}`,
         timeoutMs: 20_000,
@@ -165,26 +253,54 @@ describe('fuzzing the device endpoint', () => {
 
     // Still up, and still serving: a new device connects and is welcomed.
     const probe = new WebSocket(bridge.url);
-    const welcome = new Promise<DeviceFrame>((resolve) => probe.on('message', (d: Buffer) => resolve(JSON.parse(d.toString('utf8')) as DeviceFrame)));
+    const welcome = new Promise<DeviceFrame>((resolve) =>
+      probe.on('message', (d: Buffer) => resolve(JSON.parse(d.toString('utf8')) as DeviceFrame)),
+    );
     await new Promise((resolve) => probe.once('open', resolve));
-    probe.send(JSON.stringify({ v: 1, seq: 1, type: 'hello', device_id: 'phone-2', tenant: TENANT, boot_id: 'b', protocol_version: 1, policy_version: null, token: 'secret-2' }));
+    probe.send(
+      JSON.stringify({
+        v: 1,
+        seq: 1,
+        type: 'hello',
+        device_id: 'phone-2',
+        tenant: TENANT,
+        boot_id: 'b',
+        protocol_version: 1,
+        policy_version: null,
+        token: 'secret-2',
+      }),
+    );
     expect((await welcome).type).toBe('welcome');
     probe.close();
     ws.close();
 
     // Nothing false on the log: other devices' and tenants' calls untouched, no call made up, no outcome unstarted.
     const perCall = new Map<string, { types: string[]; executor?: string }>();
-    for await (const item of replay(bridge.svc.infra.js, { stream: streamName(bridge.namespace, 'calls'), filterSubject: `${bridge.namespace}.calls.>` })) {
+    for await (const item of replay(bridge.svc.infra.js, {
+      stream: streamName(bridge.namespace, 'calls'),
+      filterSubject: `${bridge.namespace}.calls.>`,
+    })) {
       const event = item.event!;
       const entry = perCall.get(`${event.tenant}/${event.subject}`) ?? { types: [] };
       entry.types.push(event.type);
-      if (event.type === ToolCallEventType.Started) entry.executor = (event.data as { executor_id: string }).executor_id;
+      if (event.type === ToolCallEventType.Started)
+        entry.executor = (event.data as { executor_id: string }).executor_id;
       perCall.set(`${event.tenant}/${event.subject}`, entry);
     }
-    const known = new Set([...own, ...otherDevice].map((id) => `${TENANT}/${id}`).concat(otherTenant.map((id) => `${OTHER_TENANT}/${id}`)));
+    const known = new Set(
+      [...own, ...otherDevice].map((id) => `${TENANT}/${id}`).concat(otherTenant.map((id) => `${OTHER_TENANT}/${id}`)),
+    );
     expect([...perCall.keys()].filter((k) => !known.has(k))).toEqual([]);
-    for (const id of otherDevice) expect(perCall.get(`${TENANT}/${id}`)?.types).toEqual([ToolCallEventType.Requested, ToolCallEventType.Authorized]);
-    for (const id of otherTenant) expect(perCall.get(`${OTHER_TENANT}/${id}`)?.types).toEqual([ToolCallEventType.Requested, ToolCallEventType.Authorized]);
+    for (const id of otherDevice)
+      expect(perCall.get(`${TENANT}/${id}`)?.types).toEqual([
+        ToolCallEventType.Requested,
+        ToolCallEventType.Authorized,
+      ]);
+    for (const id of otherTenant)
+      expect(perCall.get(`${OTHER_TENANT}/${id}`)?.types).toEqual([
+        ToolCallEventType.Requested,
+        ToolCallEventType.Authorized,
+      ]);
     for (const id of own) {
       const { types, executor } = perCall.get(`${TENANT}/${id}`)!;
       const firstOutcome = types.findIndex((t) => t === ToolCallEventType.Succeeded || t === ToolCallEventType.Failed);

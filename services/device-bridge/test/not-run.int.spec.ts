@@ -38,22 +38,33 @@ describe('a claimed call the device never began', () => {
     });
     await waitFor(() => handle!.client.connected, { message: 'connected' });
     handle.faults.set({ hang: true, once: true });
-    const running = (await authorizeCall(calls, TENANT, 'op-running', 'device.list_contacts', { name_query: 'Alice' }, 'phone-1')).callId;
+    const running = (
+      await authorizeCall(calls, TENANT, 'op-running', 'device.list_contacts', { name_query: 'Alice' }, 'phone-1')
+    ).callId;
     await waitFor(async () => (await state(running)).status === 'started', { message: 'the first call started' });
-    const waiting = (await authorizeCall(calls, TENANT, 'op-waiting', 'device.list_contacts', { name_query: 'Bob' }, 'phone-1')).callId;
+    const waiting = (
+      await authorizeCall(calls, TENANT, 'op-waiting', 'device.list_contacts', { name_query: 'Bob' }, 'phone-1')
+    ).callId;
     await waitFor(async () => (await state(waiting)).status === 'started', { message: 'the second call granted' });
     expect(handle.client.journalEntry(waiting)?.state).toBe('claimed');
 
     await handle.reboot();
 
-    await waitFor(async () => (await state(waiting)).status === 'failed', { message: 'the waiting call settled as not run' });
-    const settled = (await state(waiting)) as unknown as { outcome: { error: { code: string } }; unknown: { cause: string } | null };
+    await waitFor(async () => (await state(waiting)).status === 'failed', {
+      message: 'the waiting call settled as not run',
+    });
+    const settled = (await state(waiting)) as unknown as {
+      outcome: { error: { code: string } };
+      unknown: { cause: string } | null;
+    };
     expect(settled.outcome.error.code).toBe('not_run');
     // The crash cut the connection first; the unknown mark stays beside the definite outcome.
     expect(settled.unknown?.cause).toBe('connection_lost');
     expect(handle.client.journalEntry(waiting)?.state).toBe('sealed');
 
-    await waitFor(async () => (await state(running)).status === 'outcome_unknown', { message: 'the running call unknown' });
+    await waitFor(async () => (await state(running)).status === 'outcome_unknown', {
+      message: 'the running call unknown',
+    });
     expect(handle.client.requestState(running)).toBe('interrupted');
     // Neither ran to completion on the device, and the waiting one never began.
     expect(handle.device.history.filter((h) => h.tool === 'device.list_contacts')).toHaveLength(0);

@@ -22,7 +22,9 @@ describe('protocol holes', () => {
 
   beforeAll(async () => {
     bridge = await startBridge(
-      { DEVICE_TOKENS: `${TENANT}:phone-1:secret-1,${TENANT}:phone-2:secret-2,${OTHER_TENANT}:phone-1:secret-3,${TENANT}:phone-w:secret-w` },
+      {
+        DEVICE_TOKENS: `${TENANT}:phone-1:secret-1,${TENANT}:phone-2:secret-2,${OTHER_TENANT}:phone-1:secret-3,${TENANT}:phone-w:secret-w`,
+      },
       'ormuz-holes-',
     );
     calls = bridge.calls;
@@ -42,7 +44,12 @@ describe('protocol holes', () => {
     return rows[0]?.status;
   };
 
-  async function connect(tenant: string, deviceId: string, token: string, extra: { bootId?: string; maxInFlight?: number } = {}): Promise<RawDevice> {
+  async function connect(
+    tenant: string,
+    deviceId: string,
+    token: string,
+    extra: { bootId?: string; maxInFlight?: number } = {},
+  ): Promise<RawDevice> {
     const device = await RawDevice.connect(bridge.url);
     devices.push(device);
     device.send({
@@ -77,8 +84,17 @@ describe('protocol holes', () => {
   async function answersTo(device: RawDevice, send: () => void, all = false): Promise<DeviceFrame[]> {
     const from = device.frames.length;
     send();
-    device.send({ type: 'hello', device_id: 'x', tenant: 'x', boot_id: 'x', protocol_version: 1, policy_version: null, token: 'x' });
-    const isProbeAnswer = (f: DeviceFrame) => f.type === 'error' && f.code === 'unexpected_frame' && f.message.includes('already said hello');
+    device.send({
+      type: 'hello',
+      device_id: 'x',
+      tenant: 'x',
+      boot_id: 'x',
+      protocol_version: 1,
+      policy_version: null,
+      token: 'x',
+    });
+    const isProbeAnswer = (f: DeviceFrame) =>
+      f.type === 'error' && f.code === 'unexpected_frame' && f.message.includes('already said hello');
     await waitFor(() => device.frames.slice(from).some(isProbeAnswer), { message: 'the probe answered' });
     const commands = new Set(['submit', 'status_query', 'seal', 'cancel']);
     return device.frames.slice(from).filter((f) => !isProbeAnswer(f) && (all || !commands.has(f.type)));
@@ -88,14 +104,21 @@ describe('protocol holes', () => {
     it('refuses a claim and an outcome for an id nobody has, and records both', async () => {
       const device = await connect(TENANT, 'phone-1', 'secret-1');
       const claim = await answersTo(device, () => device.send({ type: 'start_claim', request_id: 'no-such-call' }));
-      expect(claim).toEqual([expect.objectContaining({ type: 'start_refused', request_id: 'no-such-call', reason: 'unknown_request' })]);
+      expect(claim).toEqual([
+        expect.objectContaining({ type: 'start_refused', request_id: 'no-such-call', reason: 'unknown_request' }),
+      ]);
       const outcome = await answersTo(device, () =>
         device.send({ type: 'outcome', request_id: 'no-such-call', status: 'succeeded', result: { ok: true } }),
       );
-      expect(outcome).toEqual([expect.objectContaining({ type: 'error', code: 'unknown_request', request_id: 'no-such-call', fatal: false })]);
-      await waitFor(async () => (await refusals('phone-1')).filter((r) => r.request_id === 'no-such-call').length === 2, {
-        message: 'both refusals recorded',
-      });
+      expect(outcome).toEqual([
+        expect.objectContaining({ type: 'error', code: 'unknown_request', request_id: 'no-such-call', fatal: false }),
+      ]);
+      await waitFor(
+        async () => (await refusals('phone-1')).filter((r) => r.request_id === 'no-such-call').length === 2,
+        {
+          message: 'both refusals recorded',
+        },
+      );
       expect((await refusals('phone-1')).filter((r) => r.request_id === 'no-such-call')).toEqual([
         expect.objectContaining({ frame_type: 'start_claim', reason: 'unknown_request', assigned_device_id: null }),
         expect.objectContaining({ frame_type: 'outcome', reason: 'unknown_request', assigned_device_id: null }),
@@ -105,8 +128,12 @@ describe('protocol holes', () => {
     it("refuses an outcome for another tenant's call as unknown and leaves that call alone", async () => {
       const { callId } = await authorize(OTHER_TENANT, 'phone-1');
       const device = await connect(TENANT, 'phone-1', 'secret-1');
-      const answers = await answersTo(device, () => device.send({ type: 'outcome', request_id: callId, status: 'succeeded', result: {} }));
-      expect(answers).toEqual([expect.objectContaining({ type: 'error', code: 'unknown_request', request_id: callId })]);
+      const answers = await answersTo(device, () =>
+        device.send({ type: 'outcome', request_id: callId, status: 'succeeded', result: {} }),
+      );
+      expect(answers).toEqual([
+        expect.objectContaining({ type: 'error', code: 'unknown_request', request_id: callId }),
+      ]);
       expect(answers.some((f) => f.type === 'outcome_ack')).toBe(false);
       expect((await state(OTHER_TENANT, callId)).status).toBe('authorized');
     });
@@ -117,7 +144,12 @@ describe('protocol holes', () => {
       const device = await connect(TENANT, 'phone-1', 'secret-1');
       const answers = await answersTo(device, () => {
         device.send({ type: 'start_claim', request_id: callId });
-        device.send({ type: 'outcome', request_id: callId, status: 'failed', error: { code: 'x', message: 'made up' } });
+        device.send({
+          type: 'outcome',
+          request_id: callId,
+          status: 'failed',
+          error: { code: 'x', message: 'made up' },
+        });
       });
       expect(answers).toEqual([
         expect.objectContaining({ type: 'start_refused', request_id: callId, reason: 'not_assigned' }),
@@ -130,12 +162,17 @@ describe('protocol holes', () => {
       const device = await connect(TENANT, 'phone-1', 'secret-1');
       const { callId } = await authorize(TENANT, 'phone-1');
       await waitFor(() => device.frame('submit', callId), { message: 'the submit' });
-      const answers = await answersTo(device, () => device.send({ type: 'outcome', request_id: callId, status: 'succeeded', result: {} }));
+      const answers = await answersTo(device, () =>
+        device.send({ type: 'outcome', request_id: callId, status: 'succeeded', result: {} }),
+      );
       expect(answers).toEqual([expect.objectContaining({ type: 'error', code: 'not_started', request_id: callId })]);
       expect((await state(TENANT, callId)).status).toBe('dispatched');
-      await waitFor(async () => (await refusals('phone-1')).some((r) => r.request_id === callId && r.reason === 'not_started'), {
-        message: 'the not_started refusal recorded',
-      });
+      await waitFor(
+        async () => (await refusals('phone-1')).some((r) => r.request_id === callId && r.reason === 'not_started'),
+        {
+          message: 'the not_started refusal recorded',
+        },
+      );
     });
   });
 
@@ -144,7 +181,16 @@ describe('protocol holes', () => {
       const device = await connect(TENANT, 'phone-1', 'secret-1');
       for (const bad of ['a.b>', '', 'x'.repeat(300), 'ok\u0000', '*']) {
         const answers = await answersTo(device, () => {
-          device.ws.send(JSON.stringify({ v: 1, seq: device.codec.lastSentSeq + 1, type: 'outcome', request_id: bad, status: 'succeeded', result: 1 }));
+          device.ws.send(
+            JSON.stringify({
+              v: 1,
+              seq: device.codec.lastSentSeq + 1,
+              type: 'outcome',
+              request_id: bad,
+              status: 'succeeded',
+              result: 1,
+            }),
+          );
           // The raw send bypassed the codec's numbering; keep it ahead for the probe.
           device.codec.encode({ type: 'heartbeat' });
         });
@@ -172,7 +218,8 @@ describe('protocol holes', () => {
       for (let i = 0; i < 5; i++) ids.push((await authorize(TENANT, 'phone-w')).callId);
       const device = await connect(TENANT, 'phone-w', 'secret-w', { maxInFlight: 2 });
       expect(device.frame('welcome')?.max_in_flight).toBe(2);
-      const submits = () => device.frames.filter((f) => f.type === 'submit').map((f) => (f as { request_id: string }).request_id);
+      const submits = () =>
+        device.frames.filter((f) => f.type === 'submit').map((f) => (f as { request_id: string }).request_id);
       await waitFor(() => submits().length === 2, { message: 'two submits' });
       // Status queries and resends would go through the same window; nothing more arrives while both are held.
       const held = await answersTo(device, () => undefined, true);
@@ -188,7 +235,13 @@ describe('protocol holes', () => {
       await waitFor(() => submits().length === 3, { message: 'the third submit once a slot freed' });
       // A refused submit frees its slot too.
       const second = submits()[1]!;
-      device.send({ type: 'error', code: 'payload_mismatch', message: 'bytes differ', fatal: false, request_id: second });
+      device.send({
+        type: 'error',
+        code: 'payload_mismatch',
+        message: 'bytes differ',
+        fatal: false,
+        request_id: second,
+      });
       await waitFor(() => submits().length === 4, { message: 'the fourth submit' });
       expect(new Set(submits()).size).toBe(4);
       expect(ids).toEqual(expect.arrayContaining(submits()));
@@ -209,7 +262,9 @@ describe('protocol holes', () => {
       device.send({ type: 'start_claim', request_id: callId });
       await waitFor(() => device.frame('start_granted', callId), { message: 'the grant' });
       await device.close();
-      await waitFor(async () => (await state(TENANT, callId)).status === 'outcome_unknown', { message: 'outcome unknown after the drop' });
+      await waitFor(async () => (await state(TENANT, callId)).status === 'outcome_unknown', {
+        message: 'outcome unknown after the drop',
+      });
       return { callId, sha256 };
     }
 
@@ -222,7 +277,10 @@ describe('protocol holes', () => {
       await waitFor(() => back.frame('seal', callId), { message: 'the seal request' });
       back.send({ type: 'status_report', request_id: callId, state: 'sealed', payload_sha256: sha256 });
       await waitFor(async () => (await state(TENANT, callId)).status === 'failed', { message: 'the not_run outcome' });
-      const final = (await state(TENANT, callId)) as unknown as { outcome: { error: { code: string; message: string } }; unknown: { cause: string } };
+      const final = (await state(TENANT, callId)) as unknown as {
+        outcome: { error: { code: string; message: string } };
+        unknown: { cause: string };
+      };
       expect(final.outcome.error.code).toBe('not_run');
       expect(final.outcome.error.message).toMatch(/Nothing was done/);
       // The unknown mark stays beside the outcome: the record shows both what was uncertain and what settled it.
@@ -249,7 +307,13 @@ describe('protocol holes', () => {
       // Claiming again after the loss is refused: the call may have run, so it never runs twice.
       const answers = await answersTo(back, () => back.send({ type: 'start_claim', request_id: callId }));
       expect(answers.find((f) => f.type === 'start_refused')).toMatchObject({ reason: 'already_started' });
-      back.send({ type: 'status_report', request_id: callId, state: 'refused', payload_sha256: sha256, reason: { code: 'already_started', message: 'refused' } });
+      back.send({
+        type: 'status_report',
+        request_id: callId,
+        state: 'refused',
+        payload_sha256: sha256,
+        reason: { code: 'already_started', message: 'refused' },
+      });
       await waitFor(async () => (await state(TENANT, callId)).status === 'failed', { message: 'the not_run outcome' });
     });
   });

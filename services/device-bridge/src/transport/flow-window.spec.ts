@@ -60,9 +60,15 @@ describe('FlowWindow', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 5 }),
-        fc.array(fc.oneof(fc.record({ offer: fc.integer({ min: 0, max: 9 }) }), fc.record({ release: fc.integer({ min: 0, max: 9 }) })), {
-          maxLength: 60,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.record({ offer: fc.integer({ min: 0, max: 9 }) }),
+            fc.record({ release: fc.integer({ min: 0, max: 9 }) }),
+          ),
+          {
+            maxLength: 60,
+          },
+        ),
         (capacity, steps) => {
           const window = new FlowWindow<number>(capacity);
           const sent: number[] = [];

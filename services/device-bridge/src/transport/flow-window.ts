@@ -30,7 +30,8 @@ export class FlowWindow<F> {
 
   /** @param capacity requests in flight at once, at least 1. */
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`a window holds at least 1 request, not ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`a window holds at least 1 request, not ${capacity}`);
   }
 
   /** Requests in flight. */
