@@ -20,6 +20,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  DEVICE_MAX_IN_FLIGHT_LIMIT,
   DEVICE_SUBMIT_REFUSAL_CODES,
   DeviceEventType,
   isSettledRequestState,
@@ -67,8 +68,12 @@ const RECENT_DISPATCH_MS = 60_000;
  */
 const FULL_PASS_MS = 1_000;
 
-/** Ready calls of one device read at once to fill its window as it opens; kept in memory until sent. */
-const TOP_UP_PAGE = 500;
+/**
+ * Ready calls of one device read at once to fill its window as it opens; kept in memory until sent. Twice the
+ * largest window: enough to skip calls dispatched a moment ago that still read as ready, small enough that a fleet
+ * of devices with backlogs holds little.
+ */
+const TOP_UP_PAGE = 2 * DEVICE_MAX_IN_FLIGHT_LIMIT;
 
 /**
  * Journal states that prove a request was never begun and never will be: the journal records `started` before
