@@ -186,9 +186,12 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('runs a submit once and acknowledges its outcome', async () => {
     const phone = await startPhone();
-    expect(gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'On my way' }))).toBe(
-      true,
-    );
+    expect(
+      gateway.send(
+        PHONE,
+        submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'On my way' }),
+      ),
+    ).toBe(true);
 
     const outcome = await waitFor(() => executions.outcome('r1'), 'the outcome');
     expect(outcome).toMatchObject({
@@ -219,7 +222,10 @@ describe('DeviceGateway with a simulated device', () => {
     gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' }));
     await waitFor(() => executions.outcome('r1'), 'the outcome');
 
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Send me your PIN' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Send me your PIN' }),
+    );
     const error = await waitFor(
       () => executions.deviceErrors.find((f) => f.type === 'error' && f.code === 'request_conflict'),
       'the conflict',
@@ -231,7 +237,10 @@ describe('DeviceGateway with a simulated device', () => {
   it('never runs a request whose start claim is refused because it was sealed', async () => {
     const phone = await startPhone();
     executions.sealed.add('r1');
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }),
+    );
 
     await waitFor(() => phone.client.requestState('r1') === 'refused', 'the refusal to be journaled');
     expect(phone.client.journalEntry('r1')?.reason).toEqual({
@@ -241,7 +250,10 @@ describe('DeviceGateway with a simulated device', () => {
     expect(phone.device.history).toEqual([]);
     expect(executions.outcomes).toEqual([]);
 
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }),
+    );
     await waitFor(() => executions.report('r1', 'refused'), 'the duplicate to report the refusal');
     expect(executions.claims).toHaveLength(1);
   });
@@ -354,7 +366,10 @@ describe('DeviceGateway with a simulated device', () => {
     cleanups.push(() => client.close());
     await waitFor(() => client.connected, 'the phone to connect');
 
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }),
+    );
     await waitFor(() => runs === 1, 'the executor to start');
     const firstSession = client.session!.session_id;
     gateway.disconnect(PHONE, 'network test');
@@ -445,7 +460,10 @@ describe('DeviceGateway connection rules', () => {
         level: 'warn',
         fields: { tenant: TENANT, deviceId: 'phone-1', code: 4005, cause: 'overloaded', welcomed: true },
       });
-      expect(lines.find((l) => l.message === 'device connected')).toMatchObject({ level: 'info', fields: { maxInFlight: 32 } });
+      expect(lines.find((l) => l.message === 'device connected')).toMatchObject({
+        level: 'info',
+        fields: { maxInFlight: 32 },
+      });
     } finally {
       release();
       await flooded.close();
@@ -460,8 +478,10 @@ describe('DeviceGateway connection rules', () => {
       authenticator,
       handler: new InMemoryExecutions(),
       logger: {
-        info: (message, fields) => message === 'device connection closed' && lines.push({ level: 'info', ...(fields ? { fields } : {}) }),
-        warn: (message, fields) => message === 'device connection closed' && lines.push({ level: 'warn', ...(fields ? { fields } : {}) }),
+        info: (message, fields) =>
+          message === 'device connection closed' && lines.push({ level: 'info', ...(fields ? { fields } : {}) }),
+        warn: (message, fields) =>
+          message === 'device connection closed' && lines.push({ level: 'warn', ...(fields ? { fields } : {}) }),
       },
     });
     await logged.listen();
@@ -471,10 +491,53 @@ describe('DeviceGateway connection rules', () => {
       await waitFor(() => device.frame('welcome'), 'the welcome');
       device.ws.close(1000, 'done');
       await waitFor(() => lines.length === 1, 'the log line');
-      expect(lines[0]).toMatchObject({ level: 'info', fields: { tenant: TENANT, deviceId: 'phone-1', code: 1000, reason: 'done' } });
+      expect(lines[0]).toMatchObject({
+        level: 'info',
+        fields: { tenant: TENANT, deviceId: 'phone-1', code: 1000, reason: 'done' },
+      });
     } finally {
       await logged.close();
     }
+  });
+
+  it('refuses a hello whose window is out of range, saying which field, and caps a large one', async () => {
+    const zero = await raw();
+    zero.ws.send(
+      JSON.stringify({
+        v: 1,
+        seq: 1,
+        type: 'hello',
+        device_id: 'phone-1',
+        tenant: TENANT,
+        boot_id: 'b',
+        protocol_version: 1,
+        policy_version: null,
+        token: 'token-phone-1',
+        max_in_flight: 0,
+      }),
+    );
+    await waitFor(() => zero.closeCode, 'the close');
+    expect(zero.closeCode).toBe(1008);
+    expect(zero.frame('error')).toMatchObject({
+      code: 'schema',
+      fatal: true,
+      message: expect.stringContaining('max_in_flight'),
+    });
+
+    const large = await raw();
+    large.send({
+      type: 'hello',
+      device_id: 'phone-1',
+      tenant: TENANT,
+      boot_id: 'b',
+      protocol_version: 1,
+      policy_version: null,
+      token: 'token-phone-1',
+      max_in_flight: 1000,
+    });
+    await waitFor(() => large.frame('welcome'), 'the welcome');
+    expect(large.frame('welcome')?.max_in_flight).toBe(256);
+    expect(gateway.windowOf(PHONE)).toEqual({ capacity: 256, inFlight: 0, backlog: 0 });
   });
 
   it('refuses a device whose credential is not accepted, then closes', async () => {
