@@ -90,6 +90,8 @@ describe('ormuz CLI against the running platform', () => {
   let database: TestDatabase;
   let nc: NatsConnection | undefined;
   let services: ServiceProcess[] = [];
+  /** The bridge's device endpoint, as its health reports it (it listens on a free port). */
+  let deviceUrl = '';
 
   /** Runs the CLI with --json against this file's namespace; bounded, so a hung command fails instead of hanging. */
   async function ormuz(...args: string[]): Promise<CliResult> {
@@ -161,7 +163,8 @@ describe('ormuz CLI against the running platform', () => {
     };
     services = SERVICES.map((s) => spawnService(s, env, logDir));
     try {
-      await waitHealthy(nc, namespace, services, 40_000);
+      const health = await waitHealthy(nc, namespace, services, 40_000);
+      deviceUrl = health['device-bridge']?.endpoints['devices'] ?? '';
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${services.map((p) => `--- ${p.name}\n${tailLog(p)}`).join('\n')}`);
     }
@@ -389,6 +392,50 @@ describe('ormuz CLI against the running platform', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr + bad.stdout).toContain('--ttl');
     expect(await ok('device', 'list', '--tenant', TENANT)).toEqual({ devices: [] });
+  });
+
+  it('device simulate says plainly that the bridge refused its token, and exits non-zero', async () => {
+    const run = spawnTracked(process.execPath, [
+      join(ROOT, 'tools/cli/bin/ormuz.js'),
+      'device',
+      'simulate',
+      '--url',
+      deviceUrl,
+      '--tenant',
+      TENANT,
+      '--device',
+      'phone-1',
+      '--token',
+      'bad',
+      '--journal',
+      join(logDir, 'journal-bad-token'),
+    ]);
+    const { code } = await exitWithin(run, 15_000, 'device simulate with a bad token');
+    expect(code).not.toBe(0);
+    expect(run.stderr()).toContain(`refused the credential of device ${TENANT}/phone-1 (unauthenticated)`);
+    expect(run.stderr()).toContain('ormuz device credentials issue');
+    expect(run.stdout()).not.toContain('serving');
+  });
+
+  it('device simulate with a good token says serving once the bridge welcomed it', async () => {
+    const run = spawnTracked(process.execPath, [
+      join(ROOT, 'tools/cli/bin/ormuz.js'),
+      'device',
+      'simulate',
+      '--url',
+      deviceUrl,
+      '--tenant',
+      TENANT,
+      '--device',
+      'phone-1',
+      '--token',
+      'cli-e2e-token',
+      '--journal',
+      join(logDir, 'journal-simulate'),
+    ]);
+    await waitFor(() => run.stdout().includes(`${TENANT}/phone-1 serving`), { message: 'serving', timeoutMs: 15_000 });
+    run.child.kill('SIGINT');
+    expect((await exitWithin(run, 10_000, 'device simulate after Ctrl-C')).code).toBe(0);
   });
 
   it('migrate applies every schema and declares the streams, and is safe to run again', async () => {

@@ -34,6 +34,33 @@ export const DEVICE_PROTOCOL_VERSION = 1 as const;
 /** Largest frame either side accepts, in UTF-8 bytes of the WebSocket text message (256 KiB). */
 export const DEVICE_MAX_FRAME_BYTES = 256 * 1024;
 
+/**
+ * Requests the bridge keeps in flight to a device that does not announce `max_in_flight` in its `hello` (devices
+ * built before flow control): submits, status queries, seals and cancels whose final answer has not arrived.
+ */
+export const DEVICE_DEFAULT_MAX_IN_FLIGHT = 32;
+
+/**
+ * Largest window the bridge grants, whatever a device announces: each request in flight can make the device send a
+ * few frames at once (claim or report, outcome), and all of them must fit in the bridge's per-connection queue.
+ */
+export const DEVICE_MAX_IN_FLIGHT_LIMIT = 256;
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** True when `value` is a valid protocol id (`request_id`, `device_id`, …): `^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`. */
+export function isDeviceProtocolId(value: unknown): value is string {
+  return typeof value === 'string' && SAFE_ID.test(value);
+}
+
+/**
+ * A peer's id as it may be quoted in a message: JSON-quoted and clipped to 64 characters, so an id that failed
+ * validation (`a.b>`, control characters, megabytes) can be named in an `error` frame without breaking it.
+ */
+export function quoteDeviceProtocolId(value: string): string {
+  return JSON.stringify(value.length <= 64 ? value : `${value.slice(0, 63)}…`);
+}
+
 /** HTTP path of the device WebSocket endpoint on the bridge. */
 export const DEVICE_GATEWAY_PATH = '/v1/devices';
 
@@ -110,6 +137,12 @@ export interface HelloFrameV1 extends FrameBase<'hello'> {
   /** Device credential, at most 8192 characters. Never logged. */
   readonly token: string;
   readonly tenant: string;
+  /**
+   * How many requests the device takes in flight at once (1–1000): submits it has not finished, plus status queries,
+   * seals and cancels it has not answered. The bridge never sends past it (capped at
+   * {@link DEVICE_MAX_IN_FLIGHT_LIMIT}); absent, it uses {@link DEVICE_DEFAULT_MAX_IN_FLIGHT}.
+   */
+  readonly max_in_flight?: number;
 }
 
 /** server → device, after a successful `hello`. */
@@ -129,6 +162,11 @@ export interface WelcomeFrameV1 extends FrameBase<'welcome'> {
   readonly max_frame_bytes: number;
   /** When the device's credential stops being accepted (RFC 3339), if it expires. */
   readonly token_expires_at?: string;
+  /**
+   * The window the bridge keeps to for this connection: at most this many requests in flight. Sent only to a device
+   * whose `hello` announced `max_in_flight`, so devices built before flow control never see the field.
+   */
+  readonly max_in_flight?: number;
 }
 
 /**
@@ -227,6 +265,14 @@ export type DeviceRequestState =
   | 'rejected'
   | 'sealed'
   | 'unknown';
+
+/**
+ * Whether a request in this reported state is done with as far as the device goes: it will neither claim, run nor
+ * report it further on its own (`received`, `claimed` and `started` are the states it still moves on from).
+ */
+export function isSettledRequestState(state: DeviceRequestState): boolean {
+  return state !== 'received' && state !== 'claimed' && state !== 'started';
+}
 
 /** device → server: answer to `status_query`, `seal`, `cancel` or a duplicate `submit`; or an unsolicited report. */
 export interface StatusReportFrameV1 extends FrameBase<'status_report'> {
@@ -332,7 +378,9 @@ export const SERVER_TO_DEVICE_FRAME_TYPES: ReadonlySet<DeviceFrameType> = new Se
  * - frame problems: the {@link DeviceProtocolErrorCode}s;
  * - `hello_required`, `unauthenticated`, `identity_mismatch`, `hello_timeout`, `replaced`, `unexpected_frame`;
  * - `credential_revoked`, `credential_expired` (fatal: the connection's credential ended);
- * - request problems (with `request_id`): `request_conflict` (same id, different bytes), `internal`.
+ * - request problems (with `request_id`): `request_conflict` (same id, different bytes), `internal`;
+ * - an outcome the bridge refused to record (with `request_id`, no `outcome_ack`): `not_assigned` (another device's
+ *   request), `unknown_request` (no such request of the tenant), `not_started` (its start was never recorded).
  */
 export const DEVICE_ERROR_CODES = [
   'malformed_json',
@@ -352,8 +400,17 @@ export const DEVICE_ERROR_CODES = [
   'credential_expired',
   'unexpected_frame',
   'request_conflict',
+  'not_assigned',
+  'unknown_request',
+  'not_started',
   'internal',
 ] as const;
+
+/**
+ * Codes of a device's non-fatal `error` naming a request, by which it refuses a `submit` it will never run (its bytes
+ * do not match their hash, are not an arguments object, or the id is journaled with other bytes).
+ */
+export const DEVICE_SUBMIT_REFUSAL_CODES: ReadonlySet<string> = new Set(['payload_mismatch', 'payload_invalid', 'request_conflict']);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
@@ -442,6 +499,7 @@ const FRAME_SCHEMAS: Record<DeviceFrameType, JsonSchema> = {
       policy_version: { type: ['integer', 'null'], minimum: 0 },
       token: { type: 'string', minLength: 1, maxLength: 8192 },
       tenant: fragments.identifier,
+      max_in_flight: { type: 'integer', minimum: 1, maximum: 1000 },
     },
     ['device_id', 'boot_id', 'protocol_version', 'policy_version', 'token', 'tenant'],
   ),
@@ -456,6 +514,7 @@ const FRAME_SCHEMAS: Record<DeviceFrameType, JsonSchema> = {
       heartbeat_interval_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 },
       max_frame_bytes: { type: 'integer', minimum: 1024 },
       token_expires_at: fragments.time,
+      max_in_flight: { type: 'integer', minimum: 1, maximum: 1000 },
     },
     [
       'tenant',
@@ -575,8 +634,9 @@ function isFrameType(value: unknown): value is DeviceFrameType {
   return typeof value === 'string' && Object.hasOwn(FRAME_SCHEMAS, value);
 }
 
+/** The frame's `request_id` when it is a valid id; an invalid one is never echoed as an id. */
 function namedRequestId(value: Record<string, unknown>): string | undefined {
-  return typeof value['request_id'] === 'string' ? value['request_id'].slice(0, 128) : undefined;
+  return isDeviceProtocolId(value['request_id']) ? value['request_id'] : undefined;
 }
 
 function checkSize(bytes: number, maxBytes: number): void {
@@ -600,7 +660,7 @@ function checkFrame(value: unknown): DeviceFrame {
   const record = value as Record<string, unknown>;
   const details = {
     requestId: namedRequestId(record),
-    frameType: typeof record['type'] === 'string' ? record['type'] : undefined,
+    frameType: typeof record['type'] === 'string' ? record['type'].slice(0, 64) : undefined,
   };
   if (record['v'] !== DEVICE_PROTOCOL_VERSION) {
     throw new DeviceProtocolError(
@@ -615,7 +675,7 @@ function checkFrame(value: unknown): DeviceFrame {
   if (!isFrameType(record['type'])) {
     throw new DeviceProtocolError(
       'unknown_type',
-      `The frame type ${JSON.stringify(record['type'])} is not part of protocol version ${DEVICE_PROTOCOL_VERSION}; ` +
+      `The frame type ${typeof record['type'] === 'string' ? quoteDeviceProtocolId(record['type']) : JSON.stringify(record['type'])?.slice(0, 64)} is not part of protocol version ${DEVICE_PROTOCOL_VERSION}; ` +
         `known types are ${Object.keys(FRAME_SCHEMAS).join(', ')}.`,
       details,
     );

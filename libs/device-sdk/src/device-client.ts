@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { WebSocket, type RawData } from 'ws';
 import {
   DEVICE_CLOSE_CODES,
+  DEVICE_DEFAULT_MAX_IN_FLIGHT,
   DEVICE_MAX_FRAME_BYTES,
   DEVICE_PROTOCOL_VERSION,
   DeviceFrameCodec,
@@ -162,7 +163,28 @@ export interface DeviceClientOptions {
   readonly scheduler?: DeviceScheduler;
   /** Fault injection at protocol steps (tests and simulators only). */
   readonly onProtocolStep?: ProtocolStepHook;
+  /**
+   * Requests this device takes in flight at once, announced in `hello` (`max_in_flight`, 1–1000): the bridge never
+   * sends more submits, status queries, seals or cancels than it has room for, so a backlog of any size arrives at
+   * the device's pace. Granted executions wait in memory for their turn, so this bounds that queue too. Default
+   * {@link DEVICE_DEFAULT_MAX_IN_FLIGHT}.
+   */
+  readonly maxInFlight?: number;
+  /**
+   * Called when the bridge refuses the device's credential (`unauthenticated`, `identity_mismatch`,
+   * `credential_revoked`, `credential_expired`). The client keeps reconnecting with backoff (a `token` function may
+   * return a new token); a caller that cannot get another token should {@link DeviceClient.close} it.
+   */
+  readonly onAuthenticationRefused?: (error: WireErrorV1) => void;
 }
+
+/** Fatal error codes by which the bridge refuses the device's credential. */
+const CREDENTIAL_REFUSALS: ReadonlySet<string> = new Set([
+  'unauthenticated',
+  'identity_mismatch',
+  'credential_revoked',
+  'credential_expired',
+]);
 
 interface Connection {
   readonly ws: WebSocket;
@@ -351,6 +373,7 @@ export class DeviceClient {
       protocol_version: DEVICE_PROTOCOL_VERSION,
       policy_version: this.options.policyVersion ?? null,
       token,
+      max_in_flight: this.options.maxInFlight ?? DEVICE_DEFAULT_MAX_IN_FLIGHT,
     });
   }
 
@@ -492,9 +515,11 @@ export class DeviceClient {
   private dispatch(conn: Connection, frame: DeviceFrame): void {
     if (!conn.welcome) {
       if (frame.type === 'welcome') this.onWelcome(conn, frame);
-      else if (frame.type === 'error')
+      else if (frame.type === 'error') {
         this.logger.warn?.('the bridge refused the connection', { code: frame.code, message: frame.message });
-      else
+        if (frame.fatal && CREDENTIAL_REFUSALS.has(frame.code))
+          this.options.onAuthenticationRefused?.({ code: frame.code, message: frame.message });
+      } else
         this.sendError(
           conn,
           'unexpected_frame',
@@ -526,6 +551,8 @@ export class DeviceClient {
           requestId: frame.request_id,
         });
         if (frame.code === 'internal' && frame.request_id) this.retryLater(conn, frame.request_id);
+        if (frame.fatal && CREDENTIAL_REFUSALS.has(frame.code))
+          this.options.onAuthenticationRefused?.({ code: frame.code, message: frame.message });
         return;
       case 'welcome':
       case 'hello':

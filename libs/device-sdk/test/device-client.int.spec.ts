@@ -25,6 +25,8 @@ class FakeBridge {
   readonly received: DeviceFrame[] = [];
   private socket: WebSocket | undefined;
   private seq = 0;
+  /** When set, every hello is refused with this fatal error and close 1008, as a bridge refuses a credential. */
+  refuseHello: { code: string; message: string } | undefined;
   private constructor(readonly server: WebSocketServer) {
     server.on('connection', (ws: WebSocket) => {
       this.socket = ws;
@@ -32,7 +34,10 @@ class FakeBridge {
       ws.on('message', (data: Buffer) => {
         const frame = parseDeviceFrame(data.toString('utf8'));
         this.received.push(frame);
-        if (frame.type === 'hello') {
+        if (frame.type === 'hello' && this.refuseHello) {
+          this.send({ type: 'error', ...this.refuseHello, fatal: true });
+          ws.close(1008, this.refuseHello.code);
+        } else if (frame.type === 'hello') {
           this.send({
             type: 'welcome',
             tenant: frame.tenant,
@@ -126,6 +131,47 @@ describe('DeviceClient against a hand-driven bridge', () => {
     await waitFor(() => client.connected, 'the welcome');
     return client;
   }
+
+  it('announces in hello how many requests it takes in flight', async () => {
+    await connect();
+    expect(bridge.of('hello')[0]?.max_in_flight).toBe(32);
+    const small = new DeviceClient({
+      url: bridge.url,
+      tenant: 'acme',
+      deviceId: 'phone-2',
+      token: 'token',
+      journalDir: join(dir, 'journal-2'),
+      executor: device.execute,
+      targetPackage: device.targetPackage,
+      maxInFlight: 4,
+    }).start();
+    clients.push(small);
+    await waitFor(() => bridge.of('hello').find((h) => h.device_id === 'phone-2'), 'the second hello');
+    expect(bridge.of('hello').find((h) => h.device_id === 'phone-2')?.max_in_flight).toBe(4);
+  });
+
+  it('tells its owner when the bridge refuses its credential', async () => {
+    bridge.refuseHello = { code: 'unauthenticated', message: 'The device credential was not accepted.' };
+    const refusals: { code: string; message: string }[] = [];
+    const client = new DeviceClient({
+      url: bridge.url,
+      tenant: 'acme',
+      deviceId: 'phone-1',
+      token: 'bad',
+      journalDir: join(dir, 'journal'),
+      executor: device.execute,
+      targetPackage: device.targetPackage,
+      backoff: { initialDelayMs: 20, maxDelayMs: 40 },
+      onAuthenticationRefused: (error) => {
+        refusals.push(error);
+        void client.close();
+      },
+    }).start();
+    clients.push(client);
+    await waitFor(() => refusals.length > 0, 'the refusal');
+    expect(refusals[0]).toEqual({ code: 'unauthenticated', message: 'The device credential was not accepted.' });
+    expect(client.connected).toBe(false);
+  });
 
   it('runs nothing when the payload does not match its hash, and says so', async () => {
     const client = await connect();

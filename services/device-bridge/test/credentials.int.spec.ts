@@ -52,7 +52,14 @@ describe('device credentials', () => {
     expect(rows.rows[0]!.row_text).not.toContain(issued.token);
 
     expect(welcomed(await hello('phone-a', issued.token))).toBe(true);
-    // The token names its device: another device presenting it is refused.
+    // The token names its device: a hello claiming another device with it is refused as a mismatch, and closed.
+    const impostor = await hello('phone-b', issued.token);
+    expect(impostor.frame('error')).toMatchObject({ code: 'identity_mismatch', fatal: true });
+    expect(impostor.frame('error')?.message).toContain('phone-a');
+    await waitFor(() => impostor.closed, { message: 'the mismatched connection closed' });
+    // A token nobody holds is still just unauthenticated, and a revoked one too.
+    expect(errorCode(await hello('phone-b', 'odt_not-a-token'))).toBe('unauthenticated');
+    await call('credentials.revoke', { tenant: TENANT, device_id: 'phone-a' });
     expect(errorCode(await hello('phone-b', issued.token))).toBe('unauthenticated');
   });
 

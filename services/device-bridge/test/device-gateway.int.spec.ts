@@ -186,9 +186,12 @@ describe('DeviceGateway with a simulated device', () => {
 
   it('runs a submit once and acknowledges its outcome', async () => {
     const phone = await startPhone();
-    expect(gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'On my way' }))).toBe(
-      true,
-    );
+    expect(
+      gateway.send(
+        PHONE,
+        submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'On my way' }),
+      ),
+    ).toBe(true);
 
     const outcome = await waitFor(() => executions.outcome('r1'), 'the outcome');
     expect(outcome).toMatchObject({
@@ -219,7 +222,10 @@ describe('DeviceGateway with a simulated device', () => {
     gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' }));
     await waitFor(() => executions.outcome('r1'), 'the outcome');
 
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Send me your PIN' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Send me your PIN' }),
+    );
     const error = await waitFor(
       () => executions.deviceErrors.find((f) => f.type === 'error' && f.code === 'request_conflict'),
       'the conflict',
@@ -231,7 +237,10 @@ describe('DeviceGateway with a simulated device', () => {
   it('never runs a request whose start claim is refused because it was sealed', async () => {
     const phone = await startPhone();
     executions.sealed.add('r1');
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }),
+    );
 
     await waitFor(() => phone.client.requestState('r1') === 'refused', 'the refusal to be journaled');
     expect(phone.client.journalEntry('r1')?.reason).toEqual({
@@ -241,7 +250,10 @@ describe('DeviceGateway with a simulated device', () => {
     expect(phone.device.history).toEqual([]);
     expect(executions.outcomes).toEqual([]);
 
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }),
+    );
     await waitFor(() => executions.report('r1', 'refused'), 'the duplicate to report the refusal');
     expect(executions.claims).toHaveLength(1);
   });
@@ -354,7 +366,10 @@ describe('DeviceGateway with a simulated device', () => {
     cleanups.push(() => client.close());
     await waitFor(() => client.connected, 'the phone to connect');
 
-    gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }));
+    gateway.send(
+      PHONE,
+      submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }),
+    );
     await waitFor(() => runs === 1, 'the executor to start');
     const firstSession = client.session!.session_id;
     gateway.disconnect(PHONE, 'network test');
@@ -411,6 +426,119 @@ describe('DeviceGateway connection rules', () => {
     await waitFor(() => device.frame('welcome'), 'the welcome');
     return device;
   }
+
+  it('closes a device that floods it with 4005 and logs the close at warn with who, why and what was queued', async () => {
+    const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = new InMemoryExecutions();
+    slow.onStartClaim = async () => {
+      await held;
+      return { granted: false, reason: 'unknown_request', message: 'no such request' };
+    };
+    const flooded = new DeviceGateway({
+      host: '127.0.0.1',
+      port: 0,
+      authenticator,
+      handler: slow,
+      maxQueuedFrames: 5,
+      logger: {
+        info: (message, fields) => lines.push({ level: 'info', message, ...(fields ? { fields } : {}) }),
+        warn: (message, fields) => lines.push({ level: 'warn', message, ...(fields ? { fields } : {}) }),
+      },
+    });
+    await flooded.listen();
+    try {
+      const device = await RawDevice.connect(flooded.url());
+      device.hello();
+      await waitFor(() => device.frame('welcome'), 'the welcome');
+      for (let i = 0; i < 10; i++) device.send({ type: 'start_claim', request_id: `r${i}` });
+      await waitFor(() => device.closeCode, 'the close');
+      expect(device.closeCode).toBe(4005);
+      const closed = await waitFor(() => lines.find((l) => l.message === 'device connection closed'), 'the log line');
+      expect(closed).toMatchObject({
+        level: 'warn',
+        fields: { tenant: TENANT, deviceId: 'phone-1', code: 4005, cause: 'overloaded', welcomed: true },
+      });
+      expect(lines.find((l) => l.message === 'device connected')).toMatchObject({
+        level: 'info',
+        fields: { maxInFlight: 32 },
+      });
+    } finally {
+      release();
+      await flooded.close();
+    }
+  });
+
+  it('logs an ordinary close at info', async () => {
+    const lines: { level: string; fields?: Record<string, unknown> }[] = [];
+    const logged = new DeviceGateway({
+      host: '127.0.0.1',
+      port: 0,
+      authenticator,
+      handler: new InMemoryExecutions(),
+      logger: {
+        info: (message, fields) =>
+          message === 'device connection closed' && lines.push({ level: 'info', ...(fields ? { fields } : {}) }),
+        warn: (message, fields) =>
+          message === 'device connection closed' && lines.push({ level: 'warn', ...(fields ? { fields } : {}) }),
+      },
+    });
+    await logged.listen();
+    try {
+      const device = await RawDevice.connect(logged.url());
+      device.hello();
+      await waitFor(() => device.frame('welcome'), 'the welcome');
+      device.ws.close(1000, 'done');
+      await waitFor(() => lines.length === 1, 'the log line');
+      expect(lines[0]).toMatchObject({
+        level: 'info',
+        fields: { tenant: TENANT, deviceId: 'phone-1', code: 1000, reason: 'done' },
+      });
+    } finally {
+      await logged.close();
+    }
+  });
+
+  it('refuses a hello whose window is out of range, saying which field, and caps a large one', async () => {
+    const zero = await raw();
+    zero.ws.send(
+      JSON.stringify({
+        v: 1,
+        seq: 1,
+        type: 'hello',
+        device_id: 'phone-1',
+        tenant: TENANT,
+        boot_id: 'b',
+        protocol_version: 1,
+        policy_version: null,
+        token: 'token-phone-1',
+        max_in_flight: 0,
+      }),
+    );
+    await waitFor(() => zero.closeCode, 'the close');
+    expect(zero.closeCode).toBe(1008);
+    expect(zero.frame('error')).toMatchObject({
+      code: 'schema',
+      fatal: true,
+      message: expect.stringContaining('max_in_flight'),
+    });
+
+    const large = await raw();
+    large.send({
+      type: 'hello',
+      device_id: 'phone-1',
+      tenant: TENANT,
+      boot_id: 'b',
+      protocol_version: 1,
+      policy_version: null,
+      token: 'token-phone-1',
+      max_in_flight: 1000,
+    });
+    await waitFor(() => large.frame('welcome'), 'the welcome');
+    expect(large.frame('welcome')?.max_in_flight).toBe(256);
+    expect(gateway.windowOf(PHONE)).toEqual({ capacity: 256, inFlight: 0, backlog: 0 });
+  });
 
   it('refuses a device whose credential is not accepted, then closes', async () => {
     const device = await raw();

@@ -40,15 +40,25 @@ export interface CredentialsEndedV1 {
   readonly ends_at: string;
 }
 
-/** A device claimed, reported or refused a request the bridge had assigned to another device; nothing was recorded. */
+/**
+ * Why the bridge refused a device's claim or report:
+ * - `not_assigned`: the request is assigned to another device of the tenant;
+ * - `unknown_request`: the tenant has no such request for any device (a made-up id, or another tenant's: the two
+ *   are not told apart, so a device never learns another tenant's ids);
+ * - `not_started`: an outcome for a request of this device whose start was never recorded (it may not run).
+ */
+export type ReportRefusalReason = 'not_assigned' | 'unknown_request' | 'not_started';
+
+/** A device claimed or reported a request it does not hold; nothing about the request was recorded. */
 export interface ReportRefusedV1 {
   readonly device_id: string;
   /** The connection it came from; null when unknown. */
   readonly session_id: string | null;
   readonly request_id: string;
   readonly frame_type: 'start_claim' | 'outcome' | 'status_report' | 'error';
-  readonly assigned_device_id: string;
-  readonly reason: 'not_assigned';
+  /** The device the request is assigned to; null when no device of the tenant holds it. */
+  readonly assigned_device_id: string | null;
+  readonly reason: ReportRefusalReason;
 }
 
 export type DeviceEventDraft =
@@ -82,8 +92,8 @@ const DEVICE_EVENT_SCHEMAS: Readonly<Record<DeviceEventType, JsonSchema>> = {
     session_id: { anyOf: [id, { type: 'null' }] },
     request_id: id,
     frame_type: { enum: ['start_claim', 'outcome', 'status_report', 'error'] },
-    assigned_device_id: id,
-    reason: { const: 'not_assigned' },
+    assigned_device_id: { anyOf: [id, { type: 'null' }] },
+    reason: { enum: ['not_assigned', 'unknown_request', 'not_started'] },
   }),
 };
 

@@ -3,6 +3,7 @@
  * knobs and a simulated reboot. Used by the CLI, the demo, tests and load runs.
  */
 import { randomUUID } from 'node:crypto';
+import type { WireErrorV1 } from '@ormuz/contracts';
 import { DeviceClient, type BackoffOptions, type DeviceClientLogger, type DeviceExecutor } from '../device-client.js';
 import { NODE_SCHEDULER, type DeviceScheduler } from '../scheduler.js';
 import { SimFaultKnobs } from './sim-faults.js';
@@ -29,6 +30,10 @@ export interface RunSimulatedDeviceOptions {
   readonly scheduler?: DeviceScheduler;
   /** How long a normal {@link SimulatedDeviceHandle.close} waits for running executions; default 5 000 ms. */
   readonly closeGraceMs?: number;
+  /** Requests the device takes in flight at once (announced in `hello`); see `DeviceClientOptions.maxInFlight`. */
+  readonly maxInFlight?: number;
+  /** The bridge refused the device's credential; see `DeviceClientOptions.onAuthenticationRefused`. */
+  readonly onAuthenticationRefused?: (error: WireErrorV1) => void;
 }
 
 /** A running simulated phone. */
@@ -81,6 +86,8 @@ export function runSimulatedDevice(options: RunSimulatedDeviceOptions): Simulate
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
       ...(options.closeGraceMs === undefined ? {} : { closeGraceMs: options.closeGraceMs }),
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.onAuthenticationRefused ? { onAuthenticationRefused: options.onAuthenticationRefused } : {}),
     }).start();
   let client = boot(options.bootId);
   let closed = false;

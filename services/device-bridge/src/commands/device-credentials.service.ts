@@ -84,11 +84,18 @@ export class DeviceCredentialsService implements OnApplicationBootstrap {
     }
   }
 
-  /** The identity a hello's token proves, or null (unknown, revoked or expired token, or another device's). */
+  /**
+   * The identity a hello's token proves, or null (unknown, revoked or expired token). A valid token of another
+   * device or tenant proves that other identity, which the gateway then refuses as `identity_mismatch`.
+   */
   async authenticate(hello: HelloFrameV1): Promise<AuthenticatedDevice | null> {
-    const match = matchToken(hello.token, await this.repo.candidates(hello.tenant, hello.device_id), new Date());
-    if (!match) return null;
-    return { tenant: hello.tenant, deviceId: hello.device_id, credentialId: match.credentialId, expiresAt: match.expiresAt };
+    const now = new Date();
+    const match = matchToken(hello.token, await this.repo.candidates(hello.tenant, hello.device_id), now);
+    if (match) return { tenant: hello.tenant, deviceId: hello.device_id, credentialId: match.credentialId, expiresAt: match.expiresAt };
+    // The hash is of a 256-bit random secret: looking it up by equality tells a caller nothing it could guess from.
+    const owner = await this.repo.owner(hashToken(hello.token));
+    if (!owner || !isActive(owner, now)) return null;
+    return { tenant: owner.tenant, deviceId: owner.deviceId, credentialId: owner.credentialId, expiresAt: owner.expiresAt };
   }
 
   /**

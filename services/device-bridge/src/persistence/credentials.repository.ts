@@ -47,6 +47,17 @@ export class CredentialsRepository {
     return rows.map(stored);
   }
 
+  /** Who owns the credential with this token hash, when one is stored and not revoked (expired ones included). */
+  async owner(tokenSha256: Buffer): Promise<(StoredCredential & { tenant: string; deviceId: string }) | undefined> {
+    const row = await this.db
+      .selectFrom('device_credentials')
+      .selectAll()
+      .where('token_sha256', '=', tokenSha256)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row && { ...stored(row), tenant: row.tenant, deviceId: row.device_id };
+  }
+
   /** Inserts a credential; false when a credential with the same token hash exists already (nothing changes). */
   async insert(row: CredentialRow): Promise<boolean> {
     const result = await this.db

@@ -64,6 +64,19 @@ export class ExecutionsRepository {
       .execute();
   }
 
+  /** This device's authorized calls not yet dispatched, oldest authorization first: what fills its window next. */
+  readyFor(tenant: string, deviceId: string, limit: number): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('device_id', '=', deviceId)
+      .where('status', '=', 'ready')
+      .orderBy('last_seq')
+      .limit(limit)
+      .execute();
+  }
+
   started(tenant: string, deviceId: string): Promise<ExecutionRow[]> {
     return this.db
       .selectFrom('executions')

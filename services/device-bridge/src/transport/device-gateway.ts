@@ -10,11 +10,15 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import {
   DEVICE_CLOSE_CODES,
+  DEVICE_DEFAULT_MAX_IN_FLIGHT,
   DEVICE_GATEWAY_PATH,
   DEVICE_MAX_FRAME_BYTES,
+  DEVICE_MAX_IN_FLIGHT_LIMIT,
   DEVICE_PROTOCOL_VERSION,
+  DEVICE_SUBMIT_REFUSAL_CODES,
   DeviceFrameCodec,
   isDeviceProtocolError,
+  isDeviceProtocolId,
   type CancelFrameV1,
   type DeviceFrame,
   type DeviceFrameDraft,
@@ -29,6 +33,7 @@ import {
   type StatusReportFrameV1,
   type SubmitFrameV1,
 } from '@ormuz/contracts';
+import { FlowWindow, reportEndsRequest } from './flow-window.js';
 
 /** Which device: ids are unique within a tenant only, so the tenant is always part of the address. */
 export interface DeviceAddress {
@@ -87,8 +92,11 @@ export type DisconnectCause =
   | { readonly kind: 'server_closing' };
 
 /**
- * What the gateway calls for an authenticated device. Calls for one connection are made one at a time, in the order
- * its frames arrived; a rejected promise is logged and answered with a non-fatal `internal` error frame.
+ * What the gateway calls for an authenticated device. For one connection, calls about the same request are made one
+ * at a time in the order its frames arrived, while calls about different requests may run side by side (at most the
+ * frames the connection may queue); `onConnected`, `onDisconnected` and frames naming no request wait for every
+ * earlier call and hold back every later one. A rejected claim or outcome is logged and answered with a non-fatal
+ * `internal` error frame.
  */
 export interface ExecutionHandler {
   /** The device was welcomed. Frames it sends next wait until this resolves. */
@@ -113,20 +121,23 @@ export interface ExecutionHandler {
   onProgress?(device: ConnectedDevice, frame: ProgressFrameV1): Promise<void> | void;
   /** The device refused a frame the bridge sent (e.g. a submit whose payload did not match its hash). */
   onDeviceError?(device: ConnectedDevice, frame: ErrorFrameV1): Promise<void> | void;
+  /** The device's flow-control window has room again: {@link DeviceGateway.room} requests may be sent now. */
+  onWindowOpen?(device: ConnectedDevice): void;
 }
 
 /**
- * An outcome the handler refused to record (e.g. the request is assigned to another device): the device is told with
- * a non-fatal error of that code naming the request, and gets no `outcome_ack`.
+ * An outcome the handler refused to record (the request is another device's, unknown, or not started): the device is
+ * told with a non-fatal error of that code naming the request, and gets no `outcome_ack`.
  */
 export interface OutcomeRefusal {
-  readonly refused: string;
+  readonly refused: 'not_assigned' | 'unknown_request' | 'not_started';
   readonly message: string;
 }
 
 /** Where the gateway reports what it does. Tokens and payloads are never passed to it. */
 export interface DeviceGatewayLogger {
   debug?(message: string, fields?: Record<string, unknown>): void;
+  info?(message: string, fields?: Record<string, unknown>): void;
   warn?(message: string, fields?: Record<string, unknown>): void;
   error?(message: string, fields?: Record<string, unknown>): void;
 }
@@ -149,6 +160,11 @@ export interface DeviceGatewayOptions {
   readonly maxFrameBytes?: number;
   /** Frames of one connection allowed to wait for processing before it is closed. Default 1 000. */
   readonly maxQueuedFrames?: number;
+  /**
+   * Most requests in flight to one device, whatever its hello announces. Default and upper bound
+   * {@link DEVICE_MAX_IN_FLIGHT_LIMIT}; keep `maxInFlight × 3` below `maxQueuedFrames`.
+   */
+  readonly maxInFlight?: number;
   readonly logger?: DeviceGatewayLogger;
 }
 
@@ -160,9 +176,19 @@ interface Connection {
   readonly codec: DeviceFrameCodec;
   readonly remoteAddress: string | undefined;
   device?: ConnectedDevice;
+  /** Requests in flight to the device; set at the welcome. */
+  window?: FlowWindow<DeviceCommandDraft>;
+  /** The identity the hello claimed, for the log line of a connection closed before its welcome. */
+  claimed?: DeviceAddress;
   alive: boolean;
   queued: number;
-  chain: Promise<void>;
+  /**
+   * Frames are handled in arrival order per request, and requests side by side: `lanes` holds the tail of each
+   * request's frames; `barrier` the last frame that concerned no single request (the hello, a heartbeat, an
+   * unreadable frame, the disconnect), which waited for everything before it and which everything after it waits for.
+   */
+  barrier: Promise<void>;
+  readonly lanes: Map<string, Promise<void>>;
   helloTimer?: NodeJS.Timeout;
   /** Closes the connection when its credential expires. */
   expiryTimer?: NodeJS.Timeout;
@@ -178,10 +204,18 @@ function textOf(data: RawData): string {
   return (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8');
 }
 
-function clip(message: string): string {
-  const text = message.trim() === '' ? 'The start was refused.' : message;
+function clip(message: string, empty = 'The start was refused.'): string {
+  const text = message.trim() === '' ? empty : message;
   return text.length <= 4096 ? text : `${text.slice(0, 4095)}…`;
 }
+
+/** Closes the bridge decides on, or expects, in normal operation: logged at info; every other close at warn. */
+const ORDINARY_CLOSES: ReadonlySet<number> = new Set<number>([
+  DEVICE_CLOSE_CODES.normal,
+  DEVICE_CLOSE_CODES.goingAway,
+  DEVICE_CLOSE_CODES.replaced,
+  DEVICE_CLOSE_CODES.disconnected,
+]);
 
 /**
  * A WebSocket server for devices at `ws://<host>:<port><path>`.
@@ -198,6 +232,7 @@ export class DeviceGateway {
   private readonly helloTimeoutMs: number;
   private readonly maxFrameBytes: number;
   private readonly maxQueuedFrames: number;
+  private readonly maxInFlight: number;
   private readonly logger: DeviceGatewayLogger;
   private readonly connections = new Set<Connection>();
   private readonly devices = new Map<string, Connection>();
@@ -211,6 +246,7 @@ export class DeviceGateway {
     this.helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
     this.maxFrameBytes = options.maxFrameBytes ?? DEVICE_MAX_FRAME_BYTES;
     this.maxQueuedFrames = options.maxQueuedFrames ?? 1_000;
+    this.maxInFlight = Math.min(options.maxInFlight ?? DEVICE_MAX_IN_FLIGHT_LIMIT, DEVICE_MAX_IN_FLIGHT_LIMIT);
     this.logger = options.logger ?? {};
   }
 
@@ -264,17 +300,35 @@ export class DeviceGateway {
   }
 
   /**
-   * Sends a submit (or a status query, seal or cancel) to a connected device.
+   * Sends a submit (or a status query, seal or cancel) to a connected device, within its flow-control window: a frame
+   * about a request not yet in flight waits while the device already holds as many requests as its window allows,
+   * and goes, in order, as the device finishes others.
    *
-   * @returns `true` when the frame was handed to the device's socket (not a delivery receipt: the device's answer
-   *   is), `false` when the device is not connected.
+   * @returns `true` when the frame was sent or queued on the device's connection (not a delivery receipt: the
+   *   device's answer is), `false` when the device is not connected.
    * @throws DeviceProtocolError when the frame is invalid, e.g. a submit whose payload does not match its hash.
    */
   send(device: DeviceAddress, frame: DeviceCommandDraft): boolean {
     const conn = this.devices.get(keyOf(device));
-    if (!conn || conn.ws.readyState !== WebSocket.OPEN) return false;
-    conn.ws.send(conn.codec.encode(frame));
+    if (!conn?.window || conn.ws.readyState !== WebSocket.OPEN) return false;
+    const now = conn.window.offer(frame.request_id, frame);
+    if (now) conn.ws.send(conn.codec.encode(now));
     return true;
+  }
+
+  /**
+   * How many more requests the device takes now: free slots of its window, 0 while frames wait for room or when it
+   * is not connected here. A dispatcher that sends at most this many submits never queues one.
+   */
+  room(device: DeviceAddress): number {
+    const conn = this.devices.get(keyOf(device));
+    return conn?.window && conn.ws.readyState === WebSocket.OPEN ? conn.window.room : 0;
+  }
+
+  /** Requests in flight to the device and frames waiting for room, for status and tests. */
+  windowOf(device: DeviceAddress): { capacity: number; inFlight: number; backlog: number } | undefined {
+    const window = this.devices.get(keyOf(device))?.window;
+    return window && { capacity: window.capacity, inFlight: window.inFlight, backlog: window.backlog };
   }
 
   /**
@@ -335,7 +389,7 @@ export class DeviceGateway {
     );
     await Promise.all(closing);
     // Each close queued onDisconnected behind the connection's frames; let the handler finish them.
-    await Promise.all(connections.map((c) => c.chain));
+    await Promise.all(connections.map((c) => this.drained(c)));
     const server = this.server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -353,7 +407,8 @@ export class DeviceGateway {
       remoteAddress: request.socket.remoteAddress,
       alive: true,
       queued: 0,
-      chain: Promise.resolve(),
+      barrier: Promise.resolve(),
+      lanes: new Map(),
       disconnectReported: false,
     };
     this.connections.add(conn);
@@ -382,8 +437,31 @@ export class DeviceGateway {
       clearTimeout(conn.expiryTimer);
       this.connections.delete(conn);
       if (conn.device && this.devices.get(keyOf(conn.device)) === conn) this.devices.delete(keyOf(conn.device));
-      this.reportDisconnect(conn, conn.cause ?? { kind: 'closed', code, reason: reason.toString('utf8') });
+      const cause = conn.cause ?? { kind: 'closed', code, reason: reason.toString('utf8') };
+      this.logClose(conn, code, reason.toString('utf8'), cause);
+      this.reportDisconnect(conn, cause);
     });
+  }
+
+  /** Every close is logged with who, why and what was in flight: info when ordinary, warn otherwise. */
+  private logClose(conn: Connection, code: number, reason: string, cause: DisconnectCause): void {
+    const who = conn.device ?? conn.claimed;
+    const fields = {
+      tenant: who?.tenant,
+      deviceId: who?.deviceId,
+      sessionId: conn.device?.sessionId,
+      welcomed: conn.device !== undefined,
+      code,
+      reason: reason || cause.kind,
+      cause: cause.kind === 'protocol_violation' ? cause.code : cause.kind,
+      inFlight: conn.window?.inFlight,
+      backlog: conn.window?.backlog,
+      queuedFrames: conn.queued,
+      remoteAddress: conn.remoteAddress,
+    };
+    const ordinary = ORDINARY_CLOSES.has(code) && cause.kind !== 'protocol_violation' && cause.kind !== 'heartbeat_timeout';
+    if (ordinary) this.logger.info?.('device connection closed', fields);
+    else this.logger.warn?.('device connection closed', fields);
   }
 
   private beat(): void {
@@ -412,15 +490,41 @@ export class DeviceGateway {
     if (!device || conn.disconnectReported) return;
     conn.disconnectReported = true;
     // Behind the connection's queued frames, so the handler sees the disconnect after what preceded it.
-    conn.chain = conn.chain
-      .then(() => this.options.handler.onDisconnected(device, cause))
-      .catch((err: unknown) =>
-        this.logger.error?.('onDisconnected failed', { deviceId: device.deviceId, error: (err as Error).message }),
-      );
+    void this.schedule(conn, undefined, () => this.options.handler.onDisconnected(device, cause)).catch((err: unknown) =>
+      this.logger.error?.('onDisconnected failed', { deviceId: device.deviceId, error: (err as Error).message }),
+    );
+  }
+
+  /**
+   * Runs `work` after the frames it must follow: with a request id, after that request's earlier frames and the last
+   * barrier; without one, as a barrier after everything queued so far. Resolves or rejects with `work`.
+   */
+  private schedule(conn: Connection, requestId: string | undefined, work: () => unknown): Promise<void> {
+    const quiet = (p: Promise<unknown>): Promise<void> => p.then(
+      () => undefined,
+      () => undefined,
+    );
+    if (requestId === undefined) {
+      const run = Promise.all([conn.barrier, ...conn.lanes.values()]).then(work).then(() => undefined);
+      conn.lanes.clear();
+      conn.barrier = quiet(run);
+      return run;
+    }
+    const run = (conn.lanes.get(requestId) ?? conn.barrier).then(work).then(() => undefined);
+    const tail = quiet(run).then(() => {
+      if (conn.lanes.get(requestId) === tail) conn.lanes.delete(requestId);
+    });
+    conn.lanes.set(requestId, tail);
+    return run;
+  }
+
+  /** Resolves once every frame queued on the connection so far was handled. */
+  private drained(conn: Connection): Promise<void> {
+    return Promise.all([conn.barrier, ...conn.lanes.values()]).then(() => undefined);
   }
 
   private fatal(conn: Connection, code: string, message: string, closeCode: number): void {
-    this.sendTo(conn, { type: 'error', code, message, fatal: true });
+    this.sendTo(conn, { type: 'error', code, message: clip(message, 'The connection was refused.'), fatal: true });
     this.end(conn, { kind: 'closed', code: closeCode, reason: code }, closeCode, code);
   }
 
@@ -430,8 +534,23 @@ export class DeviceGateway {
     conn.ws.send(conn.codec.encode(draft));
   }
 
+  /** A non-fatal error; a request id that is not a valid id is left out rather than breaking the frame. */
   private sendError(conn: Connection, code: string, message: string, requestId?: string): void {
-    this.sendTo(conn, { type: 'error', code, message, fatal: false, ...(requestId ? { request_id: requestId } : {}) });
+    this.sendTo(conn, {
+      type: 'error',
+      code,
+      message: clip(message, 'The frame was not accepted.'),
+      fatal: false,
+      ...(isDeviceProtocolId(requestId) ? { request_id: requestId } : {}),
+    });
+  }
+
+  /** The device is done with a request: its window slot is free; send what waited for it. */
+  private release(conn: Connection, requestId: string): void {
+    const window = conn.window;
+    if (!window?.holds(requestId)) return;
+    for (const frame of window.release(requestId)) this.sendTo(conn, frame);
+    if (conn.device && window.room > 0 && conn.ws.readyState === WebSocket.OPEN) this.options.handler.onWindowOpen?.(conn.device);
   }
 
   // --- frames -----------------------------------------------------------------------------------------------------
@@ -448,8 +567,10 @@ export class DeviceGateway {
       return;
     }
     conn.queued += 1;
-    conn.chain = conn.chain
-      .then(() => this.process(conn, data, isBinary))
+    // Decoded on arrival, so `seq` is checked in the order frames came; handled in order per request (see schedule).
+    const arrived = this.decode(conn, data, isBinary);
+    const requestId = conn.device ? arrived.requestId : undefined;
+    this.schedule(conn, requestId, () => this.process(conn, arrived))
       .catch((err: unknown) => {
         this.logger.error?.('device frame handling failed', {
           deviceId: conn.device?.deviceId,
@@ -461,21 +582,35 @@ export class DeviceGateway {
       });
   }
 
-  private async process(conn: Connection, data: RawData, isBinary: boolean): Promise<void> {
-    if (conn.ws.readyState !== WebSocket.OPEN && !conn.device) return;
-    if (isBinary)
-      return this.refuse(
-        conn,
-        'malformed_json',
-        'Binary messages are not frames; send each frame as a JSON text message.',
-      );
-    let frame: DeviceFrame;
-    try {
-      frame = conn.codec.decode(textOf(data));
-    } catch (err) {
-      if (!isDeviceProtocolError(err)) throw err;
-      return this.refuse(conn, err.code, err.message, err.requestId);
+  /** Reads a frame; a frame that cannot be read becomes the answer to give, naming its request when it could. */
+  private decode(
+    conn: Connection,
+    data: RawData,
+    isBinary: boolean,
+  ): { frame: DeviceFrame; requestId: string | undefined } | { refusal: { code: string; message: string }; requestId: string | undefined } {
+    if (isBinary) {
+      return {
+        refusal: { code: 'malformed_json', message: 'Binary messages are not frames; send each frame as a JSON text message.' },
+        requestId: undefined,
+      };
     }
+    try {
+      const frame = conn.codec.decode(textOf(data));
+      return { frame, requestId: 'request_id' in frame ? frame.request_id : undefined };
+    } catch (err) {
+      if (isDeviceProtocolError(err)) return { refusal: { code: err.code, message: err.message }, requestId: err.requestId };
+      this.logger.error?.('could not read a device frame', { deviceId: conn.device?.deviceId, error: (err as Error).message });
+      return { refusal: { code: 'internal', message: 'The bridge could not read this frame; send it again later.' }, requestId: undefined };
+    }
+  }
+
+  private async process(
+    conn: Connection,
+    arrived: ReturnType<DeviceGateway['decode']>,
+  ): Promise<void> {
+    if (conn.ws.readyState !== WebSocket.OPEN && !conn.device) return;
+    if ('refusal' in arrived) return this.refuse(conn, arrived.refusal.code, arrived.refusal.message, arrived.requestId);
+    const frame = arrived.frame;
     if (!conn.device) {
       if (frame.type !== 'hello') {
         return this.fatal(
@@ -503,6 +638,7 @@ export class DeviceGateway {
   }
 
   private async onHello(conn: Connection, hello: HelloFrameV1): Promise<void> {
+    conn.claimed = { tenant: hello.tenant, deviceId: hello.device_id };
     let identity: AuthenticatedAddress | null;
     try {
       identity = await this.options.authenticator.authenticate(hello);
@@ -525,6 +661,12 @@ export class DeviceGateway {
       );
     }
     if (identity.tenant !== hello.tenant || identity.deviceId !== hello.device_id) {
+      this.logger.warn?.('refused a hello naming another device than its credential', {
+        tenant: hello.tenant,
+        deviceId: hello.device_id,
+        credentialTenant: identity.tenant,
+        credentialDeviceId: identity.deviceId,
+      });
       return this.fatal(
         conn,
         'identity_mismatch',
@@ -556,9 +698,12 @@ export class DeviceGateway {
       this.end(previous, { kind: 'replaced', bySessionId: device.sessionId }, DEVICE_CLOSE_CODES.replaced, 'replaced');
       this.reportDisconnect(previous, previous.cause ?? { kind: 'replaced', bySessionId: device.sessionId });
       // The older connection's disconnect reaches the handler before this one's connect.
-      await previous.chain;
+      await this.drained(previous);
     }
     conn.device = device;
+    // Devices built before flow control announce nothing and get the default; none gets more than the bridge allows.
+    const capacity = Math.min(hello.max_in_flight ?? DEVICE_DEFAULT_MAX_IN_FLIGHT, this.maxInFlight);
+    conn.window = new FlowWindow<DeviceCommandDraft>(capacity);
     this.devices.set(keyOf(device), conn);
     this.sendTo(conn, {
       type: 'welcome',
@@ -570,6 +715,15 @@ export class DeviceGateway {
       heartbeat_interval_ms: this.heartbeatIntervalMs,
       max_frame_bytes: this.maxFrameBytes,
       ...(device.credentialExpiresAt ? { token_expires_at: device.credentialExpiresAt.toISOString() } : {}),
+      // Only to devices that asked: an older device refuses a welcome with a field it does not know.
+      ...(hello.max_in_flight === undefined ? {} : { max_in_flight: capacity }),
+    });
+    this.logger.info?.('device connected', {
+      tenant: device.tenant,
+      deviceId: device.deviceId,
+      sessionId: device.sessionId,
+      bootId: device.bootId,
+      maxInFlight: capacity,
     });
     if (device.credentialExpiresAt) this.closeAtExpiry(conn, device.credentialExpiresAt);
     await this.options.handler.onConnected(device, hello);
@@ -612,17 +766,14 @@ export class DeviceGateway {
             frame.request_id,
           );
         }
-        return this.sendTo(
-          conn,
-          decision.granted
-            ? { type: 'start_granted', request_id: frame.request_id }
-            : {
-                type: 'start_refused',
-                request_id: frame.request_id,
-                reason: decision.reason,
-                message: clip(decision.message),
-              },
-        );
+        if (decision.granted) return this.sendTo(conn, { type: 'start_granted', request_id: frame.request_id });
+        this.sendTo(conn, {
+          type: 'start_refused',
+          request_id: frame.request_id,
+          reason: decision.reason,
+          message: clip(decision.message),
+        });
+        return this.release(conn, frame.request_id);
       }
       case 'outcome': {
         let refusal: OutcomeRefusal | undefined | void;
@@ -642,10 +793,16 @@ export class DeviceGateway {
           );
         }
         if (refusal) return this.sendError(conn, refusal.refused, refusal.message, frame.request_id);
-        return this.sendTo(conn, { type: 'outcome_ack', request_id: frame.request_id });
+        this.sendTo(conn, { type: 'outcome_ack', request_id: frame.request_id });
+        return this.release(conn, frame.request_id);
       }
       case 'status_report':
-        return handler.onStatusReport(device, frame);
+        try {
+          return await handler.onStatusReport(device, frame);
+        } finally {
+          // The device has said its last word on the request either way; a failure to record it is logged.
+          if (reportEndsRequest(frame.state)) this.release(conn, frame.request_id);
+        }
       case 'progress':
         return handler.onProgress?.(device, frame);
       case 'error':
@@ -654,7 +811,11 @@ export class DeviceGateway {
           code: frame.code,
           requestId: frame.request_id,
         });
-        return handler.onDeviceError?.(device, frame);
+        try {
+          return await handler.onDeviceError?.(device, frame);
+        } finally {
+          if (frame.request_id && DEVICE_SUBMIT_REFUSAL_CODES.has(frame.code)) this.release(conn, frame.request_id);
+        }
       case 'heartbeat':
         return;
       case 'hello':

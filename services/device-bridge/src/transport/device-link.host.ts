@@ -50,9 +50,11 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
           if (!this.gateway.isConnected(device)) this.routes.release(device);
           await this.executions.onDisconnected(device, cause.kind);
         },
+        onWindowOpen: (device) => this.executions.onWindowOpen(device),
       },
       logger: {
         debug: (m, f) => log.debug(f ?? {}, m),
+        info: (m, f) => log.info(f ?? {}, m),
         warn: (m, f) => log.warn(f ?? {}, m),
         error: (m, f) => log.error(f ?? {}, m),
       },
@@ -85,6 +87,10 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
 
   sendSubmit(device: DeviceIdentity, frame: Omit<SubmitFrameV1, 'v' | 'seq'>): boolean {
     return this.gateway.send(device, frame);
+  }
+
+  room(device: DeviceIdentity): number {
+    return this.gateway.room(device);
   }
 
   sendCancel(device: DeviceIdentity, requestId: string, reason: string): void {

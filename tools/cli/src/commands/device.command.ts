@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DeviceCredentialViewV1, IssuedCredentialV1 } from '@ormuz/contracts';
+import { OrmuzError, type DeviceCredentialViewV1, type IssuedCredentialV1, type WireErrorV1 } from '@ormuz/contracts';
 import { runSimulatedDevice } from '@ormuz/device-sdk';
 import { CliInputError, identifier, type CliContext } from '../context.js';
 
@@ -12,6 +12,11 @@ interface ConnectedDeviceView {
   session_id: string;
   connected_at: string;
   replica: string;
+}
+
+/** `device simulate` was refused by the bridge for its credential: final, no retry can succeed with the same token. */
+class DeviceCredentialRefusedError extends OrmuzError {
+  readonly code = 'credential_refused';
 }
 
 const credentialLine = (c: DeviceCredentialViewV1) =>
@@ -113,15 +118,34 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
     .requiredOption('--token <token>', 'device credential')
     .option('--journal <dir>', 'journal directory (kept across restarts)')
     .action(async (o: { url: string; tenant: string; device: string; token: string; journal?: string }) => {
-      const handle = runSimulatedDevice({
-        url: o.url,
-        tenant: o.tenant,
-        deviceId: o.device,
-        token: o.token,
-        journalDir: o.journal ?? mkdtempSync(join(tmpdir(), `ormuz-device-${o.device}-`)),
+      let serving: NodeJS.Timeout | undefined;
+      let handle: ReturnType<typeof runSimulatedDevice> | undefined;
+      // Ends on Ctrl-C (undefined) or on the bridge's refusal of the credential, which no retry can change.
+      const refusal = await new Promise<WireErrorV1 | undefined>((resolve) => {
+        process.once('SIGINT', () => resolve(undefined));
+        handle = runSimulatedDevice({
+          url: o.url,
+          tenant: o.tenant,
+          deviceId: o.device,
+          token: o.token,
+          journalDir: o.journal ?? mkdtempSync(join(tmpdir(), `ormuz-device-${o.device}-`)),
+          onAuthenticationRefused: resolve,
+        });
+        process.stdout.write(`simulated device ${o.device} connecting to ${o.url}; Ctrl-C to stop\n`);
+        serving = setInterval(() => {
+          if (!handle?.client.connected) return;
+          clearInterval(serving);
+          process.stdout.write(`simulated device ${o.tenant}/${o.device} serving ${o.url}\n`);
+        }, 100);
       });
-      process.stdout.write(`simulated device ${o.device} serving ${o.url}; Ctrl-C to stop\n`);
-      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-      await handle.close();
+      clearInterval(serving);
+      await handle?.close();
+      if (refusal) {
+        throw new DeviceCredentialRefusedError(
+          `The bridge refused the credential of device ${o.tenant}/${o.device} (${refusal.code}): ${refusal.message} ` +
+            `Check --token, --tenant and --device; an operator issues a token with ` +
+            `\`ormuz device credentials issue --tenant ${o.tenant} --device ${o.device}\`.`,
+        );
+      }
     });
 }
