@@ -397,8 +397,20 @@ describe('ormuz CLI against the running platform', () => {
     for (const result of r.results) {
       expect(result).toMatchObject({
         ok: true,
-        output: expect.stringMatching(/^[a-z-]+: schema [a-z_]+ is up to date$/),
+        output: expect.stringMatching(/^[a-z-]+: schema [a-z_]+ of database \S+ \(namespace \w+\) is up to date$/),
       });
+    }
+  }, 30_000);
+
+  it("migrate in another namespace refuses this platform's database, naming both namespaces", async () => {
+    const other = randomNamespace('o');
+    // The later --namespace wins: the same database, another namespace.
+    const r = await ormuz('--namespace', other, 'migrate');
+    expect(r.code).toBe(1);
+    const { results } = r.json as { results: { service: string; ok: boolean; output: string }[] };
+    for (const result of results) {
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain(`belongs to namespace ${namespace}, not ${other}`);
     }
   }, 30_000);
 

@@ -4,6 +4,7 @@
  */
 import { Module } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
+import { streamName } from '@ormuz/event-log';
 import { NamespaceMismatchError, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { callService, defaultDatabaseUrl, loadBaseConfig, startService, type RunningService } from '../src/index.js';
@@ -38,7 +39,7 @@ describe('namespace isolation at boot', () => {
         ORMUZ_NAMESPACE: namespace,
         LOG_LEVEL: 'silent',
       }),
-      streams: [],
+      streams: ['calls'],
       schema: SCHEMA,
       migrations,
       module: () => ({ module: ProbeModule }),
@@ -51,11 +52,12 @@ describe('namespace isolation at boot', () => {
     database = await createTestDatabase();
   });
   afterAll(async () => {
+    await running[0]?.infra.jsm.streams.delete(streamName(alpha, 'calls')).catch(() => undefined);
     for (const svc of running) await svc.close();
     await database?.drop();
   });
 
-  it("refuses a second namespace on the first one's database, naming both and the fix, and writes nothing", async () => {
+  it("refuses a second namespace on the first one's database, naming both and the fix, and creates nothing", async () => {
     const first = await start(alpha, database.url);
     await sql`insert into probe.secrets (owner) values (${alpha})`.execute(first.infra.db);
 
@@ -64,7 +66,8 @@ describe('namespace isolation at boot', () => {
     expect((err as Error).message).toContain(`belongs to namespace ${alpha}, not ${beta}`);
     expect((err as Error).message).toContain(`ORMUZ_NAMESPACE=${alpha}`);
 
-    // Nothing of beta reached the database: one row, alpha's, and the migration history of alpha's one start.
+    // Nothing of beta reached NATS or the database: no stream, one row (alpha's), and alpha still the owner.
+    await expect(first.infra.jsm.streams.info(streamName(beta, 'calls'))).rejects.toThrow();
     const db = await openDatabase<unknown>({ url: database.url, max: 1 });
     try {
       const { rows } = await sql<{ owner: string }>`select owner from probe.secrets`.execute(db);
