@@ -17,21 +17,22 @@ async function runCli(
 
 describe('demo (npm start)', () => {
   const { natsUrl } = testEnv();
-  let database: TestDatabase;
-  let databaseUrl: string;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    databaseUrl = database.url;
-  });
+  // A namespace owns its database (decision 0009): each demo run gets both fresh.
+  const databases: TestDatabase[] = [];
+  const freshDatabase = async (): Promise<string> => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    return database.url;
+  };
   afterAll(async () => {
     await killAll();
-    await database?.drop();
+    for (const database of databases) await database.drop();
   });
 
   it('runs one low-risk and one approved high-risk call through all five services and exits 0', async () => {
     const r = await runCli(['demo', '--timeout', '60000'], {
       NATS_URL: natsUrl,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: await freshDatabase(),
       ORMUZ_NAMESPACE: randomNamespace('e'),
     });
     if (r.code !== 0) throw new Error(`demo exited ${r.code}\n${r.stdout}\n${r.stderr}`);
@@ -40,12 +41,21 @@ describe('demo (npm start)', () => {
     expect(r.stdout).toMatch(/device\.send_message: succeeded/);
     expect(r.stdout).toMatch(/staged\.v1 .*\n.*approved\.v1 .*\n.*authorized\.v1/);
     expect(r.stdout).toMatch(/audit row: status=succeeded decided_by=owner@demo/);
+    // Tool results print in call order, and long data is shortened inside an intact fence.
+    const observe = r.stdout.indexOf('"message":"device.screen_observe ran');
+    const pending = r.stdout.indexOf('"status":"pending_confirmation"');
+    expect(observe).toBeGreaterThan(0);
+    expect(pending).toBeGreaterThan(observe);
+    expect(r.stdout).not.toMatch(/<<<END …|<<<END UNTRUSTED DATA …/);
+    expect(r.stdout.match(/<<<BEGIN UNTRUSTED DATA (call_\w+)>>>/g)).toHaveLength(2);
+    expect(r.stdout.match(/<<<END UNTRUSTED DATA call_\w+>>>/g)).toHaveLength(2);
+    expect(r.stdout).toMatch(/the demo shortened this data: [\d,]+ more characters are not shown here/);
   }, 90_000);
 
   it('records a denial as it was, and the message is never sent', async () => {
     const r = await runCli(['demo', '--deny', '--timeout', '60000'], {
       NATS_URL: natsUrl,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: await freshDatabase(),
       ORMUZ_NAMESPACE: randomNamespace('e'),
     });
     if (r.code !== 0) throw new Error(`demo exited ${r.code}\n${r.stdout}\n${r.stderr}`);
@@ -54,7 +64,7 @@ describe('demo (npm start)', () => {
   }, 90_000);
 
   it('names the dependency, its URL and how to start it when NATS is unreachable', async () => {
-    const r = await runCli(['demo'], { NATS_URL: 'nats://127.0.0.1:1', DATABASE_URL: databaseUrl });
+    const r = await runCli(['demo'], { NATS_URL: 'nats://127.0.0.1:1', DATABASE_URL: await freshDatabase() });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/NATS is not reachable at nats:\/\/127\.0\.0\.1:1/);
     expect(r.stderr).toMatch(/nats-server -js/);

@@ -12,13 +12,22 @@ export interface GlobalOptions {
   readonly namespace?: string;
 }
 
+/** What a command may set before the context is made: a namespace used when neither `--namespace` nor env names one. */
+export interface CliDefaults {
+  readonly namespace?: string;
+}
+
 export class CliContext {
   private connection: NatsConnection | undefined;
   readonly config: BaseConfig;
 
-  constructor(readonly options: GlobalOptions) {
+  constructor(
+    readonly options: GlobalOptions,
+    defaults: CliDefaults = {},
+  ) {
     this.config = loadBaseConfig({
       ...process.env,
+      ...(!process.env.ORMUZ_NAMESPACE && defaults.namespace ? { ORMUZ_NAMESPACE: defaults.namespace } : {}),
       ...(options.nats ? { NATS_URL: options.nats } : {}),
       ...(options.namespace ? { ORMUZ_NAMESPACE: options.namespace } : {}),
     });
@@ -64,7 +73,9 @@ export function parseJsonOption(name: string, text: string): unknown {
 export function parseJsonObjectOption(name: string, text: string): Record<string, unknown> {
   const value = parseJsonOption(name, text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new CliInputError(`--${name} must be a JSON object of named arguments, e.g. --${name} '{"k":"v"}', not ${text}.`);
+    throw new CliInputError(
+      `--${name} must be a JSON object of named arguments, e.g. --${name} '{"k":"v"}', not ${text}.`,
+    );
   }
   return value as Record<string, unknown>;
 }
