@@ -180,7 +180,9 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           remaining(),
           'the simulated device to connect to the bridge',
         );
-        out(`device ${DEMO_TENANT}/${DEMO_DEVICE} connected to ${devicesUrl}`);
+        out(
+          `device ${DEMO_TENANT}/${DEMO_DEVICE} connected to ${devicesUrl} (its journal: ${journalDir}, deleted at the end)`,
+        );
 
         const started = await c.call<{ conversation_id: string }>('model-loop', 'start', {
           tenant: DEMO_TENANT,
