@@ -2,6 +2,7 @@
  * The main job, end to end: five service processes, a simulated phone, the scripted agent and an owner approving
  * over HTTP, against the real NATS and Postgres. Runs the built CLI exactly as `npm start` does.
  */
+import { claimNamespace, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { cliEntry, exitWithin, killAll, spawnTracked } from './support/processes.js';
 
@@ -62,6 +63,27 @@ describe('demo (npm start)', () => {
     expect(r.stdout).toMatch(/device\.send_message: denied/);
     expect(r.stdout).not.toMatch(/send_message: succeeded/);
   }, 90_000);
+
+  it('refuses a database of another namespace before starting anything, naming both and the fix', async () => {
+    const databaseUrl = await freshDatabase();
+    const db = await openDatabase({ url: databaseUrl, max: 1 });
+    await claimNamespace(db, 'someone_else').finally(() => db.destroy());
+    const namespace = randomNamespace('e');
+    const r = await runCli(['demo'], { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, ORMUZ_NAMESPACE: namespace });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`belongs to namespace someone_else, not ${namespace}`);
+    expect(r.stderr).toMatch(/Point DATABASE_URL at a database of namespace/);
+    expect(r.stdout).not.toMatch(/services up/);
+  }, 30_000);
+
+  it('refuses a --max-restarts or --timeout that is not a whole number, saying what it takes', async () => {
+    const bad = await runCli(['demo', '--max-restarts', '-1'], { NATS_URL: natsUrl });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--max-restarts takes a whole number from 0, not -1/);
+    const soon = await runCli(['demo', '--timeout', 'soon'], { NATS_URL: natsUrl });
+    expect(soon.code).toBe(1);
+    expect(soon.stderr).toMatch(/--timeout takes milliseconds, a whole number from 1000, not soon/);
+  }, 30_000);
 
   it('names the dependency, its URL and how to start it when NATS is unreachable', async () => {
     const r = await runCli(['demo'], { NATS_URL: 'nats://127.0.0.1:1', DATABASE_URL: await freshDatabase() });

@@ -76,7 +76,11 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
       const c = ctx({ namespace: DEMO_NAMESPACE });
       const namespace = c.config.namespace;
       const out = (s = '') => process.stdout.write(`${s}\n`);
-      const deadline = Date.now() + Number(o.timeout);
+      const timeoutMs = Number(o.timeout);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1000) {
+        throw new Error(`--timeout takes milliseconds, a whole number from 1000, not ${o.timeout}.`);
+      }
+      const deadline = Date.now() + timeoutMs;
       const remaining = () => Math.max(1000, deadline - Date.now());
       const maxRestarts = Number(o.maxRestarts);
       if (!Number.isInteger(maxRestarts) || maxRestarts < 0) {
@@ -163,7 +167,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           tenant: DEMO_TENANT,
           device_id: DEMO_DEVICE,
           // Revoked at the end; should the demo itself be killed, a one-off run's token also expires on its own.
-          ...(o.keepRunning ? {} : { ttl_seconds: Math.ceil(Number(o.timeout) / 1000) + 60 }),
+          ...(o.keepRunning ? {} : { ttl_seconds: Math.ceil(timeoutMs / 1000) + 60 }),
         });
         credential = issued.credential;
         journalDir = mkdtempSync(join(tmpdir(), 'ormuz-demo-device-'));
