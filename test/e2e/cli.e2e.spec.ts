@@ -94,13 +94,16 @@ describe('ormuz CLI against the running platform', () => {
   let deviceUrl = '';
 
   /** Runs the CLI with --json against this file's namespace; bounded, so a hung command fails instead of hanging. */
-  async function ormuz(...args: string[]): Promise<CliResult> {
+  const ormuz = (...args: string[]): Promise<CliResult> => ormuzWithin(20_000, ...args);
+
+  /** {@link ormuz} with its own bound, for commands that start processes themselves (`migrate` starts five). */
+  async function ormuzWithin(timeoutMs: number, ...args: string[]): Promise<CliResult> {
     const t = spawnTracked(
       process.execPath,
       [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
       { DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
     );
-    const { code } = await exitWithin(t, 20_000, `ormuz ${args.join(' ')}`);
+    const { code } = await exitWithin(t, timeoutMs, `ormuz ${args.join(' ')}`);
     let json: unknown;
     try {
       json = JSON.parse(t.stdout());
@@ -439,15 +442,29 @@ describe('ormuz CLI against the running platform', () => {
   });
 
   it('migrate applies every schema and declares the streams, and is safe to run again', async () => {
-    const r = await ok<{ results: { service: string; ok: boolean; output: string }[] }>('migrate');
+    const run = await ormuzWithin(60_000, 'migrate');
+    if (run.code !== 0) throw new Error(`ormuz migrate exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+    const r = run.json as { results: { service: string; ok: boolean; output: string }[] };
     expect(r.results.map((x) => x.service).sort()).toEqual([...SERVICES].sort());
     for (const result of r.results) {
       expect(result).toMatchObject({
         ok: true,
-        output: expect.stringMatching(/^[a-z-]+: schema [a-z_]+ is up to date$/),
+        output: expect.stringMatching(/^[a-z-]+: schema [a-z_]+ of database \S+ \(namespace \w+\) is up to date$/),
       });
     }
-  }, 30_000);
+  }, 70_000);
+
+  it("migrate in another namespace refuses this platform's database, naming both namespaces", async () => {
+    const other = randomNamespace('o');
+    // The later --namespace wins: the same database, another namespace.
+    const r = await ormuzWithin(60_000, '--namespace', other, 'migrate');
+    expect(r.code).toBe(1);
+    const { results } = r.json as { results: { service: string; ok: boolean; output: string }[] };
+    for (const result of results) {
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain(`belongs to namespace ${namespace}, not ${other}`);
+    }
+  }, 70_000);
 
   describe('bad input', () => {
     it("refuses an operation id with a '.', '*', '>' or space, naming the option and the character", async () => {

@@ -2,6 +2,7 @@
  * The main job, end to end: five service processes, a simulated phone, the scripted agent and an owner approving
  * over HTTP, against the real NATS and Postgres. Runs the built CLI exactly as `npm start` does.
  */
+import { claimNamespace, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { cliEntry, exitWithin, killAll, spawnTracked } from './support/processes.js';
 
@@ -17,21 +18,22 @@ async function runCli(
 
 describe('demo (npm start)', () => {
   const { natsUrl } = testEnv();
-  let database: TestDatabase;
-  let databaseUrl: string;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    databaseUrl = database.url;
-  });
+  // A namespace owns its database (decision 0009): each demo run gets both fresh.
+  const databases: TestDatabase[] = [];
+  const freshDatabase = async (): Promise<string> => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    return database.url;
+  };
   afterAll(async () => {
     await killAll();
-    await database?.drop();
+    for (const database of databases) await database.drop();
   });
 
   it('runs one low-risk and one approved high-risk call through all five services and exits 0', async () => {
     const r = await runCli(['demo', '--timeout', '60000'], {
       NATS_URL: natsUrl,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: await freshDatabase(),
       ORMUZ_NAMESPACE: randomNamespace('e'),
     });
     if (r.code !== 0) throw new Error(`demo exited ${r.code}\n${r.stdout}\n${r.stderr}`);
@@ -40,12 +42,21 @@ describe('demo (npm start)', () => {
     expect(r.stdout).toMatch(/device\.send_message: succeeded/);
     expect(r.stdout).toMatch(/staged\.v1 .*\n.*approved\.v1 .*\n.*authorized\.v1/);
     expect(r.stdout).toMatch(/audit row: status=succeeded decided_by=owner@demo/);
+    // Tool results print in call order, and long data is shortened inside an intact fence.
+    const observe = r.stdout.indexOf('"message":"device.screen_observe ran');
+    const pending = r.stdout.indexOf('"status":"pending_confirmation"');
+    expect(observe).toBeGreaterThan(0);
+    expect(pending).toBeGreaterThan(observe);
+    expect(r.stdout).not.toMatch(/<<<END …|<<<END UNTRUSTED DATA …/);
+    expect(r.stdout.match(/<<<BEGIN UNTRUSTED DATA (call_\w+)>>>/g)).toHaveLength(2);
+    expect(r.stdout.match(/<<<END UNTRUSTED DATA call_\w+>>>/g)).toHaveLength(2);
+    expect(r.stdout).toMatch(/the demo shortened this data: [\d,]+ more characters are not shown here/);
   }, 90_000);
 
   it('records a denial as it was, and the message is never sent', async () => {
     const r = await runCli(['demo', '--deny', '--timeout', '60000'], {
       NATS_URL: natsUrl,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: await freshDatabase(),
       ORMUZ_NAMESPACE: randomNamespace('e'),
     });
     if (r.code !== 0) throw new Error(`demo exited ${r.code}\n${r.stdout}\n${r.stderr}`);
@@ -53,8 +64,29 @@ describe('demo (npm start)', () => {
     expect(r.stdout).not.toMatch(/send_message: succeeded/);
   }, 90_000);
 
+  it('refuses a database of another namespace before starting anything, naming both and the fix', async () => {
+    const databaseUrl = await freshDatabase();
+    const db = await openDatabase({ url: databaseUrl, max: 1 });
+    await claimNamespace(db, 'someone_else').finally(() => db.destroy());
+    const namespace = randomNamespace('e');
+    const r = await runCli(['demo'], { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, ORMUZ_NAMESPACE: namespace });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`belongs to namespace someone_else, not ${namespace}`);
+    expect(r.stderr).toMatch(/Point DATABASE_URL at a database of namespace/);
+    expect(r.stdout).not.toMatch(/services up/);
+  }, 30_000);
+
+  it('refuses a --max-restarts or --timeout that is not a whole number, saying what it takes', async () => {
+    const bad = await runCli(['demo', '--max-restarts', '-1'], { NATS_URL: natsUrl });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--max-restarts takes a whole number from 0, not -1/);
+    const soon = await runCli(['demo', '--timeout', 'soon'], { NATS_URL: natsUrl });
+    expect(soon.code).toBe(1);
+    expect(soon.stderr).toMatch(/--timeout takes milliseconds, a whole number from 1000, not soon/);
+  }, 30_000);
+
   it('names the dependency, its URL and how to start it when NATS is unreachable', async () => {
-    const r = await runCli(['demo'], { NATS_URL: 'nats://127.0.0.1:1', DATABASE_URL: databaseUrl });
+    const r = await runCli(['demo'], { NATS_URL: 'nats://127.0.0.1:1', DATABASE_URL: await freshDatabase() });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/NATS is not reachable at nats:\/\/127\.0\.0\.1:1/);
     expect(r.stderr).toMatch(/nats-server -js/);

@@ -13,12 +13,12 @@ import { cliEntry, DEMO_LOG_DIR, exitWithin, killAll, NatsServerProcess, spawnTr
 const DEMO_TIMEOUT_MS = 45_000;
 
 describe('demo across a NATS restart', () => {
-  let database: TestDatabase;
+  // A namespace owns its database (decision 0009): each demo run gets both fresh.
+  const databases: TestDatabase[] = [];
   let storeDir: string;
   let nats: NatsServerProcess;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
     storeDir = mkdtempSync(join(tmpdir(), 'ormuz-nats-restart-'));
     nats = new NatsServerProcess(await freePort(), storeDir);
     await nats.start();
@@ -26,7 +26,7 @@ describe('demo across a NATS restart', () => {
 
   afterAll(async () => {
     await killAll();
-    await database?.drop();
+    for (const database of databases) await database.drop();
     if (storeDir) rmSync(storeDir, { recursive: true, force: true });
   });
 
@@ -36,6 +36,8 @@ describe('demo across a NATS restart', () => {
    */
   async function demoAcrossRestart(killAt: RegExp): Promise<string> {
     const namespace = randomNamespace('r');
+    const database = await createTestDatabase();
+    databases.push(database);
     const demo = spawnTracked(process.execPath, [cliEntry(), 'demo', '--timeout', String(DEMO_TIMEOUT_MS)], {
       NATS_URL: nats.url,
       DATABASE_URL: database.url,

@@ -34,23 +34,86 @@ function redact(url: string): string {
   }
 }
 
+/** The server answers, but the database in the URL does not exist (and was not to be created). */
+export class DatabaseMissingError extends OrmuzError {
+  readonly code = 'database_missing';
+  constructor(
+    readonly url: string,
+    readonly database: string,
+  ) {
+    super(
+      `Database "${database}" does not exist on ${redact(url)}. Create it (for example \`createdb ${database}\`), or ` +
+        'unset DATABASE_URL: each namespace then gets its own database, named after the namespace, created on first start.',
+    );
+  }
+}
+
 export interface DatabaseOptions {
   readonly url: string;
   /** Pool size. Default 10. */
   readonly max?: number;
+  /**
+   * Create the database when the server answers that it does not exist (through the server's `postgres` database).
+   * Default false: a missing database is then a {@link DatabaseMissingError}.
+   */
+  readonly createIfMissing?: boolean;
 }
 
-/** Creates a pool and checks that the server answers; throws {@link PostgresUnavailableError} otherwise. */
+/**
+ * Creates a pool and checks that the server answers; throws {@link PostgresUnavailableError} when it does not and
+ * {@link DatabaseMissingError} when the database does not exist and `createIfMissing` is not set.
+ */
 export async function openDatabase<DB>(opts: DatabaseOptions): Promise<Kysely<DB>> {
+  try {
+    return await connect<DB>(opts);
+  } catch (err) {
+    if (!isMissingDatabase(err)) throw unavailable(opts.url, err);
+    const name = databaseName(opts.url);
+    if (!opts.createIfMissing) throw new DatabaseMissingError(opts.url, name);
+    await createDatabase(opts.url, name);
+    return connect<DB>(opts).catch((again: unknown) => {
+      throw unavailable(opts.url, again);
+    });
+  }
+}
+
+async function connect<DB>(opts: DatabaseOptions): Promise<Kysely<DB>> {
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: 3000 });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
   } catch (err) {
     await db.destroy();
-    throw new PostgresUnavailableError(opts.url, err instanceof Error ? err.message : String(err));
+    throw err;
   }
   return db;
+}
+
+function unavailable(url: string, err: unknown): PostgresUnavailableError {
+  return new PostgresUnavailableError(url, err instanceof Error ? err.message : String(err));
+}
+
+// 3D000 invalid_catalog_name: "database ... does not exist".
+const isMissingDatabase = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '3D000';
+
+function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+}
+
+async function createDatabase(url: string, name: string): Promise<void> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query(`create database ${pg.escapeIdentifier(name)}`);
+  } catch (err) {
+    // Several services start at once: the losers of the race see duplicate_database (or the catalog's unique index).
+    const code = (err as { code?: unknown }).code;
+    if (code !== '42P04' && code !== '23505') throw unavailable(url, err);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 class RecordProvider implements MigrationProvider {

@@ -1,2 +1,9 @@
-export { openDatabase, migrateSchema, PostgresUnavailableError, type DatabaseOptions } from './database.js';
+export {
+  openDatabase,
+  migrateSchema,
+  PostgresUnavailableError,
+  DatabaseMissingError,
+  type DatabaseOptions,
+} from './database.js';
+export { claimNamespace, NamespaceMismatchError, PLATFORM_SCHEMA, type NamespaceClaim } from './namespace.js';
 export { LeaderLease, type LeaderLeaseOptions } from './leader-lease.js';

@@ -9,9 +9,14 @@ export interface BaseConfig {
   readonly natsUrl: string;
   /** Optional NATS HTTP monitoring URL used to check sync settings. Env `NATS_MONITOR_URL`. */
   readonly natsMonitorUrl: string | undefined;
-  /** Postgres connection string. Env `DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`. */
+  /**
+   * Postgres connection string. Env `DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/<namespace>`: each
+   * namespace has a database of its own, which refuses every other namespace (decision 0009).
+   */
   readonly databaseUrl: string;
-  /** Subject and stream namespace. Env `ORMUZ_NAMESPACE`, default `ormuz`. */
+  /** True when `databaseUrl` is the namespace's default database, which is created on first start if missing. */
+  readonly createDatabase: boolean;
+  /** Subject, stream and database namespace. Env `ORMUZ_NAMESPACE`, default `ormuz`. */
   readonly namespace: string;
   /** pino level. Env `LOG_LEVEL`, default `info`. */
   readonly logLevel: string;
@@ -38,6 +43,11 @@ export function intFrom(env: Env, name: string, fallback: number, min = 0, max =
   return n;
 }
 
+/** The database a namespace uses when `DATABASE_URL` is unset: the local server, a database named after it. */
+export function defaultDatabaseUrl(namespace: string): string {
+  return `postgres://postgres@127.0.0.1:5432/${namespace}`;
+}
+
 /** Reads the shared settings and freezes them. Throws {@link ConfigError}. */
 export function loadBaseConfig(env: Env): BaseConfig {
   const namespace = env.ORMUZ_NAMESPACE || 'ormuz';
@@ -48,7 +58,8 @@ export function loadBaseConfig(env: Env): BaseConfig {
   return Object.freeze({
     natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
     natsMonitorUrl: env.NATS_MONITOR_URL || undefined,
-    databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    databaseUrl: env.DATABASE_URL || defaultDatabaseUrl(namespace),
+    createDatabase: !env.DATABASE_URL,
     namespace,
     logLevel: env.LOG_LEVEL || 'info',
   });

@@ -1,4 +1,4 @@
-export { loadBaseConfig, intFrom, ConfigError, type BaseConfig, type Env } from './config.js';
+export { loadBaseConfig, defaultDatabaseUrl, intFrom, ConfigError, type BaseConfig, type Env } from './config.js';
 export { createLogger, PinoNestLogger } from './logger.js';
 export {
   callService,

@@ -1,6 +1,6 @@
 /**
- * What every service opens at start, in order: NATS (with a server check), the streams it writes, Postgres and its
- * schema's migrations. Failures name the dependency, the URL and how to start it.
+ * What every service opens at start, in order: NATS (with a server check), Postgres (checked to belong to the
+ * service's namespace), the streams it writes and its schema's migrations. Failures name the dependency, the URL and how to start it.
  */
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -10,7 +10,7 @@ import type { Migration } from 'kysely/migration';
 import type { Logger } from 'pino';
 import type { ContextName } from '@ormuz/contracts';
 import { checkServer, connectNats, ensureStreams, EventStore } from '@ormuz/event-log';
-import { migrateSchema, openDatabase } from '@ormuz/postgres';
+import { claimNamespace, migrateSchema, openDatabase } from '@ormuz/postgres';
 import type { BaseConfig } from './config.js';
 import { LogConsumers } from './log-consumers.js';
 import { createLogger } from './logger.js';
@@ -56,14 +56,24 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   })();
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, opts.config.namespace, opts.streams);
   let db: Kysely<any>;
   try {
-    db = await openDatabase({ url: opts.config.databaseUrl });
+    db = await openDatabase({ url: opts.config.databaseUrl, createIfMissing: opts.config.createDatabase });
   } catch (err) {
     await nc.close();
     throw err;
   }
+  try {
+    // Before any migration: a database of another namespace is refused untouched.
+    const claim = await claimNamespace(db, opts.config.namespace);
+    if (claim.claimed) logger.info({ namespace: claim.namespace }, 'database claimed for this namespace');
+  } catch (err) {
+    await nc.close();
+    await db.destroy();
+    throw err;
+  }
+  // Streams only once the database is known to be this namespace's: a refused start leaves nothing behind.
+  await ensureStreams(jsm, opts.config.namespace, opts.streams);
   const applied = await migrateSchema(db, opts.schema, opts.migrations);
   if (applied.length > 0) logger.info({ applied, schema: opts.schema }, 'migrations applied');
   const store = new EventStore(js, jsm);

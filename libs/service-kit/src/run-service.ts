@@ -96,7 +96,10 @@ export async function runServiceMain(opts: ServiceOptions, argv: readonly string
     if (argv[0] === 'migrate') {
       const infra = await openInfrastructure(opts);
       await infra.close();
-      process.stdout.write(`${opts.service}: schema ${opts.schema} is up to date\n`);
+      const database = decodeURIComponent(new URL(opts.config.databaseUrl).pathname.slice(1));
+      process.stdout.write(
+        `${opts.service}: schema ${opts.schema} of database ${database} (namespace ${opts.config.namespace}) is up to date\n`,
+      );
       return;
     }
     const running = await startService(opts);

@@ -12,13 +12,22 @@ export interface GlobalOptions {
   readonly namespace?: string;
 }
 
+/** What a command may set before the context is made: a namespace used when neither `--namespace` nor env names one. */
+export interface CliDefaults {
+  readonly namespace?: string;
+}
+
 export class CliContext {
   private connection: Promise<NatsConnection> | undefined;
   readonly config: BaseConfig;
 
-  constructor(readonly options: GlobalOptions) {
+  constructor(
+    readonly options: GlobalOptions,
+    defaults: CliDefaults = {},
+  ) {
     this.config = loadBaseConfig({
       ...process.env,
+      ...(!process.env.ORMUZ_NAMESPACE && defaults.namespace ? { ORMUZ_NAMESPACE: defaults.namespace } : {}),
       ...(options.nats ? { NATS_URL: options.nats } : {}),
       ...(options.namespace ? { ORMUZ_NAMESPACE: options.namespace } : {}),
     });

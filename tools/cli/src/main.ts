@@ -13,17 +13,20 @@ import { registerGrantCommands } from './commands/grants.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
-import { CliContext, type GlobalOptions } from './context.js';
+import { CliContext, type CliDefaults, type GlobalOptions } from './context.js';
 
 const program = new Command('ormuz')
   .description('Operate Ormuz: submit and inspect tool calls, decide approvals, read the log, run the demo.')
   .option('--json', 'machine-readable output')
   .option('--nats <url>', 'NATS URL (default: $NATS_URL or nats://127.0.0.1:4222)')
-  .option('--namespace <ns>', 'subject namespace (default: $ORMUZ_NAMESPACE or ormuz)')
+  .option(
+    '--namespace <ns>',
+    'namespace of the platform (default: $ORMUZ_NAMESPACE, else ormuz; `ormuz demo` runs in demo)',
+  )
   .showHelpAfterError();
 
 let context: CliContext | undefined;
-const ctx = () => (context ??= new CliContext(program.opts<GlobalOptions>()));
+const ctx = (defaults?: CliDefaults) => (context ??= new CliContext(program.opts<GlobalOptions>(), defaults));
 
 registerCallCommands(program, ctx);
 registerApprovalCommands(program, ctx);

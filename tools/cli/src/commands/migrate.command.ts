@@ -1,33 +1,52 @@
 import type { Command } from 'commander';
-import { spawnSync } from 'node:child_process';
-import { SERVICES, serviceEntry } from '../services.js';
+import { spawn } from 'node:child_process';
+import { SERVICES, serviceEntry, type ServiceName } from '../services.js';
 import type { CliContext } from '../context.js';
 
-/** Runs every service's migrations (and stream declarations) by starting each with `migrate`. */
+interface MigrateResult {
+  readonly service: ServiceName;
+  readonly ok: boolean;
+  readonly output: string;
+}
+
+/**
+ * Runs every service's migrations (and stream declarations) by starting each with `migrate`, all at once: each
+ * service owns its own schema and streams, and the database's namespace check serialises itself.
+ */
 export function registerMigrateCommand(program: Command, ctx: () => CliContext): void {
   program
     .command('migrate')
     .description("apply every service's Postgres migrations and declare its streams, then exit")
-    .action(() => {
+    .action(async () => {
       const c = ctx();
-      const results: { service: string; ok: boolean; output: string }[] = [];
-      for (const service of SERVICES) {
-        const r = spawnSync(process.execPath, [serviceEntry(service), 'migrate'], {
-          env: { ...process.env, NATS_URL: c.config.natsUrl, ORMUZ_NAMESPACE: c.config.namespace },
-          encoding: 'utf8',
-        });
-        const ok = r.status === 0;
-        // On success the service's own stdout line says what was done; start-up warnings go to stderr and must not
-        // replace it. On failure the last stderr line is the reason.
-        const output =
-          lastLine(ok ? r.stdout : r.stderr) || lastLine(`${r.stdout}\n${r.stderr}`) || (r.error?.message ?? '');
-        results.push({ service, ok, output });
-      }
+      const env = { ...process.env, NATS_URL: c.config.natsUrl, ORMUZ_NAMESPACE: c.config.namespace };
+      const results = await Promise.all(SERVICES.map((service) => migrate(service, env)));
       c.print({ results }, () => results.map((r) => `${r.ok ? 'ok  ' : 'FAIL'} ${r.output}`).join('\n'));
       if (results.some((r) => !r.ok)) process.exitCode = 1;
     });
 }
 
-function lastLine(text: string | null | undefined): string {
-  return (text ?? '').trim().split('\n').at(-1)?.trim() ?? '';
+function migrate(service: ServiceName, env: NodeJS.ProcessEnv): Promise<MigrateResult> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    const child = spawn(process.execPath, [serviceEntry(service), 'migrate'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', (err) => resolve({ service, ok: false, output: `${service}: ${err.message}` }));
+    child.once('close', (code) => {
+      const ok = code === 0;
+      // On success the service's own stdout line says what was done; start-up warnings go to stderr and must not
+      // replace it. On failure the last stderr line is the reason.
+      const output = lastLine(ok ? stdout : stderr) || lastLine(`${stdout}\n${stderr}`) || `${service} exited ${code}`;
+      resolve({ service, ok, output });
+    });
+  });
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').at(-1)?.trim() ?? '';
 }

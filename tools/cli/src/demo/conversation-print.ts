@@ -1,0 +1,76 @@
+/**
+ * How the demo prints a conversation: tool results in the order the model asked for the calls (not the order their
+ * outcomes arrived), and long fenced tool data shortened visibly, with both markers kept whole, so a shortened
+ * result never reads like a corrupted one.
+ */
+
+/** A conversation message as model-loop's `get` returns it. */
+export interface PrintedMessage {
+  readonly role: string;
+  readonly content: string;
+  readonly tool_calls?: readonly { readonly name: string; readonly call_id: string; readonly arguments: unknown }[];
+  readonly tool_call_id?: string;
+}
+
+/** Data longer than this many characters is shortened in the print (what the model received is unchanged). */
+export const DEFAULT_MAX_DATA_CHARS = 240;
+
+const BEGIN = '<<<BEGIN UNTRUSTED DATA ';
+const END = '<<<END UNTRUSTED DATA ';
+
+/** The lines the demo prints for `messages`. */
+export function conversationLines(
+  messages: readonly PrintedMessage[],
+  maxDataChars = DEFAULT_MAX_DATA_CHARS,
+): string[] {
+  const order = new Map<string, number>();
+  for (const m of messages)
+    for (const t of m.tool_calls ?? []) if (!order.has(t.call_id)) order.set(t.call_id, order.size);
+  const rank = (m: PrintedMessage) => order.get(m.tool_call_id ?? '') ?? Number.MAX_SAFE_INTEGER;
+
+  const lines: string[] = [];
+  for (let i = 0; i < messages.length;) {
+    const m = messages[i]!;
+    if (m.role === 'tool') {
+      // A run of tool messages: outcomes arrive in any order; print them in call order (stable within one call).
+      let j = i;
+      while (j < messages.length && messages[j]!.role === 'tool') j++;
+      const run = messages.slice(i, j).map((msg, k) => ({ msg, k }));
+      run.sort((a, b) => rank(a.msg) - rank(b.msg) || a.k - b.k);
+      for (const { msg } of run)
+        lines.push(`tool (${msg.tool_call_id ?? '?'}): ${shortenFencedData(msg.content, maxDataChars)}`);
+      i = j;
+      continue;
+    }
+    if (m.content) lines.push(`${m.role}: ${m.content}`);
+    for (const t of m.tool_calls ?? [])
+      lines.push(`${m.role}: asks ${t.name} ${JSON.stringify(t.arguments)} → call ${t.call_id}`);
+    i++;
+  }
+  return lines;
+}
+
+/**
+ * Shortens the data between a tool result's BEGIN and END markers to about `maxChars`: the cut falls after the last
+ * `,` that fits (so compact JSON is not cut inside a short string) and is marked with `…`; a line after the END marker
+ * says how much is not shown. Everything else, and both markers, is kept as it is.
+ */
+export function shortenFencedData(content: string, maxChars = DEFAULT_MAX_DATA_CHARS): string {
+  const lines = content.split('\n');
+  const begin = lines.findIndex((l) => l.startsWith(BEGIN));
+  const end = lines.findIndex((l, i) => i > begin && l.startsWith(END));
+  if (begin < 0 || end < 0) return content;
+  const data = lines.slice(begin + 1, end).join('\n');
+  if (data.length <= maxChars) return content;
+  const comma = data.lastIndexOf(',', maxChars - 1);
+  let cut = comma > maxChars / 2 ? comma + 1 : maxChars;
+  if (/[\uD800-\uDBFF]/.test(data.charAt(cut - 1))) cut -= 1; // never split a surrogate pair
+  const hidden = data.length - cut;
+  return [
+    ...lines.slice(0, begin + 1),
+    `${data.slice(0, cut)} …`,
+    ...lines.slice(end, end + 1),
+    `(the demo shortened this data: ${hidden.toLocaleString('en')} more characters are not shown here)`,
+    ...lines.slice(end + 1),
+  ].join('\n');
+}
