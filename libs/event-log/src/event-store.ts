@@ -240,7 +240,13 @@ export class EventStore {
     this.cache.delete(subject);
   }
 
+  /**
+   * Caches a state at `version`. A load that read the log before an append finished may come back after it: an older
+   * state never replaces a newer one.
+   */
   private remember(subject: string, state: unknown, version: number): void {
+    const cached = this.cache.get(subject);
+    if (cached && cached.version > version) return;
     this.cache.delete(subject);
     this.cache.set(subject, { state, version });
     if (this.cache.size > this.cacheSize) {
