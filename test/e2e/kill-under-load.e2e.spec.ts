@@ -170,7 +170,7 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
 
     const retry = await platform.ormuz('projections', 'retry', 'policy_call_status');
     expect(retry.code).toBe(3);
-    expect(retry.json).toMatchObject({ name: 'policy_call_status', retried: 0, still_parked: [{ seq: ack.seq }] });
+    expect(retry.json).toMatchObject({ name: 'policy_call_status', retried: 0, rebuilt: true, still_parked: [{ seq: ack.seq }] });
 
     const unknown = await platform.ormuz('projections', 'retry', 'no_such_projection');
     expect(unknown.code).toBe(1);

@@ -10,7 +10,9 @@ export class ConcurrencyConflictError extends OrmuzError {
     readonly subject: string,
     readonly expectedSequence: number,
   ) {
-    super(`Another writer appended to ${subject} after sequence ${expectedSequence}; reload the aggregate and decide again.`);
+    super(
+      `Another writer appended to ${subject} after sequence ${expectedSequence}; reload the aggregate and decide again.`,
+    );
   }
 }
 
@@ -72,7 +74,9 @@ export const isNatsUnavailableError = (e: unknown): e is NatsUnavailableError =>
 export class AppendTimeoutError extends OrmuzError {
   readonly code = 'append_unacknowledged';
   constructor(readonly subject: string) {
-    super(`NATS did not acknowledge the append to ${subject}; it may or may not be stored. Retry the command: it is safe.`);
+    super(
+      `NATS did not acknowledge the append to ${subject}; it may or may not be stored. Retry the command: it is safe.`,
+    );
   }
 }
 

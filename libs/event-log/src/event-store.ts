@@ -63,7 +63,11 @@ export function decodeEvent<E extends OrmuzEvent>(subject: string, seq: number, 
 
 /** No stream holds the subject (the server answers a publish to it with no responders). */
 function isStreamMissing(err: unknown): boolean {
-  return errCode(err) === STREAM_NOT_FOUND || (err as Error).name === 'JetStreamNotEnabled' || /no stream|no responders/i.test(String(err));
+  return (
+    errCode(err) === STREAM_NOT_FOUND ||
+    (err as Error).name === 'JetStreamNotEnabled' ||
+    /no stream|no responders/i.test(String(err))
+  );
 }
 
 interface CacheEntry {
@@ -147,7 +151,10 @@ export class EventStore {
   async record(subject: string, event: OrmuzEvent): Promise<{ seq: number; duplicate: boolean }> {
     assertValidEvent(event);
     try {
-      const ack = await this.js.publish(subject, this.encoder.encode(JSON.stringify(event)), { msgID: event.id, timeout: this.timeoutMs });
+      const ack = await this.js.publish(subject, this.encoder.encode(JSON.stringify(event)), {
+        msgID: event.id,
+        timeout: this.timeoutMs,
+      });
       return { seq: ack.seq, duplicate: ack.duplicate };
     } catch (err) {
       if (isStreamMissing(err)) throw new StreamMissingError(subject);
@@ -216,14 +223,21 @@ export class EventStore {
   private async publishWithRetry(
     subject: string,
     data: Uint8Array,
-    opts: { msgID: string; expect: { lastSubjectSequence: number }; headers: ReturnType<typeof natsHeaders>; timeout: number },
+    opts: {
+      msgID: string;
+      expect: { lastSubjectSequence: number };
+      headers: ReturnType<typeof natsHeaders>;
+      timeout: number;
+    },
     attempts = 3,
   ) {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.js.publish(subject, data, opts);
       } catch (err) {
-        const timedOut = /timeout|timed out|disconnect|closed|reconnect/i.test(`${(err as Error).name} ${(err as Error).message}`);
+        const timedOut = /timeout|timed out|disconnect|closed|reconnect/i.test(
+          `${(err as Error).name} ${(err as Error).message}`,
+        );
         if (!timedOut) throw err;
         if (attempt >= attempts) throw new AppendTimeoutError(subject);
       }

@@ -28,6 +28,16 @@ export {
   type LogSink,
   type LogSource,
 } from './consumption/log-consumer.js';
-export { ProjectionRunner, type AfterCommit, type Projection, type ProjectionRunnerOptions } from './consumption/projection-runner.js';
-export { ReactionRunner, type Delivery, type Reaction, type ReactionRunnerOptions } from './consumption/reaction-runner.js';
+export {
+  ProjectionRunner,
+  type AfterCommit,
+  type Projection,
+  type ProjectionRunnerOptions,
+} from './consumption/projection-runner.js';
+export {
+  ReactionRunner,
+  type Delivery,
+  type Reaction,
+  type ReactionRunnerOptions,
+} from './consumption/reaction-runner.js';
 export { replay, type ReplayItem, type ReplayOptions } from './replay.js';

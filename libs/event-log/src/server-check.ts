@@ -14,7 +14,10 @@ export interface ServerCheck {
 }
 
 function parseVersion(v: string): number[] {
-  return v.split(/[.-]/).slice(0, 3).map((p) => Number.parseInt(p, 10) || 0);
+  return v
+    .split(/[.-]/)
+    .slice(0, 3)
+    .map((p) => Number.parseInt(p, 10) || 0);
 }
 
 /** Compares two versions: negative when a < b. */
@@ -49,7 +52,9 @@ export async function checkServer(nc: NatsConnection, monitorUrl?: string): Prom
       const res = await fetch(new URL('/varz', monitorUrl), { signal: AbortSignal.timeout(2000) });
       const varz = (await res.json()) as { jetstream?: { config?: { sync_always?: boolean } } };
       if (varz.jetstream?.config?.sync_always !== true) {
-        warnings.push('JetStream syncs lazily (sync_interval is not `always`): acknowledged events can be lost on power loss.');
+        warnings.push(
+          'JetStream syncs lazily (sync_interval is not `always`): acknowledged events can be lost on power loss.',
+        );
       }
     } catch (err) {
       warnings.push(`Could not read ${monitorUrl}/varz to check sync_interval: ${String(err)}.`);

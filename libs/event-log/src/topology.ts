@@ -2,7 +2,13 @@
  * Streams are declared in code and created idempotently at start. Each context owns one stream whose subjects
  * are `<namespace>.<context>.>` (see `aggregateSubject` in @ormuz/contracts).
  */
-import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { contextFilter, type ContextName } from '@ormuz/contracts';
 
 /** Name of a context's stream in a namespace: `ORMUZ_CALLS`, `T1A2B3C4_CALLS`. */

@@ -21,8 +21,21 @@ describe('event store', () => {
   let store: EventStore;
   const ns = randomNamespace();
   const stream = streamName(ns, 'calls');
-  const ctx = (id: string) => ({ source: '/test', tenant: 'acme', aggregateId: id, correlationid: 'c', causationid: 'c' });
-  const env = (id: string) => ({ source: '/test', tenant: 'acme', subject: id, correlationid: 'c', causationid: 'c', time: new Date() });
+  const ctx = (id: string) => ({
+    source: '/test',
+    tenant: 'acme',
+    aggregateId: id,
+    correlationid: 'c',
+    causationid: 'c',
+  });
+  const env = (id: string) => ({
+    source: '/test',
+    tenant: 'acme',
+    subject: id,
+    correlationid: 'c',
+    causationid: 'c',
+    time: new Date(),
+  });
   const subjectOf = (id: string) => aggregateSubject(ns, 'calls', 'acme', id);
 
   beforeAll(async () => {
@@ -49,7 +62,10 @@ describe('event store', () => {
     const r = await runCommand(store, stream, subjectOf('a1'), counter, { type: 'Increment', by: 3 }, ctx('a1'));
     expect(r.state).toEqual({ total: 5, count: 2 });
     const cold = new EventStore(js, jsm);
-    expect(await cold.load(stream, subjectOf('a1'), counter)).toEqual({ state: { total: 5, count: 2 }, version: r.version });
+    expect(await cold.load(stream, subjectOf('a1'), counter)).toEqual({
+      state: { total: 5, count: 2 },
+      version: r.version,
+    });
     const last = await jsm.direct.getMessage(stream, { last_by_subj: subjectOf('a1') });
     expect(last?.header?.get(SNAPSHOT_HEADER)).toBe(JSON.stringify({ total: 5, count: 2 }));
   });
@@ -79,10 +95,15 @@ describe('event store', () => {
     expect(await store.record(subject, fact)).toEqual({ seq: first.seq, duplicate: true });
     const stored = [];
     for await (const item of store.readSubject(stream, subject)) stored.push(item.event.data);
-    expect(stored).toEqual([{ by: 1, total: 1 }, { by: 2, total: 3 }]);
+    expect(stored).toEqual([
+      { by: 1, total: 1 },
+      { by: 2, total: 3 },
+    ]);
     const invalid = envelope({ type: INCREMENTED, data: { by: 'two' } }, env('f1'));
     await expect(store.record(subject, invalid)).rejects.toBeInstanceOf(SchemaViolationError);
-    await expect(store.record(aggregateSubject(`${ns}x`, 'calls', 'acme', 'f1'), fact)).rejects.toBeInstanceOf(StreamMissingError);
+    await expect(store.record(aggregateSubject(`${ns}x`, 'calls', 'acme', 'f1'), fact)).rejects.toBeInstanceOf(
+      StreamMissingError,
+    );
   });
 
   it('treats a republished event id as a duplicate, storing it once', async () => {
@@ -98,7 +119,9 @@ describe('event store', () => {
     const subject = subjectOf('a5');
     const writers = Array.from({ length: 8 }, () => new EventStore(js, jsm));
     await Promise.all(
-      writers.map((w) => runCommand(w, stream, subject, counter, { type: 'Increment', by: 1 }, ctx('a5'), { maxAttempts: 20 })),
+      writers.map((w) =>
+        runCommand(w, stream, subject, counter, { type: 'Increment', by: 1 }, ctx('a5'), { maxAttempts: 20 }),
+      ),
     );
     const loaded = await new EventStore(js, jsm).load(stream, subject, counter);
     expect(loaded.state).toEqual({ total: 8, count: 8 });
@@ -131,9 +154,11 @@ describe('event store', () => {
 
   it('reads every event of one subject without a consumer', async () => {
     const subject = subjectOf('a9');
-    for (let i = 0; i < 3; i++) await runCommand(store, stream, subject, counter, { type: 'Increment', by: 1 }, ctx('a9'));
+    for (let i = 0; i < 3; i++)
+      await runCommand(store, stream, subject, counter, { type: 'Increment', by: 1 }, ctx('a9'));
     const totals: number[] = [];
-    for await (const { event } of store.readSubject(stream, subject)) totals.push((event.data as { total: number }).total);
+    for await (const { event } of store.readSubject(stream, subject))
+      totals.push((event.data as { total: number }).total);
     expect(totals).toEqual([1, 2, 3]);
   });
 });

@@ -25,19 +25,35 @@ describe('projection runner', () => {
   let db: Kysely<any>;
   const ns = randomNamespace();
   const stream = streamName(ns, 'calls');
-  const ctx = (id: string) => ({ source: '/test', tenant: 'acme', aggregateId: id, correlationid: 'c', causationid: 'c' });
+  const ctx = (id: string) => ({
+    source: '/test',
+    tenant: 'acme',
+    aggregateId: id,
+    correlationid: 'c',
+    causationid: 'c',
+  });
   const increment = (id: string, by = 1) =>
     runCommand(store, stream, aggregateSubject(ns, 'calls', 'acme', id), counter, { type: 'Increment', by }, ctx(id));
 
-  /** Counts per aggregate; an increment by 13 is poison and makes apply throw. */
-  const projection = (name: string): Projection => ({
+  /** While true, an increment by 13 is poison and makes apply throw. */
+  let unlucky = true;
+  /** Increments by 7 that fail once each with a database error of the database's own (a deadlock), not the event's. */
+  let deadlocks = 0;
+
+  /** Counts per aggregate. */
+  const projection = (name: string, extra: Partial<Projection> = {}): Projection => ({
     name,
     schema: 'readmodels',
     stream,
     filterSubject: contextFilter(ns, 'calls'),
+    ...extra,
     async apply(trx, event: OrmuzEvent, seq) {
       const { by, total } = event.data as { by: number; total: number };
-      if (by === 13) throw new Error('unlucky increment');
+      if (by === 13 && unlucky) throw new Error('unlucky increment');
+      if (by === 7 && deadlocks > 0) {
+        deadlocks--;
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      }
       await trx
         .withSchema('readmodels')
         .insertInto('counters')
@@ -53,7 +69,13 @@ describe('projection runner', () => {
   });
 
   const rows = (name: string) =>
-    db.withSchema('readmodels').selectFrom('counters').select(['id', 'total', 'events']).where('projection', '=', name).orderBy('id').execute();
+    db
+      .withSchema('readmodels')
+      .selectFrom('counters')
+      .select(['id', 'total', 'events'])
+      .where('projection', '=', name)
+      .orderBy('id')
+      .execute();
 
   beforeAll(async () => {
     nc = await connectNats({ url: testEnv().natsUrl, name: 'projection-test' });
@@ -105,7 +127,12 @@ describe('projection runner', () => {
     // them. A new process must not take later messages first and acknowledge over the unapplied ones.
     for (let i = 0; i < 12; i++) await increment(`d${i % 3}`);
     const filter = contextFilter(ns, 'calls');
-    await jsm.consumers.add(stream, { durable_name: 'died', ack_policy: 'all' as never, filter_subject: filter, ack_wait: 60_000_000_000 });
+    await jsm.consumers.add(stream, {
+      durable_name: 'died',
+      ack_policy: 'all' as never,
+      filter_subject: filter,
+      ack_wait: 60_000_000_000,
+    });
     const held = await (await js.consumers.get(stream, 'died')).fetch({ max_messages: 5, expires: 2000 });
     let taken = 0;
     for await (const m of held) {
@@ -116,7 +143,9 @@ describe('projection runner', () => {
     await runner.start();
     await runner.catchUp();
     await runner.stop();
-    expect((await rows('died')).filter((r) => r.id.startsWith('d'))).toEqual(['d0', 'd1', 'd2'].map((id) => ({ id, total: 4, events: 4 })));
+    expect((await rows('died')).filter((r) => r.id.startsWith('d'))).toEqual(
+      ['d0', 'd1', 'd2'].map((id) => ({ id, total: 4, events: 4 })),
+    );
   });
 
   it('applies each message once when two processes run the same projection at once', async () => {
@@ -126,11 +155,16 @@ describe('projection runner', () => {
     await a.start();
     await b.start(); // replaces a's server consumer; a's batches then find the checkpoint moved
     for (let i = 0; i < 60; i++) await increment(`z${i % 5}`);
-    await waitFor(async () => (await rows('zombie')).filter((r) => r.id.startsWith('z')).reduce((n, r) => n + r.events, 0) >= 120, { message: '120 events applied' });
+    await waitFor(
+      async () => (await rows('zombie')).filter((r) => r.id.startsWith('z')).reduce((n, r) => n + r.events, 0) >= 120,
+      { message: '120 events applied' },
+    );
     await Promise.all([a.catchUp(), b.catchUp()]).catch(() => undefined);
     await a.stop();
     await b.stop();
-    expect((await rows('zombie')).filter((r) => r.id.startsWith('z'))).toEqual(['z0', 'z1', 'z2', 'z3', 'z4'].map((id) => ({ id, total: 24, events: 24 })));
+    expect((await rows('zombie')).filter((r) => r.id.startsWith('z'))).toEqual(
+      ['z0', 'z1', 'z2', 'z3', 'z4'].map((id) => ({ id, total: 24, events: 24 })),
+    );
   });
 
   it('parks a poison message, reports it, and carries on with the rest', async () => {
@@ -144,5 +178,64 @@ describe('projection runner', () => {
     expect(parked).toHaveLength(1);
     expect(parked[0]).toMatchObject({ error: 'unlucky increment' });
     expect((await rows('poison')).map((r) => r.id)).toContain('x2');
+  });
+
+  it('retries parked messages once their cause is fixed: in stream order, by a rebuild', async () => {
+    unlucky = true;
+    await increment('q1', 13);
+    await increment('q1', 1);
+    const runner = new ProjectionRunner(js, jsm, db, projection('retry'));
+    await runner.start();
+    await runner.catchUp();
+    const parked = await runner.parked(); // this stream's earlier increments by 13 too
+    expect(parked.map((p) => p.subject)).toContainEqual(expect.stringMatching(/\.q1$/));
+    unlucky = false;
+    const result = await runner.retryParked();
+    await runner.stop();
+    expect(result).toMatchObject({ retried: parked.length, stillParked: [], rebuilt: true });
+    expect((await rows('retry')).find((r) => r.id.endsWith('q1'))).toEqual(
+      expect.objectContaining({ total: 14, events: 2 }),
+    );
+  });
+
+  it('retries a parked message where it stands when the projection applies events in any order', async () => {
+    unlucky = true;
+    await increment('o1', 13);
+    const runner = new ProjectionRunner(js, jsm, db, projection('in_place', { appliesOutOfOrder: true }));
+    await runner.start();
+    await runner.catchUp();
+    const parked = await runner.parked();
+    unlucky = false;
+    const [first, second] = await Promise.all([runner.retryParked(), runner.retryParked()]);
+    await runner.stop();
+    // Two retries at once apply each parked event once: the one that takes it off the parked list applies it.
+    expect(first.retried + second.retried).toBe(parked.length);
+    expect([first.rebuilt, second.rebuilt]).toEqual([false, false]);
+    expect(await runner.parked()).toEqual([]);
+    expect((await rows('in_place')).find((r) => r.id.endsWith('o1'))).toEqual(expect.objectContaining({ events: 1 }));
+  });
+
+  it('parks nothing when the database fails for its own reasons: it resumes from the checkpoint instead', async () => {
+    unlucky = false;
+    deadlocks = 2;
+    await increment('w1', 7);
+    await increment('w1', 1);
+    const runner = new ProjectionRunner(js, jsm, db, projection('deadlocks'));
+    await runner.start();
+    await runner.catchUp(20_000);
+    await runner.stop();
+    expect(deadlocks).toBe(0);
+    expect(await runner.parked()).toEqual([]);
+    expect((await rows('deadlocks')).find((r) => r.id.endsWith('w1'))).toEqual(
+      expect.objectContaining({ total: 8, events: 2 }),
+    );
+  });
+
+  it('stops for good when stop() comes while start() is still opening the consumer', async () => {
+    const runner = new ProjectionRunner(js, jsm, db, projection('early_stop'));
+    const starting = runner.start();
+    await runner.stop();
+    await starting;
+    expect((await runner.status()).running).toBe(false);
   });
 });

@@ -51,7 +51,11 @@ describe('replay', () => {
   });
 
   it('stops at once when the start point is past the last matching event', async () => {
-    expect(await all({ filterSubject: tenantFilter(ns, 'calls', 'acme'), fromSequence: sequences.at(-1)! + 1 })).toEqual([]);
-    expect(await all({ filterSubject: tenantFilter(ns, 'calls', 'acme'), fromSequence: sequences[1]! })).toEqual(sequences.slice(1));
+    expect(
+      await all({ filterSubject: tenantFilter(ns, 'calls', 'acme'), fromSequence: sequences.at(-1)! + 1 }),
+    ).toEqual([]);
+    expect(await all({ filterSubject: tenantFilter(ns, 'calls', 'acme'), fromSequence: sequences[1]! })).toEqual(
+      sequences.slice(1),
+    );
   });
 });

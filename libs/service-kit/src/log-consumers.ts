@@ -14,13 +14,15 @@ import { toErrorBody, type RpcReply } from './rpc.js';
 export interface OperatedConsumer {
   readonly name: string;
   status(): Promise<ConsumerStatus>;
-  retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[] }>;
+  retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[]; rebuilt: boolean }>;
 }
 
 /** The answer to `consumers.retry`. */
 export interface RetryParkedReply {
   readonly name: string;
   readonly retried: number;
+  /** True when the read model was rebuilt from sequence 1 to apply them in order. */
+  readonly rebuilt: boolean;
   readonly still_parked: readonly { readonly seq: number; readonly error: string }[];
 }
 
@@ -44,8 +46,8 @@ export class LogConsumers {
   async retry(name: string): Promise<RetryParkedReply | undefined> {
     const consumer = this.byName.get(name);
     if (!consumer) return undefined;
-    const { retried, stillParked } = await consumer.retryParked();
-    return { name, retried, still_parked: stillParked.map((p) => ({ seq: p.seq, error: p.error })) };
+    const { retried, stillParked, rebuilt } = await consumer.retryParked();
+    return { name, retried, rebuilt, still_parked: stillParked.map((p) => ({ seq: p.seq, error: p.error })) };
   }
 
   /** Answers the two commands for `service` until {@link close}. */

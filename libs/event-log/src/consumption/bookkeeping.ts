@@ -153,14 +153,19 @@ export class Bookkeeping {
     }));
   }
 
-  /** Removes a parked message once a retry handled it, inside `trx`. */
-  async unpark(trx: Transaction<any>, seq: number): Promise<void> {
-    await this.tables(trx)
+  /**
+   * Removes a parked message inside `trx`, which a retry then applies in the same transaction; false when it is no
+   * longer parked (another retry, or a rebuild, took it first). The row lock makes concurrent retries wait.
+   */
+  async unpark(trx: Transaction<any>, seq: number): Promise<boolean> {
+    const removed = await this.tables(trx)
       .deleteFrom('parked_messages')
       .where('projection', '=', this.consumer)
       .where('stream', '=', this.stream)
       .where('seq', '=', seq)
+      .returning('seq')
       .execute();
+    return removed.length > 0;
   }
 
   /** Empties the checkpoint and the parked messages, inside `trx` (a rebuild from sequence 1). */
@@ -172,6 +177,18 @@ export class Bookkeeping {
         .where('stream', '=', this.stream)
         .execute();
     }
+  }
+
+  /**
+   * True when `err` is the message's fault, so parking it is right: anything the projection's own code threw, and the
+   * database's verdicts on the data (SQLSTATE classes 22 data exception, 23 integrity violation, 42 syntax or access
+   * rule). Connection failures, deadlocks, serialization failures, timeouts, a server starting up or out of resources
+   * are the database's: consumption restarts from the checkpoint instead.
+   */
+  async isPoison(err: unknown): Promise<boolean> {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(22|23|42)/.test(code);
+    return this.databaseAnswers();
   }
 
   /** True when the database answers a trivial query: a failure then is the message's, not the database's. */

@@ -100,6 +100,7 @@ export class LogConsumer {
   private readonly window: number;
   private readonly pullExpiresMs: number;
   private running = false;
+  private starting: Promise<void> | undefined;
   private loop: Promise<void> | undefined;
   private messages: ConsumerMessages | undefined;
   /** Saved checkpoint: every message at or below it is handled or parked. */
@@ -141,8 +142,18 @@ export class LogConsumer {
   /** Opens the consumer at checkpoint + 1 (errors are thrown here) and consumes in the background. */
   async start(): Promise<void> {
     if (this.running) return;
-    await this.open();
     this.running = true;
+    this.starting = this.open();
+    try {
+      await this.starting;
+    } catch (err) {
+      this.running = false;
+      throw err;
+    } finally {
+      this.starting = undefined;
+    }
+    // stop() was called while the consumer opened: it waits for this start, then finds nothing running.
+    if (!this.running) return this.close();
     this.loop = this.run();
   }
 
@@ -150,9 +161,11 @@ export class LogConsumer {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    await this.starting?.catch(() => undefined);
     this.wake?.();
     this.stopped?.();
     await this.loop;
+    this.loop = undefined;
   }
 
   /** Deletes the server consumer (a rebuild or a removal); the checkpoint stays where the caller leaves it. */
@@ -277,6 +290,8 @@ export class LogConsumer {
     const messages = await consumer.consume({
       max_messages: Math.min(this.window, this.batchSize * 2),
       expires: this.pullExpiresMs,
+      // A deleted consumer or stream ends the subscription (and so restarts from the checkpoint) instead of waiting.
+      abort_on_missing_resource: true,
       callback: (m) => this.receive(m),
     });
     this.messages = messages;
@@ -315,6 +330,7 @@ export class LogConsumer {
     while (this.running) {
       try {
         if (!this.messages) await this.open();
+        if (!this.running) break;
         if (this.fault) throw this.fault;
         if (this.buffer.length === 0) {
           await new Promise<void>((resolve) => (this.wake = resolve));
@@ -342,6 +358,7 @@ export class LogConsumer {
         );
         await this.close();
         await this.sink.settle().catch(() => undefined);
+        if (!this.running) break;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, retryInMs);
           this.stopped = () => {

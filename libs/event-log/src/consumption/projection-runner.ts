@@ -41,6 +41,11 @@ export interface Projection<DB = any> extends LogSource {
   ): Promise<void>;
   /** Empties the read model's tables, for a rebuild from sequence 1. */
   reset(trx: Transaction<DB>): Promise<void>;
+  /**
+   * True when applying an event after events that followed it gives the same rows as applying it in order (an archive
+   * keyed by stream sequence): a parked event is then retried where it stands; otherwise a retry rebuilds.
+   */
+  readonly appliesOutOfOrder?: boolean;
 }
 
 export type ProjectionRunnerOptions = LogConsumerOptions;
@@ -107,28 +112,39 @@ export class ProjectionRunner implements LogSink {
   }
 
   /**
-   * Applies the parked messages again, each in its own transaction, and removes those that now apply. A retried event
-   * is applied after events that followed it on the stream, so `apply` must accept that (an upsert keyed by the
-   * aggregate that keeps the highest sequence does).
+   * Applies the parked messages again once their cause is fixed. A projection whose `apply` gives the same rows in any
+   * order ({@link Projection.appliesOutOfOrder}) gets each parked event applied where it stands, in the transaction
+   * that takes it off the parked list. Any other is rebuilt from sequence 1, so the events are applied in stream
+   * order; what still fails is parked again.
    */
-  async retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[] }> {
+  async retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[]; rebuilt: boolean }> {
+    const parked = await this.parked();
+    if (parked.length === 0) return { retried: 0, stillParked: [], rebuilt: false };
+    if (!this.projection.appliesOutOfOrder) {
+      await this.rebuild();
+      await this.catchUp(120_000);
+      const stillParked = await this.parked();
+      const again = new Set(stillParked.map((p) => p.seq));
+      return { retried: parked.filter((p) => !again.has(p.seq)).length, stillParked, rebuilt: true };
+    }
     const stillParked: ParkedMessage[] = [];
     let retried = 0;
-    for (const parked of await this.parked()) {
+    for (const message of parked) {
       try {
-        const event = decodeEvent(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
+        const event = decodeEvent(message.subject, message.seq, new TextEncoder().encode(message.payload));
         const effects: (() => void)[] = [];
-        await this.db.transaction().execute(async (trx) => {
-          await this.projection.apply(trx, event, parked.seq, { defer: (e) => effects.push(e) });
-          await this.consumer.bookkeeping.unpark(trx, parked.seq);
+        const applied = await this.db.transaction().execute(async (trx) => {
+          if (!(await this.consumer.bookkeeping.unpark(trx, message.seq))) return false;
+          await this.projection.apply(trx, event, message.seq, { defer: (e) => effects.push(e) });
+          return true;
         });
         this.consumer.runEffects(effects);
-        retried++;
+        if (applied) retried++;
       } catch (err) {
-        stillParked.push({ ...parked, error: errorText(err) });
+        stillParked.push({ ...message, error: errorText(err) });
       }
     }
-    return { retried, stillParked };
+    return { retried, stillParked, rebuilt: false };
   }
 
   async take(batch: readonly JsMsg[]): Promise<void> {
@@ -146,7 +162,7 @@ export class ProjectionRunner implements LogSink {
           await this.commit([msg]);
         } catch (one) {
           if (one instanceof CheckpointMovedError) throw one;
-          if (!(await this.consumer.bookkeeping.databaseAnswers())) throw one;
+          if (!(await this.consumer.bookkeeping.isPoison(one))) throw one;
           await this.park(msg, one);
         }
       }

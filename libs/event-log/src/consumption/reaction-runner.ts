@@ -11,7 +11,7 @@ import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstrea
 import type { Kysely } from 'kysely';
 import type { OrmuzEvent } from '@ormuz/contracts';
 import { decodeEvent } from '../event-store.js';
-import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
+import type { ParkedMessage } from './bookkeeping.js';
 import {
   LogConsumer,
   type ConsumerStatus,
@@ -90,6 +90,7 @@ export class ReactionRunner implements LogSink {
   async stop(): Promise<void> {
     this.stopping = true;
     for (const wake of this.sleepers) wake();
+    this.progressed?.();
     await this.consumer.stop();
   }
 
@@ -110,22 +111,24 @@ export class ReactionRunner implements LogSink {
   }
 
   /** Handles the parked messages again (one attempt each) and removes those that now succeed. */
-  async retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[] }> {
+  async retryParked(): Promise<{ retried: number; stillParked: ParkedMessage[]; rebuilt: boolean }> {
     const stillParked: ParkedMessage[] = [];
     let retried = 0;
     for (const parked of await this.parked()) {
       try {
         const event = decodeEvent(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
-        await this.reaction.handle(event, { attempt: 1, seq: parked.seq });
-        await this.consumer.bookkeeping.db
-          .transaction()
-          .execute((trx) => this.consumer.bookkeeping.unpark(trx, parked.seq));
-        retried++;
+        // The row stays claimed (locked) while the handler runs, so a concurrent retry waits and then finds it gone.
+        const handled = await this.consumer.bookkeeping.db.transaction().execute(async (trx) => {
+          if (!(await this.consumer.bookkeeping.unpark(trx, parked.seq))) return false;
+          await this.reaction.handle(event, { attempt: 1, seq: parked.seq });
+          return true;
+        });
+        if (handled) retried++;
       } catch (err) {
         stillParked.push({ ...parked, error: err instanceof Error ? err.message : String(err) });
       }
     }
-    return { retried, stillParked };
+    return { retried, stillParked, rebuilt: false };
   }
 
   async take(batch: readonly JsMsg[]): Promise<void> {
@@ -222,20 +225,19 @@ export class ReactionRunner implements LogSink {
           .execute((trx) => this.consumer.bookkeeping.move(trx, from, upTo));
         this.consumer.advance(upTo);
       } catch (err) {
-        if (err instanceof CheckpointMovedError) {
-          this.consumer.interrupt(err);
-          return;
-        }
-        // Not saved: the messages are handled again after a restart (handlers are idempotent). A later save covers them.
+        // Not saved (another process moved it, or the database failed): consumption restarts from the saved
+        // checkpoint and handles what follows again (handlers are idempotent); that also frees the server's window.
         this.consumer.logger.warn(
           { reaction: this.reaction.name, upTo, err: String(err) },
           'could not save the checkpoint',
         );
+        this.consumer.interrupt(err instanceof Error ? err : new Error(String(err)));
       }
     });
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);

@@ -22,6 +22,8 @@ export function eventArchiveProjection(namespace: string, context: ContextName):
     schema: AUDIT_SCHEMA,
     stream,
     filterSubject: contextFilter(namespace, context),
+    // One row per stream sequence: a parked event retried later lands where it would have.
+    appliesOutOfOrder: true,
     async apply(trx: Transaction<AuditDB>, event: OrmuzEvent, seq: number) {
       const t = trx.withSchema(AUDIT_SCHEMA);
       const inserted = await t

@@ -554,9 +554,17 @@ export class DeviceExecutionsService {
     );
   }
 
-  /** A lost connection is not proof of anything: started calls become outcome_unknown until the device reports. */
-  async onDisconnected(device: DeviceIdentity & { readonly sessionId?: string }, cause: string): Promise<void> {
+  /**
+   * A lost connection is not proof of anything: started calls become outcome_unknown until the device reports. When a
+   * newer connection of the device is already live (`superseded`: it reconnected before this close was handled), the
+   * device is reachable: that connection reconciles the calls in flight, and the device-wide state is now its own.
+   */
+  async onDisconnected(device: DeviceIdentity & { readonly sessionId?: string }, cause: string, superseded = false): Promise<void> {
     if (device.sessionId) this.sealsAsked.delete(device.sessionId);
+    if (superseded) {
+      this.infra.logger.info({ tenant: device.tenant, device: device.deviceId, cause }, 'an old connection closed after the device reconnected');
+      return;
+    }
     this.readAhead.delete(deviceKey(device));
     this.submitted.delete(deviceKey(device));
     // The read model may not show a start granted a moment ago, so the connection's own list counts too.

@@ -47,8 +47,10 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
         onProgress: (device, frame) => this.executions.onProgress(device, frame),
         onDeviceError: (device, frame) => this.executions.onDeviceError(device, frame),
         onDisconnected: async (device, cause) => {
+          // A newer connection of the device is live (here, or on another replica that took it over).
+          const superseded = this.gateway.isConnected(device) || cause.kind === 'replaced';
           if (!this.gateway.isConnected(device)) this.routes.release(device);
-          await this.executions.onDisconnected(device, cause.kind);
+          await this.executions.onDisconnected(device, cause.kind, superseded);
         },
         onWindowOpen: (device) => this.executions.onWindowOpen(device),
       },

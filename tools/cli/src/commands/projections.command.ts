@@ -75,7 +75,8 @@ export function registerProjectionCommands(program: Command, ctx: () => CliConte
       ctx().print(
         reply,
         (r: RetryParkedReply) =>
-          `${r.name}: ${r.retried} retried and applied; ${r.still_parked.length} still parked` +
+          `${r.name}: ${r.retried} retried and applied${r.rebuilt ? ' (rebuilt from sequence 1, to apply them in order)' : ''}; ` +
+          `${r.still_parked.length} still parked` +
           r.still_parked.map((p) => `\n  seq ${p.seq}: ${p.error}`).join(''),
       );
       if (reply.still_parked.length > 0) process.exitCode = 3;
