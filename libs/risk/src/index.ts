@@ -32,3 +32,4 @@ export {
 export { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
 export { SCREEN_ACTION_TOOLS } from './system-actions.js';
 export type { ExtraHighRiskWords, WordMatch } from './word-matcher.js';
+export { coverageTable, lexiconCoverage, type LanguageCoverage, type LexiconCoverage } from './coverage.js';

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { checkGrant, loadShippedCatalog, type Catalog, type Grant } from '@ormuz/catalog';
-import { classifyLine, type ToolCheck } from '@ormuz/risk';
+import { classifyLine, coverageTable, lexiconCoverage, type LexiconCoverage, type ToolCheck } from '@ormuz/risk';
 import { CliInputError, type CliContext } from '../context.js';
 
 /**
@@ -30,8 +30,20 @@ export function catalogToolCheck(catalog: Catalog = loadShippedCatalog()): ToolC
  * `ormuz risk classify`: JSON lines in (stdin or --file), one verdict line out per non-blank input line. Local and
  * pure: it needs no NATS, so the CLI context goes unused. Exits 1 when any line could not be read.
  */
-export function registerRiskCommands(program: Command, _ctx: () => CliContext): void {
+export function registerRiskCommands(program: Command, ctx: () => CliContext): void {
   const risk = program.command('risk').description('the deterministic risk classifier');
+
+  risk
+    .command('coverage')
+    .description("the lexicon's coverage: words per high-risk concept in each language (a Markdown table, or --json)")
+    .action(() => {
+      const coverage = lexiconCoverage();
+      ctx().print(
+        coverage,
+        (c: LexiconCoverage) =>
+          `${coverageTable(c)}\n\n${c.languages.length} languages, ${c.concepts.length} concepts, ${c.totalWords} words`,
+      );
+    });
 
   risk
     .command('classify')
