@@ -146,12 +146,14 @@ describe('hasVisibleText', () => {
     expect(hasVisibleText(text)).toBe(false);
   });
 
-  it.each([['a letter', '\u200Ba'], ['a digit', '1'], ['a symbol', '€'], ['an emoji', '😀']])(
-    'is true for %s',
-    (_name, text) => {
-      expect(hasVisibleText(text)).toBe(true);
-    },
-  );
+  it.each([
+    ['a letter', '\u200Ba'],
+    ['a digit', '1'],
+    ['a symbol', '€'],
+    ['an emoji', '😀'],
+  ])('is true for %s', (_name, text) => {
+    expect(hasVisibleText(text)).toBe(true);
+  });
 });
 
 describe('visualOrder', () => {

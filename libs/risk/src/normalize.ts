@@ -167,8 +167,7 @@ function splitAmounts(words: string[]): string[] {
  * Characters that show nothing a reader could take for a label: white space, controls, format characters (bidi and
  * zero-width marks), default-ignorables, unpaired surrogates, unassigned code points and lone combining marks.
  */
-const INVISIBLE_ONLY =
-  /^[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\p{Default_Ignorable_Code_Point}]*$/u;
+const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\p{Default_Ignorable_Code_Point}]*$/u;
 
 /** Whether `text` has at least one visible character (see {@link INVISIBLE_ONLY}); false for `'\u200B\u202E\u0007'`. */
 export function hasVisibleText(text: string): boolean {

@@ -25,14 +25,7 @@ import {
   type WordsByLanguage,
 } from './lexicon.js';
 import { Lru } from './lru.js';
-import {
-  cyrillicSkeleton,
-  foldText,
-  latinSkeleton,
-  segmentWords,
-  stripMarks,
-  visualOrder,
-} from './normalize.js';
+import { cyrillicSkeleton, foldText, latinSkeleton, segmentWords, stripMarks, visualOrder } from './normalize.js';
 
 /** Longest run of words looked up as one key. */
 const MAX_SPAN = 8;
