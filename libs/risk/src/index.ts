@@ -18,7 +18,16 @@ export {
   type LineResult,
   type ToolCheck,
 } from './classify-lines.js';
-export { latinSkeleton, normalizeForMatching, segmentWords } from './normalize.js';
+export {
+  cyrillicSkeleton,
+  findDisguises,
+  hasVisibleText,
+  latinSkeleton,
+  normalizeForMatching,
+  segmentWords,
+  visualOrder,
+  type Disguise,
+} from './normalize.js';
 export {
   HIGH_RISK_CONCEPTS,
   LANGUAGES,

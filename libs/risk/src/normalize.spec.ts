@@ -1,11 +1,15 @@
 import fc from 'fast-check';
 import {
+  cyrillicSkeleton,
+  findDisguises,
   foldText,
+  hasVisibleText,
   latinSkeleton,
   normalizeForMatching,
   segmentWithIcu,
   segmentWords,
   stripMarks,
+  visualOrder,
 } from './normalize.js';
 
 describe('normalizeForMatching', () => {
@@ -33,6 +37,15 @@ describe('normalizeForMatching', () => {
     ['drops Arabic harakat and reads hamza alef as alef', 'إرْسَال', 'ارسال'],
     ['drops the Arabic tatweel', 'ارســال', 'ارسال'],
     ['drops Hebrew niqqud', 'שְׁלַח', 'שלח'],
+    ['reads Turkish capital I and dotless ı alike', 'SIFIRLA Sıfırla', 'sifirla sifirla'],
+    ['folds Greek capitals with tonos and final sigma', 'ΑΠΟΣΤΟΛΉ Πληρωμής', 'αποστολη πληρωμησ'],
+    ['drops Greek dialytika', 'Ακυρώΐ', 'ακυρωι'],
+    ['drops Arabic harakat and tatweel inside bidi marks', '\u200Fادْفَــع\u200F', 'ادفع'],
+    ['removes emoji inside a word', 'S😀end', 'send'],
+    ['removes skin-tone emoji and flags', '👍🏽 Pay 🇪🇺', ' pay '],
+    ['removes the keycap mark', '1️⃣', '1'],
+    ['removes control characters other than white space', 'Se\u0007n\u0000d\tnow', 'send\tnow'],
+    ['removes C1 control characters', 'Pa\u0085y\u009B', 'pa\u0085y'],
   ])('%s', (_name, input, expected) => {
     expect(normalizeForMatching(input)).toBe(expected);
   });
@@ -83,6 +96,13 @@ describe('segmentWords', () => {
     ['keeps Korean words between spaces', '메시지 보내기', ['메시지', '보내기']],
     ['drops emoji and symbols', '✉️ → Send', ['Send']],
     ['returns nothing for punctuation only', ' … !! ', []],
+    ['splits an amount from the verb it is written against', 'Pay49.99', ['Pay', '49.99']],
+    ['splits an amount before the verb', '49,99zahlen', ['49,99', 'zahlen']],
+    ['drops currency symbols next to a verb', 'Pay €49.99', ['Pay', '49.99']],
+    ['keeps a Hindi amount apart from the verb', '₹499 का भुगतान करें', ['499', 'का', 'भुगतान', 'करें']],
+    ['segments Khmer without spaces', 'ផ្ញើសារ', ['ផ្ញើ', 'សារ']],
+    ['segments Lao without spaces', 'ສົ່ງຂໍ້ຄວາມ', ['ສົ່ງ', 'ຂໍ້ຄວາມ']],
+    ['segments Myanmar without spaces', 'ပေးပို့မည်', ['ပေး', 'ပို့', 'မည်']],
   ])('%s', (_name, input, expected) => {
     expect(segmentWords(input)).toEqual(expected);
   });
@@ -100,6 +120,84 @@ describe('latinSkeleton', () => {
   it('leaves plain Latin and ordinary Russian alone', () => {
     expect(latinSkeleton('send')).toBeNull();
     expect(latinSkeleton('отправить')).toBeNull();
+  });
+});
+
+describe('cyrillicSkeleton', () => {
+  it('reads Latin look-alikes inside a Cyrillic word as Cyrillic', () => {
+    expect(cyrillicSkeleton('oтпpaвить')).toBe('отправить');
+  });
+
+  it('leaves words that do not mix Latin into Cyrillic alone', () => {
+    expect(cyrillicSkeleton('отправить')).toBeNull();
+    expect(cyrillicSkeleton('send')).toBeNull();
+  });
+});
+
+describe('hasVisibleText', () => {
+  it.each([
+    ['empty text', ''],
+    ['white space', ' \t\n'],
+    ['zero-width and bidi controls', '\u200B\u200E\u202E\u2066\u2069'],
+    ['control characters', '\u0000\u0007\u001B\u007F\u009B'],
+    ['a lone combining mark', '\u0301'],
+    ['unpaired surrogates', '\uD800\uDFFF'],
+  ])('is false for %s', (_name, text) => {
+    expect(hasVisibleText(text)).toBe(false);
+  });
+
+  it.each([
+    ['a letter', '\u200Ba'],
+    ['a digit', '1'],
+    ['a symbol', '€'],
+    ['an emoji', '😀'],
+  ])('is true for %s', (_name, text) => {
+    expect(hasVisibleText(text)).toBe(true);
+  });
+});
+
+describe('visualOrder', () => {
+  it('is null without a right-to-left override', () => {
+    expect(visualOrder('Send \u202Bمرحبا\u202C')).toBeNull();
+  });
+
+  it('reverses what follows the override, up to the end of the text', () => {
+    expect(visualOrder('\u202Ednes')).toBe('send');
+  });
+
+  it('reverses only up to the pop of the override', () => {
+    expect(visualOrder('Tap \u202EyaP\u202C now')).toBe('Tap Pay\u202C now');
+  });
+
+  it('keeps accents on their letters', () => {
+    expect(visualOrder('\u202Ea\u0301b')).toBe('ba\u0301');
+  });
+});
+
+describe('findDisguises', () => {
+  it('finds a right-to-left override', () => {
+    expect(findDisguises('\u202Ednes')).toEqual([{ kind: 'override' }]);
+  });
+
+  it('finds a Latin word with a Cyrillic look-alike letter', () => {
+    expect(findDisguises('Please s\u0435nd it')).toEqual([{ kind: 'mixed-script', word: 's\u0435nd' }]);
+  });
+
+  it('finds a Cyrillic word with Latin look-alike letters', () => {
+    expect(findDisguises('oтпpaвить')).toEqual([{ kind: 'mixed-script', word: 'oтпpaвить' }]);
+  });
+
+  it('reports at most three mixed-script words', () => {
+    expect(findDisguises(Array(10).fill('s\u0435nd').join(' '))).toHaveLength(3);
+  });
+
+  it.each([
+    ['scripts mixed between words', 'Sberbank СберБанк'],
+    ['a Greek letter with no Latin look-alike in a unit', '5µg 10kΩ'],
+    ['plain Russian', 'Отправить'],
+    ['plain ASCII', 'Send'],
+  ])('finds nothing in %s', (_name, text) => {
+    expect(findDisguises(text)).toEqual([]);
   });
 });
 

@@ -15,12 +15,22 @@
  *    their stroke inside the code point are mapped (`ł` → `l`, `đ` → `d`, `ø` → `o`, `æ` → `ae`, `œ` → `oe`). Marks
  *    in Devanagari, Thai, Hangul, Arabic and Hebrew are essential to the word and are never stripped.
  *
+ * Layer 1 also removes what is never part of a word: control characters (C0/C1, except white space) and emoji
+ * (pictographs, skin-tone modifiers, regional indicators, the keycap mark), so `S😀end` and `Se\u0007nd` read `send`.
+ *
  * Cyrillic and Greek look-alike letters are not folded here (Russian text must stay Russian); the classifier reads a
- * word that mixes them into Latin letters separately (see {@link latinSkeleton}).
+ * word that mixes them into Latin letters separately (see {@link latinSkeleton} and {@link cyrillicSkeleton}).
  */
 
 const ASCII_ONLY = /^\p{ASCII}*$/u;
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+/** Printable ASCII and ASCII white space: nothing to remove or fold but case. */
+const PLAIN_ASCII = /^[\x20-\x7E\t\n\v\f\r]*$/;
+/**
+ * Removed before anything else: default-ignorables (zero-width characters, bidi controls U+200E/F, U+202A–E,
+ * U+2066–9, U+061C, variation selectors), control characters other than white space, and emoji.
+ */
+const IGNORABLE =
+  /[\p{Default_Ignorable_Code_Point}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u20E3]|(?![\t\n\v\f\r\u0085])\p{Cc}/gu;
 /**
  * Arabic harakat, Quranic marks and the tatweel; Hebrew niqqud and cantillation. All are optional in written text
  * (`v` flag: combining marks whose script extensions include Arabic or Hebrew, except the generic ones at
@@ -62,8 +72,8 @@ const LETTER_FOLD_CHARS = new RegExp(`[${Object.keys(LETTER_FOLDS).join('')}]`, 
  * folded, Arabic and Hebrew optional points removed. Keeps every diacritic of Latin, Greek and Cyrillic text.
  */
 export function foldText(text: string): string {
-  // ASCII has no ignorables, no compatibility forms and no special folds.
-  if (ASCII_ONLY.test(text)) return text.toLowerCase();
+  // Printable ASCII has no ignorables, no compatibility forms and no special folds.
+  if (PLAIN_ASCII.test(text)) return text.toLowerCase();
   let t = text.replace(IGNORABLE, '').normalize('NFKC').replace(IGNORABLE, '').toLowerCase();
   t = t.replace(CASE_FOLD_CHARS, (c) => CASE_FOLDS[c] ?? c);
   t = t.replace(OPTIONAL_POINTS, '');
@@ -121,8 +131,9 @@ const WHITE_SPACE = /\p{White_Space}+/u;
  * pass {@link normalizeForMatching} output to match the lexicon.
  */
 export function segmentWords(text: string): string[] {
-  if (PLAIN_WORDS.test(text)) return text.split(WHITE_SPACE).filter((w) => w !== '');
-  return segmentWithIcu(text);
+  if (!PLAIN_WORDS.test(text)) return segmentWithIcu(text);
+  const words = text.split(WHITE_SPACE).filter((w) => w !== '');
+  return DIGIT.test(text) ? splitAmounts(words) : words;
 }
 
 /** {@link segmentWords} without the fast path; exported for the test that holds both paths equal. */
@@ -136,7 +147,63 @@ export function segmentWithIcu(text: string): string[] {
       words.push(s.segment);
     }
   }
-  return words;
+  return DIGIT.test(text) ? splitAmounts(words) : words;
+}
+
+const DIGIT = /\p{Nd}/u;
+const LETTER_DIGIT = /\p{L}\p{M}*\p{Nd}|\p{Nd}\p{L}/u;
+const LETTER_DIGIT_BOUNDARY = /(?<=\p{L}\p{M}*)(?=\p{Nd})|(?<=\p{Nd})(?=\p{L})/u;
+
+/**
+ * Unicode word rules keep letters and digits together (`Pay49.99` is one word); an amount written against a verb is
+ * still two words, so words are split where letters meet digits.
+ */
+function splitAmounts(words: string[]): string[] {
+  if (!words.some((w) => LETTER_DIGIT.test(w))) return words;
+  return words.flatMap((w) => (LETTER_DIGIT.test(w) ? w.split(LETTER_DIGIT_BOUNDARY) : [w]));
+}
+
+/**
+ * Characters that show nothing a reader could take for a label: white space, controls, format characters (bidi and
+ * zero-width marks), default-ignorables, unpaired surrogates, unassigned code points and lone combining marks.
+ */
+const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\p{Default_Ignorable_Code_Point}]*$/u;
+
+/** Whether `text` has at least one visible character (see {@link INVISIBLE_ONLY}); false for `'\u200B\u202E\u0007'`. */
+export function hasVisibleText(text: string): boolean {
+  return !INVISIBLE_ONLY.test(text);
+}
+
+const OVERRIDE = '\u202E';
+/** What ends a right-to-left override: pop directional formatting, pop isolate, or a paragraph break. */
+const OVERRIDE_END = /[\u202C\u2069\n\r\u0085\u2029]/;
+const GRAPHEMES = new Intl.Segmenter('und', { granularity: 'grapheme' });
+
+/**
+ * The order in which a reader sees text that uses the right-to-left override (U+202E), or `null` when it has none.
+ * An override shows every character after it, up to the next pop (U+202C, U+2069) or paragraph break, in reverse:
+ * `\u202Ednes` is stored as `dnes` and read as `send`. Reversed by grapheme cluster, so accents stay on their letter.
+ * Nested embeddings are not modelled: any override makes the text suspicious anyway (see {@link findDisguises}).
+ */
+export function visualOrder(text: string): string | null {
+  if (!text.includes(OVERRIDE)) return null;
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const start = text.indexOf(OVERRIDE, i);
+    if (start === -1) {
+      out += text.slice(i);
+      break;
+    }
+    out += text.slice(i, start);
+    const rest = text.slice(start + 1);
+    const endMatch = OVERRIDE_END.exec(rest);
+    const end = endMatch ? start + 1 + endMatch.index : text.length;
+    const graphemes = Array.from(GRAPHEMES.segment(text.slice(start + 1, end)), (g) => g.segment);
+    out += graphemes.reverse().join('');
+    i = end;
+  }
+  return out;
 }
 
 const HAS_LATIN = /\p{Script=Latin}/u;
@@ -193,4 +260,69 @@ export function latinSkeleton(word: string): string | null {
   if (HAS_LATIN.test(word)) return skeleton;
   const letters = word.match(LETTER) ?? [];
   return letters.length > 0 && letters.every((c) => CONFUSABLES[c] !== undefined) ? skeleton : null;
+}
+
+const HAS_CYRILLIC = /\p{Script=Cyrillic}/u;
+/** Latin letters that look like Cyrillic ones once lower-cased (the inverse of {@link CONFUSABLES}, Cyrillic side). */
+const CYRILLIC_CONFUSABLES: Readonly<Record<string, string>> = {
+  a: 'а',
+  b: 'в',
+  c: 'с',
+  e: 'е',
+  h: 'н',
+  i: 'і',
+  j: 'ј',
+  k: 'к',
+  m: 'м',
+  o: 'о',
+  p: 'р',
+  s: 'ѕ',
+  t: 'т',
+  x: 'х',
+  y: 'у',
+};
+const LATIN_CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CYRILLIC_CONFUSABLES).join('')}]`, 'g');
+
+/**
+ * The Cyrillic reading of a Cyrillic word with Latin look-alike letters inside (`oтпpaвить` with Latin `o`, `p`,
+ * `a`), or `null` when the word does not mix Latin into Cyrillic. Expects a {@link normalizeForMatching} word.
+ */
+export function cyrillicSkeleton(word: string): string | null {
+  if (ASCII_ONLY.test(word) || !HAS_CYRILLIC.test(word) || !HAS_LATIN.test(word)) return null;
+  return word.replace(LATIN_CONFUSABLE_CHARS, (c) => CYRILLIC_CONFUSABLES[c] ?? c);
+}
+
+/** Something in a label that hides what it says from the reader. */
+export type Disguise =
+  /** A right-to-left override (U+202E) shows the letters in another order than they are stored. */
+  | { readonly kind: 'override' }
+  /** One word mixes Latin with Cyrillic or Greek letters, at least one of them a look-alike of the other script. */
+  | { readonly kind: 'mixed-script'; readonly word: string };
+
+/** Most mixed-script words a label reports: one is enough to make it high, a few help the reader. */
+const MAX_DISGUISED_WORDS = 3;
+const MIXABLE = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u;
+
+/**
+ * The disguises in `text` (see {@link Disguise}), in order: an override first, then up to three mixed-script words as
+ * the text spells them. Legitimate labels mix scripts between words (`Sberbank СберБанк`), and letters that only
+ * exist in one script inside another's word (`5μg`), but not look-alikes inside one word. Pure; reads at most the
+ * text it is given (the classifier bounds it).
+ */
+export function findDisguises(text: string): Disguise[] {
+  const found: Disguise[] = [];
+  if (text.includes(OVERRIDE)) found.push({ kind: 'override' });
+  if (ASCII_ONLY.test(text) || !HAS_LATIN.test(text) || !HAS_CYRILLIC_OR_GREEK.test(text)) return found;
+  let words = 0;
+  for (const word of segmentWords(foldText(text))) {
+    if (!MIXABLE.test(word) || !HAS_LATIN.test(word) || !HAS_CYRILLIC_OR_GREEK.test(word)) continue;
+    const plain = stripMarks(word);
+    const lookalike =
+      [...plain].some((c) => CONFUSABLES[c] !== undefined) ||
+      (HAS_CYRILLIC.test(plain) && [...plain].some((c) => CYRILLIC_CONFUSABLES[c] !== undefined));
+    if (!lookalike) continue;
+    found.push({ kind: 'mixed-script', word });
+    if (++words === MAX_DISGUISED_WORDS) break;
+  }
+  return found;
 }

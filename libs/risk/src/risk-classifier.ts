@@ -15,6 +15,7 @@ import {
   SETTING_TOOLS,
 } from './system-actions.js';
 import { Lru } from './lru.js';
+import { findDisguises, hasVisibleText, type Disguise } from './normalize.js';
 import { WordMatcher, type ExtraHighRiskWords, type WordMatch } from './word-matcher.js';
 
 /** `high` waits for the owner's approval, `low` runs with the verdict stamped in, `refused` never runs as sent. */
@@ -104,6 +105,17 @@ function languageList(languages: readonly string[]): string {
 function wordReason(subject: string, m: WordMatch): string {
   const look = m.lookalike ? ', written with look-alike letters from another script' : '';
   return `${subject} means ${m.meaning}: ${quote(m.word)} (${languageList(m.languages)})${look}`;
+}
+
+function disguiseReason(d: Disguise): string {
+  switch (d.kind) {
+    case 'override':
+      return 'target text contains a right-to-left override (U+202E), which shows its letters in another order than they are stored';
+    case 'mixed-script':
+      return `target text has a word that mixes Latin with Cyrillic or Greek look-alike letters: ${quote(d.word)}`;
+    default:
+      return d satisfies never;
+  }
 }
 
 /** The app that owns `pkg` in `apps`: the package itself or the nearest listed package above it. */
@@ -231,7 +243,7 @@ export class RiskClassifier {
     const high: string[] = [];
     const low: string[] = [];
 
-    const hasTarget = targetText !== null && targetText.trim() !== '';
+    const hasTarget = targetText !== null && hasVisibleText(targetText);
     this.checkTarget(targetText, high, low);
     if (ACTIVATING_TOOL_SET.has(name) && !hasTarget) {
       high.push(
@@ -263,6 +275,10 @@ export class RiskClassifier {
       low.push('no target text to check');
       return;
     }
+    if (!hasVisibleText(targetText)) {
+      low.push('target text has only invisible or control characters, so it names nothing');
+      return;
+    }
     let text = targetText;
     if (text.length > MAX_TARGET_TEXT_LENGTH) {
       high.push(
@@ -272,6 +288,9 @@ export class RiskClassifier {
       text = text.slice(0, MAX_TARGET_TEXT_LENGTH);
     }
     const matches = this.words.match(text);
+    // A look-alike word that spells a lexicon word is already named by its match, which says how it was written.
+    const spelled = matches.some((m) => m.lookalike);
+    for (const d of findDisguises(text)) if (!(spelled && d.kind === 'mixed-script')) high.push(disguiseReason(d));
     if (matches.length === 0) {
       if (text === targetText) low.push('no high-risk word in the target text');
       return;

@@ -6,6 +6,15 @@
  * space, and (for entries in scripts written without spaces: Han, Kana, Thai, Hangul) the words joined with nothing,
  * so a dictionary segmenter splitting `卸载` into `卸` + `载`, or Korean written with or without a space, still
  * matches. A key is always aligned on word boundaries: `Postcode` never contains `post`.
+ *
+ * Three more readings of the same text are looked up, each only when the text calls for it:
+ * - Languages matched with their marks kept (Vietnamese, whose tones tell words apart: `mua` buy, `mùa` season) are
+ *   also matched without them, but only when the whole text carries no diacritic at all: that is text typed without
+ *   them (`Thanh toan`), where the unaccented word is the best reading there is, while any accented text is still
+ *   read exactly (`mùa` stays low).
+ * - A word mixing Latin and Cyrillic or Greek look-alike letters is read in Latin (`sеnd`) and in Cyrillic
+ *   (`oтпpaвить`); the match says it was written with look-alikes.
+ * - Text with a right-to-left override (U+202E) is also read in the order it is shown (`visualOrder`).
  */
 import {
   HIGH_RISK_CONCEPTS,
@@ -16,7 +25,7 @@ import {
   type WordsByLanguage,
 } from './lexicon.js';
 import { Lru } from './lru.js';
-import { foldText, latinSkeleton, segmentWords, stripMarks } from './normalize.js';
+import { cyrillicSkeleton, foldText, latinSkeleton, segmentWords, stripMarks, visualOrder } from './normalize.js';
 
 /** Longest run of words looked up as one key. */
 const MAX_SPAN = 8;
@@ -52,12 +61,16 @@ interface Entry {
   readonly meaning: string;
   readonly language: string;
   readonly rank: number;
-  readonly latin: boolean;
+  /** The language's script (`Latin` when the language is not in the lexicon): look-alike readings match only it. */
+  readonly script: string;
 }
 
 interface Neighbours {
   readonly before: ReadonlySet<string>;
   readonly after: ReadonlySet<string>;
+  /** The same words without marks, for matches made in unaccented text. */
+  readonly bareBefore: ReadonlySet<string>;
+  readonly bareAfter: ReadonlySet<string>;
 }
 
 interface Hit {
@@ -65,6 +78,15 @@ interface Hit {
   readonly end: number;
   readonly entry: Entry;
   readonly lookalike: boolean;
+  /** Matched without the marks its language keeps (unaccented text). */
+  readonly bare: boolean;
+}
+
+/** Lookup tables: keys with marks stripped, keys with marks kept, and the latter's keys without marks. */
+interface Tables {
+  readonly stripped: Table;
+  readonly exact: Table;
+  readonly bare: Table;
 }
 
 type Table = Map<string, Entry[]>;
@@ -80,8 +102,8 @@ function addKey(table: Table, key: string, entry: Entry): void {
 /** Finds high-risk words in text; build once, use many times. */
 export class WordMatcher {
   /** Keys of entries matched with marks stripped, and of those matched with marks kept (Vietnamese). */
-  private readonly high: { stripped: Table; exact: Table } = { stripped: new Map(), exact: new Map() };
-  private readonly readOnly: { stripped: Table; exact: Table } = { stripped: new Map(), exact: new Map() };
+  private readonly high: Tables = { stripped: new Map(), exact: new Map(), bare: new Map() };
+  private readonly readOnly: Tables = { stripped: new Map(), exact: new Map(), bare: new Map() };
   private readonly neighbours = new Map<string, Neighbours>();
   /** Most words in a spaced key; runs of unspaced-script words may take up to MAX_SPAN. */
   private maxSpacedWords = 1;
@@ -99,7 +121,7 @@ export class WordMatcher {
       const i = languageOrder.indexOf(language);
       return i === -1 ? languageOrder.length : i;
     };
-    const add = (tables: { stripped: Table; exact: Table }, meaning: string, words: WordsByLanguage) => {
+    const add = (tables: Tables, meaning: string, words: WordsByLanguage) => {
       for (const [language, list] of Object.entries(words) as [string, readonly string[]][]) {
         const info = LANGUAGES[language as LanguageCode] as (typeof LANGUAGES)[LanguageCode] | undefined;
         for (const word of list) {
@@ -108,20 +130,17 @@ export class WordMatcher {
             meaning,
             language,
             rank: rank(language),
-            latin: !info || info.script === 'Latin',
+            script: info?.script ?? 'Latin',
           };
           const folded = segmentWords(foldText(word));
           if (folded.length === 0) continue;
-          const tokens = info?.keepMarks ? folded : folded.map(stripMarks);
-          const table = info?.keepMarks ? tables.exact : tables.stripped;
-          addKey(table, tokens.join(' '), entry);
-          for (let k = 1; k <= tokens.length; k++) this.prefixes.add(tokens.slice(0, k).join(' '));
-          if (UNSPACED_SCRIPT.test(word)) {
-            addKey(table, tokens.join(''), entry);
-            let prefix = '';
-            for (const char of tokens.join('')) this.prefixes.add((prefix += char));
+          const stripped = folded.map(stripMarks);
+          if (info?.keepMarks) {
+            this.addKeys(tables.exact, folded, word, entry);
+            this.addKeys(tables.bare, stripped, word, entry);
+          } else {
+            this.addKeys(tables.stripped, stripped, word, entry);
           }
-          this.maxSpacedWords = Math.max(this.maxSpacedWords, Math.min(tokens.length, MAX_SPAN));
         }
       }
     };
@@ -129,14 +148,27 @@ export class WordMatcher {
     for (const extra of extraWords) add(this.high, extra.meaning, { [extra.language]: extra.words });
     add(this.readOnly, 'read-only', READ_ONLY_PHRASES);
     for (const [language, n] of Object.entries(READ_ONLY_NEIGHBOURS)) {
-      const fold = (words: readonly string[] = []) =>
-        new Set(
-          words
-            .flatMap((w) => segmentWords(foldText(w)))
-            .map(LANGUAGES[language as LanguageCode].keepMarks ? (w) => w : stripMarks),
-        );
-      this.neighbours.set(language, { before: fold(n.before), after: fold(n.after) });
+      const keep = LANGUAGES[language as LanguageCode].keepMarks === true;
+      const fold = (words: readonly string[] = [], bare = false) =>
+        new Set(words.flatMap((w) => segmentWords(foldText(w))).map(keep && !bare ? (w) => w : stripMarks));
+      this.neighbours.set(language, {
+        before: fold(n.before),
+        after: fold(n.after),
+        bareBefore: fold(n.before, true),
+        bareAfter: fold(n.after, true),
+      });
     }
+  }
+
+  private addKeys(table: Table, tokens: readonly string[], word: string, entry: Entry): void {
+    addKey(table, tokens.join(' '), entry);
+    for (let k = 1; k <= tokens.length; k++) this.prefixes.add(tokens.slice(0, k).join(' '));
+    if (UNSPACED_SCRIPT.test(word)) {
+      addKey(table, tokens.join(''), entry);
+      let prefix = '';
+      for (const char of tokens.join('')) this.prefixes.add((prefix += char));
+    }
+    this.maxSpacedWords = Math.max(this.maxSpacedWords, Math.min(tokens.length, MAX_SPAN));
   }
 
   /**
@@ -157,6 +189,16 @@ export class WordMatcher {
   }
 
   private find(text: string): WordMatch[] {
+    const found = this.findIn(text);
+    const visual = visualOrder(text);
+    if (visual === null) return found;
+    for (const m of this.findIn(visual)) {
+      if (!found.some((f) => f.word === m.word && f.meaning === m.meaning)) found.push(m);
+    }
+    return found;
+  }
+
+  private findIn(text: string): WordMatch[] {
     const exact = segmentWords(foldText(text));
     if (exact.length === 0) return [];
     const stripped = exact.map(stripMarks);
@@ -168,12 +210,18 @@ export class WordMatcher {
     // lookups nor runs longer than the longest spaced entry.
     const unspaced = UNSPACED_SCRIPT.test(text);
     const span = unspaced ? MAX_SPAN : this.maxSpacedWords;
-    this.scan(stripped, exact, hits, readOnly, false, span, unspaced);
+    // No word changed by stripping marks: the text was typed without them.
+    const unaccented = exact.every((w, i) => w === stripped[i]);
+    this.scan(stripped, exact, hits, readOnly, null, span, unspaced, unaccented);
 
-    const skeletons = stripped.map(latinSkeleton);
-    if (skeletons.some((s) => s !== null)) {
-      const latin = stripped.map((w, i) => skeletons[i] ?? w);
-      this.scan(latin, null, hits, readOnly, true, span, unspaced, skeletons);
+    for (const [script, skeleton] of [
+      ['Latin', latinSkeleton],
+      ['Cyrillic', cyrillicSkeleton],
+    ] as const) {
+      const skeletons = stripped.map(skeleton);
+      if (skeletons.every((s) => s === null)) continue;
+      const read = stripped.map((w, i) => skeletons[i] ?? w);
+      this.scan(read, null, hits, readOnly, script, span, unspaced, false, skeletons);
     }
 
     const covering = <T>(index: Map<number, T[]>, start: number, covers: (item: T) => boolean): boolean => {
@@ -220,9 +268,10 @@ export class WordMatcher {
     exact: readonly string[] | null,
     hits: Map<number, Hit[]>,
     readOnly: Map<number, number[]>,
-    lookalike: boolean,
+    lookalike: string | null,
     span: number,
     unspaced: boolean,
+    unaccented: boolean,
     skeletons?: readonly (string | null)[],
   ): void {
     const n = words.length;
@@ -248,13 +297,17 @@ export class WordMatcher {
         }
         if (!alive && !exactAlive) break;
         if (skeletons && skeletons[j] !== null) changed = true;
-        if (lookalike && !changed) continue;
+        if (lookalike !== null && !changed) continue;
         if (alive) {
-          this.collect(this.high.stripped, spaced, tight, multi, i, j + 1, hits, lookalike);
+          this.collect(this.high.stripped, spaced, tight, multi, i, j + 1, hits, lookalike, false);
           this.collectReadOnly(this.readOnly.stripped, spaced, tight, multi, i, j + 1, readOnly);
+          if (unaccented) {
+            this.collect(this.high.bare, spaced, tight, multi, i, j + 1, hits, null, true);
+            this.collectReadOnly(this.readOnly.bare, spaced, tight, multi, i, j + 1, readOnly);
+          }
         }
         if (exactAlive) {
-          this.collect(this.high.exact, exactSpaced, exactTight, multi, i, j + 1, hits, false);
+          this.collect(this.high.exact, exactSpaced, exactTight, multi, i, j + 1, hits, null, false);
           this.collectReadOnly(this.readOnly.exact, exactSpaced, exactTight, multi, i, j + 1, readOnly);
         }
       }
@@ -269,12 +322,13 @@ export class WordMatcher {
     start: number,
     end: number,
     hits: Map<number, Hit[]>,
-    lookalike: boolean,
+    lookalike: string | null,
+    bare: boolean,
   ): void {
     const byKey = table.get(spaced);
     const byTight = multi ? table.get(tight) : undefined;
-    if (byKey) this.push(byKey, start, end, hits, lookalike);
-    if (byTight) this.push(byTight, start, end, hits, lookalike);
+    if (byKey) this.push(byKey, start, end, hits, lookalike, bare);
+    if (byTight) this.push(byTight, start, end, hits, lookalike, bare);
   }
 
   private push(
@@ -282,13 +336,16 @@ export class WordMatcher {
     start: number,
     end: number,
     hits: Map<number, Hit[]>,
-    lookalike: boolean,
+    lookalike: string | null,
+    bare: boolean,
   ): void {
     for (const entry of entries) {
-      if (lookalike && !entry.latin) continue;
+      if (lookalike !== null && entry.script !== lookalike) continue;
       let list = hits.get(start);
       if (!list) hits.set(start, (list = []));
-      if (!list.some((h) => h.end === end && h.entry === entry)) list.push({ start, end, entry, lookalike });
+      if (!list.some((h) => h.end === end && h.entry === entry)) {
+        list.push({ start, end, entry, lookalike: lookalike !== null, bare });
+      }
     }
   }
 
@@ -310,9 +367,11 @@ export class WordMatcher {
   private nextToReadOnlyWord(hit: Hit, stripped: readonly string[], exact: readonly string[]): boolean {
     const n = this.neighbours.get(hit.entry.language);
     if (!n) return false;
-    const words = LANGUAGES[hit.entry.language as LanguageCode].keepMarks ? exact : stripped;
+    const exactly = LANGUAGES[hit.entry.language as LanguageCode].keepMarks === true && !hit.bare;
+    const words = exactly ? exact : stripped;
     const before = words[hit.start - 1];
     const after = words[hit.end];
-    return (before !== undefined && n.before.has(before)) || (after !== undefined && n.after.has(after));
+    const [b, a] = hit.bare ? [n.bareBefore, n.bareAfter] : [n.before, n.after];
+    return (before !== undefined && b.has(before)) || (after !== undefined && a.has(after));
   }
 }
