@@ -142,3 +142,33 @@ describe('parseRiskInput', () => {
     });
   });
 });
+
+describe('classifyLine with explain', () => {
+  it('names the concept, the languages and the lexicon form of each risky word', () => {
+    const line = JSON.stringify({
+      tool: 'device.tap',
+      args: { ref: 'e4' },
+      target_text: 'Jetzt bezahlen',
+      foreground_package: 'com.example.shop',
+    });
+    const out = JSON.parse(classifyLine(line, 1, undefined, undefined, true).output) as {
+      level: string;
+      explain: { target_text: { concept: string; form: string; languages: { code: string; name: string }[] }[] };
+    };
+    expect(out.level).toBe('high');
+    expect(out.explain.target_text).toContainEqual(
+      expect.objectContaining({ concept: 'pay', form: 'bezahlen', languages: [{ code: 'de', name: 'German' }] }),
+    );
+  });
+
+  it('explains nothing for a harmless label, and leaves the field out unless asked', () => {
+    const line = JSON.stringify({
+      tool: 'device.tap',
+      args: { ref: 'e2' },
+      target_text: 'Battery',
+      foreground_package: 'com.example.shop',
+    });
+    expect(JSON.parse(classifyLine(line, 1, undefined, undefined, true).output).explain).toEqual({ target_text: [] });
+    expect(JSON.parse(classifyLine(line, 1).output).explain).toBeUndefined();
+  });
+});

@@ -3,6 +3,7 @@
  * (`{"tool","args","target_text","foreground_package"}`); each output line is its verdict (`{"level","reasons","fix"?}`)
  * or, for a line that cannot be read, `{"error":{"code","message"}}` with a message that says what to send instead.
  */
+import { explainText } from './explain.js';
 import { classifyRisk, type RiskClassifierOptions, type RiskInput } from './risk-classifier.js';
 
 /** Why a line could not be classified. */
@@ -99,6 +100,7 @@ export function classifyLine(
   lineNumber: number,
   options?: RiskClassifierOptions,
   checkTool?: ToolCheck,
+  explain = false,
 ): LineResult {
   let value: unknown;
   try {
@@ -124,14 +126,13 @@ export function classifyLine(
     );
   }
   const verdict = classifyRisk(parsed.input, options);
-  return {
-    ok: true,
-    output: JSON.stringify(
-      verdict.fix === undefined
-        ? { level: verdict.level, reasons: verdict.reasons }
-        : { level: verdict.level, reasons: verdict.reasons, fix: verdict.fix },
-    ),
-  };
+  const out: Record<string, unknown> = { level: verdict.level, reasons: verdict.reasons };
+  if (verdict.fix !== undefined) out.fix = verdict.fix;
+  if (explain) {
+    const text = parsed.input.target_text;
+    out.explain = { target_text: text ? explainText(text) : [] };
+  }
+  return { ok: true, output: JSON.stringify(out) };
 }
 
 /**

@@ -42,3 +42,4 @@ export { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp
 export { SCREEN_ACTION_TOOLS } from './system-actions.js';
 export type { ExtraHighRiskWords, WordMatch } from './word-matcher.js';
 export { coverageTable, lexiconCoverage, type LanguageCoverage, type LexiconCoverage } from './coverage.js';
+export { explainText, type WordExplanation } from './explain.js';

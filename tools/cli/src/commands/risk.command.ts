@@ -53,7 +53,11 @@ export function registerRiskCommands(program: Command, ctx: () => CliContext): v
         'the catalog does not have (unknown_tool, with the closest real names)',
     )
     .option('--file <path>', 'read the JSON lines from this file instead of stdin')
-    .action(async (o: { file?: string }) => {
+    .option(
+      '--explain',
+      'add "explain": the concept, languages and lexicon form of each word of the target text that matched',
+    )
+    .action(async (o: { file?: string; explain?: boolean }) => {
       const input: Readable = o.file ? createReadStream(o.file, { encoding: 'utf8' }) : process.stdin;
       const checkTool = catalogToolCheck();
       let bad = 0;
@@ -62,7 +66,7 @@ export function registerRiskCommands(program: Command, ctx: () => CliContext): v
         for await (const line of createInterface({ input, crlfDelay: Infinity })) {
           lineNumber++;
           if (line.trim() === '') continue;
-          const result = classifyLine(line, lineNumber, undefined, checkTool);
+          const result = classifyLine(line, lineNumber, undefined, checkTool, Boolean(o.explain));
           if (!result.ok) bad++;
           if (!process.stdout.write(`${result.output}\n`)) await once(process.stdout, 'drain');
         }
