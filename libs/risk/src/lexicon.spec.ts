@@ -27,6 +27,7 @@ const SHARE = 'share';
 const TABLES: Record<LanguageCode, LanguageTable> = {
   en: {
     high: [
+      ['Proceed to payment', PAY],
       ['Send', SEND],
       ['Pay now', PAY],
       ['Confirm', CONFIRM],
@@ -89,6 +90,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   de: {
     high: [
+      ['Zur Kasse gehen', BUY],
       ['Senden', SEND],
       ['Absenden', SEND],
       ['Jetzt bezahlen', PAY],
@@ -130,6 +132,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   pt: {
     high: [
+      ['Finalizar pedido', BUY],
       ['Enviar', SEND],
       ['Pagar', PAY],
       ['Confirmar', CONFIRM],
@@ -145,6 +148,8 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   it: {
     high: [
+      ["Procedi all'ordine", BUY],
+      ['Procedi al pagamento', PAY],
       ['Invia', SEND],
       ['Paga ora', PAY],
       ['Conferma', CONFIRM],
@@ -161,6 +166,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   nl: {
     high: [
+      ['Naar de kassa', BUY],
       ['Verzenden', SEND],
       ['Betalen', PAY],
       ['Bevestigen', CONFIRM],
@@ -176,6 +182,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   pl: {
     high: [
+      ['Przejdź do kasy', BUY],
       ['Wyślij', SEND],
       ['Zapłać', PAY],
       ['Potwierdź', CONFIRM],
@@ -208,6 +215,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   id: {
     high: [
+      ['Buat pesanan', BUY],
       ['Kirim', SEND],
       ['Bayar', PAY],
       ['Konfirmasi', CONFIRM],
@@ -518,7 +526,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
       ['Pretplati se', SUBSCRIBE],
       ['Otkaži pretplatu', UNSUBSCRIBE],
       ['Deinstaliraj', INSTALL],
-      ['Resetuj', RESET],
+      ['Resetujte', RESET],
       ['Podeli', SHARE],
     ],
     low: ['Pošiljalac', 'Poslato', 'Izbrisane stavke', 'Načini plaćanja', 'Broj potvrde', 'Podešavanja'],
@@ -684,6 +692,196 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
     ],
     low: ['ላኪ', 'ተልኳል', 'የተሰረዙ ንጥሎች', 'የክፍያ ዘዴዎች', 'ቅንብሮች'],
   },
+  fa: {
+    high: [
+      ['بفرست', SEND],
+      ['پرداخت', PAY],
+      ['تأیید کنید', CONFIRM],
+      ['پاک کنید', DELETE],
+      ['منتشر کنید', POST],
+      ['ثبت سفارش', BUY],
+      ['کارت به کارت', TRANSFER],
+      ['مشترک شوید', SUBSCRIBE],
+      ['لغو اشتراک', UNSUBSCRIBE],
+      ['حذف نصب', INSTALL],
+      ['بازنشانی', RESET],
+      ['اشتراک‌گذاری', SHARE],
+    ],
+    low: ['فرستنده', 'ارسال‌شده', 'روش‌های پرداخت', 'کد تأیید', 'تاریخچه خرید', 'تنظیمات'],
+  },
+  sk: {
+    high: [
+      ['Odoslať', SEND],
+      ['Zaplatiť', PAY],
+      ['Potvrdiť', CONFIRM],
+      ['Odstrániť', DELETE],
+      ['Zverejniť', POST],
+      ['Kúpiť teraz', BUY],
+      ['K pokladni', BUY],
+      ['Previesť peniaze', TRANSFER],
+      ['Odoberať', SUBSCRIBE],
+      ['Zrušiť odber', UNSUBSCRIBE],
+      ['Odinštalovať', INSTALL],
+      ['Obnoviť výrobné nastavenia', RESET],
+      ['Zdieľať', SHARE],
+    ],
+    low: ['Odosielateľ', 'Odoslané', 'Odstránené položky', 'Spôsoby platby', 'Číslo potvrdenia', 'Nastavenia'],
+  },
+  hr: {
+    high: [
+      ['Pošalji', SEND],
+      ['Plati sada', PAY],
+      ['Potvrdi', CONFIRM],
+      ['Izbriši', DELETE],
+      ['Objavi', POST],
+      ['Dovrši kupnju', BUY],
+      ['Prijenos novca', TRANSFER],
+      ['Pretplati se', SUBSCRIBE],
+      ['Otkaži pretplatu', UNSUBSCRIBE],
+      ['Deinstaliraj', INSTALL],
+      ['Resetiraj', RESET],
+      ['Podijeli', SHARE],
+    ],
+    low: ['Pošiljatelj', 'Poslano', 'Izbrisane stavke', 'Načini plaćanja', 'Postavke'],
+  },
+  bg: {
+    high: [
+      ['Изпрати', SEND],
+      ['Плати сега', PAY],
+      ['Потвърди', CONFIRM],
+      ['Изтрий', DELETE],
+      ['Публикувай', POST],
+      ['Поръчай', BUY],
+      ['Преведи', TRANSFER],
+      ['Абонирай се', SUBSCRIBE],
+      ['Отпиши се', UNSUBSCRIBE],
+      ['Деинсталирай', INSTALL],
+      ['Нулиране', RESET],
+      ['Сподели', SHARE],
+    ],
+    low: ['Подател', 'Изпратени', 'Изтрити елементи', 'Начини на плащане', 'Настройки', 'Превод'],
+  },
+  sl: {
+    high: [
+      ['Pošlji', SEND],
+      ['Plačaj', PAY],
+      ['Potrdi', CONFIRM],
+      ['Odstrani', DELETE],
+      ['Objavite', POST],
+      ['Na blagajno', BUY],
+      ['Nakaži', TRANSFER],
+      ['Naroči se', SUBSCRIBE],
+      ['Prekliči naročnino', UNSUBSCRIBE],
+      ['Namesti', INSTALL],
+      ['Ponastavi', RESET],
+      ['Delite', SHARE],
+    ],
+    low: ['Pošiljatelj', 'Poslano', 'Izbrisani elementi', 'Načini plačila', 'Nastavitve'],
+  },
+  sv: {
+    high: [
+      ['Skicka', SEND],
+      ['Betala', PAY],
+      ['Bekräfta', CONFIRM],
+      ['Ta bort', DELETE],
+      ['Publicera', POST],
+      ['Köp nu', BUY],
+      ['Gå till kassan', BUY],
+      ['Överför', TRANSFER],
+      ['Prenumerera', SUBSCRIBE],
+      ['Avsluta prenumeration', UNSUBSCRIBE],
+      ['Avinstallera', INSTALL],
+      ['Återställ', RESET],
+      ['Dela via', SHARE],
+    ],
+    low: ['Avsändare', 'Skickat', 'Borttagna objekt', 'Betalningsmetoder', 'Orderhistorik', 'Inställningar'],
+  },
+  da: {
+    high: [
+      ['Afsend', SEND],
+      ['Betal nu', PAY],
+      ['Bekræft', CONFIRM],
+      ['Slet', DELETE],
+      ['Udgiv', POST],
+      ['Køb', BUY],
+      ['Gå til kassen', BUY],
+      ['Overfør penge', TRANSFER],
+      ['Tilmeld', SUBSCRIBE],
+      ['Afmeld', UNSUBSCRIBE],
+      ['Afinstaller', INSTALL],
+      ['Nulstil', RESET],
+      ['Del med', SHARE],
+    ],
+    low: ['Afsender', 'Sendt', 'Slettede elementer', 'Betalingsmetoder', 'Indstillinger'],
+  },
+  nb: {
+    high: [
+      ['Send inn', SEND],
+      ['Betal nå', PAY],
+      ['Bekreft', CONFIRM],
+      ['Slett', DELETE],
+      ['Publiser', POST],
+      ['Kjøp nå', BUY],
+      ['Overfør penger', TRANSFER],
+      ['Avslutt abonnement', UNSUBSCRIBE],
+      ['Avinstaller', INSTALL],
+      ['Tilbakestill', RESET],
+      ['Del med', SHARE],
+    ],
+    low: ['Avsender', 'Sendt', 'Slettede elementer', 'Betalingsmåter', 'Innstillinger'],
+  },
+  fi: {
+    high: [
+      ['Lähetä', SEND],
+      ['Maksa nyt', PAY],
+      ['Vahvista', CONFIRM],
+      ['Poista', DELETE],
+      ['Julkaise', POST],
+      ['Osta nyt', BUY],
+      ['Siirry kassalle', BUY],
+      ['Tilisiirto', TRANSFER],
+      ['Tilaa nyt', SUBSCRIBE],
+      ['Peru tilaus', UNSUBSCRIBE],
+      ['Asenna', INSTALL],
+      ['Nollaa', RESET],
+      ['Jaa', SHARE],
+    ],
+    low: ['Lähettäjä', 'Lähetetty', 'Poistetut kohteet', 'Maksutavat', 'Vapauta tilaa', 'Asetukset'],
+  },
+  ms: {
+    high: [
+      ['Hantar', SEND],
+      ['Buat pembayaran', PAY],
+      ['Sahkan', CONFIRM],
+      ['Padam', DELETE],
+      ['Siarkan', POST],
+      ['Daftar keluar', BUY],
+      ['Pindahkan wang', TRANSFER],
+      ['Langgan', SUBSCRIBE],
+      ['Nyahlanggan', UNSUBSCRIBE],
+      ['Nyahpasang', INSTALL],
+      ['Tetapkan semula', RESET],
+      ['Kongsi', SHARE],
+    ],
+    low: ['Penghantar', 'Dihantar', 'Item dipadam', 'Kaedah pembayaran', 'Tetapan'],
+  },
+  ca: {
+    high: [
+      ['Envieu', SEND],
+      ['Paga ara', PAY],
+      ['Confirmeu', CONFIRM],
+      ['Suprimeix', DELETE],
+      ['Publiqueu', POST],
+      ['Fes la comanda', BUY],
+      ['Transfereix', TRANSFER],
+      ['Subscriu-te', SUBSCRIBE],
+      ['Cancel·la la subscripció', UNSUBSCRIBE],
+      ['Desinstal·la', INSTALL],
+      ['Restableix', RESET],
+      ['Comparteix', SHARE],
+    ],
+    low: ['Remitent', 'Enviat', 'Elements suprimits', 'Mètodes de pagament', 'Configuració'],
+  },
 };
 
 describe.each(Object.entries(TABLES) as [LanguageCode, LanguageTable][])('target text in %s', (code, table) => {
@@ -692,9 +890,11 @@ describe.each(Object.entries(TABLES) as [LanguageCode, LanguageTable][])('target
   it.each(table.high)(`is high for "%s" (%s, ${name})`, (text, meaning) => {
     const verdict = tap(text);
     expect(verdict.level).toBe('high');
-    const reason = verdict.reasons.find((r) => r.startsWith(`target text means ${meaning}: `));
-    expect(reason).toBeDefined();
-    expect(reason).toContain(name);
+    // Close languages can spell a word apart that reads alike once accents are stripped (Czech `zaplatit`, Slovak
+    // `zaplatiť`): each spelling gets its own reason, and one of them names this language.
+    const reasons = verdict.reasons.filter((r) => r.startsWith(`target text means ${meaning}: `));
+    expect(reasons).not.toEqual([]);
+    expect(reasons.join('\n')).toContain(name);
   });
 
   it.each(table.low)(`stays low for "%s" (${name})`, (text) => {
