@@ -96,7 +96,15 @@ export type LanguageCode =
   | 'kk'
   | 'af'
   | 'zu'
-  | 'be';
+  | 'be'
+  | 'ur'
+  | 'gu'
+  | 'kn'
+  | 'ml'
+  | 'pa'
+  | 'ne'
+  | 'si'
+  | 'mn';
 
 /** A language's display name, its script, and whether its diacritics are kept when matching. */
 export interface LanguageInfo {
@@ -114,6 +122,11 @@ export interface LanguageInfo {
     | 'Bengali'
     | 'Tamil'
     | 'Telugu'
+    | 'Gujarati'
+    | 'Gurmukhi'
+    | 'Kannada'
+    | 'Malayalam'
+    | 'Sinhala'
     | 'Thai'
     | 'Hangul'
     | 'Kana and Han'
@@ -183,6 +196,14 @@ export const LANGUAGES: Readonly<Record<LanguageCode, LanguageInfo>> = {
   af: { name: 'Afrikaans', script: 'Latin' },
   zu: { name: 'Zulu', script: 'Latin' },
   be: { name: 'Belarusian', script: 'Cyrillic' },
+  ur: { name: 'Urdu', script: 'Arabic' },
+  gu: { name: 'Gujarati', script: 'Gujarati' },
+  kn: { name: 'Kannada', script: 'Kannada' },
+  ml: { name: 'Malayalam', script: 'Malayalam' },
+  pa: { name: 'Punjabi', script: 'Gurmukhi' },
+  ne: { name: 'Nepali', script: 'Devanagari' },
+  si: { name: 'Sinhala', script: 'Sinhala' },
+  mn: { name: 'Mongolian', script: 'Cyrillic' },
 };
 
 /** Identifiers of the high-risk concepts. */
@@ -282,6 +303,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['stuur', 'stuur nou'],
       zu: ['thumela'],
       be: ['адправіць', 'адпраўце', 'даслаць'],
+      ur: ['بھیجیں', 'ارسال کریں'],
+      gu: ['મોકલો'],
+      kn: ['ಕಳುಹಿಸಿ', 'ಕಳುಹಿಸು'],
+      ml: ['അയയ്ക്കുക'],
+      pa: ['ਭੇਜੋ'],
+      ne: ['पठाउनुहोस्', 'पठाउनुस्'],
+      si: ['යවන්න'],
+      mn: ['илгээх', 'илгээнэ үү'],
     },
   },
   {
@@ -347,6 +376,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['betaal nou'],
       zu: ['khokha', 'khokha manje'],
       be: ['аплаціць', 'заплаціць'],
+      ur: ['ادائیگی کریں', 'ادا کریں', 'ابھی ادائیگی کریں'],
+      gu: ['ચુકવણી કરો', 'ચૂકવો'],
+      kn: ['ಪಾವತಿಸಿ', 'ಪಾವತಿ ಮಾಡಿ'],
+      ml: ['പണമടയ്ക്കുക', 'പേ ചെയ്യുക'],
+      pa: ['ਭੁਗਤਾਨ ਕਰੋ'],
+      ne: ['भुक्तानी गर्नुहोस्', 'तिर्नुहोस्'],
+      si: ['ගෙවන්න', 'දැන් ගෙවන්න'],
+      mn: ['төлөх', 'төлбөр төлөх'],
     },
   },
   {
@@ -412,6 +449,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['bevestig nou'],
       zu: ['qinisekisa'],
       be: ['пацвердзіць', 'пацвердзіце'],
+      ur: ['تصدیق کریں'],
+      gu: ['પુષ્ટિ કરો', 'કન્ફર્મ કરો'],
+      kn: ['ದೃಢೀಕರಿಸಿ', 'ಖಚಿತಪಡಿಸಿ'],
+      ml: ['സ്ഥിരീകരിക്കുക'],
+      pa: ['ਪੁਸ਼ਟੀ ਕਰੋ'],
+      ne: ['पुष्टि गर्नुहोस्'],
+      si: ['තහවුරු කරන්න'],
+      mn: ['баталгаажуулах', 'батлах'],
     },
   },
   {
@@ -477,6 +522,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['vee uit', 'skrap', 'verwyder'],
       zu: ['susa', 'sula'],
       be: ['выдаліць', 'выдаліце', 'сцерці'],
+      ur: ['حذف کریں', 'مٹائیں', 'ڈیلیٹ کریں'],
+      gu: ['ડિલીટ કરો', 'કાઢી નાખો'],
+      kn: ['ಅಳಿಸಿ', 'ಡಿಲೀಟ್ ಮಾಡಿ'],
+      ml: ['ഇല്ലാതാക്കുക', 'ഡിലീറ്റ് ചെയ്യുക'],
+      pa: ['ਮਿਟਾਓ', 'ਡਿਲੀਟ ਕਰੋ'],
+      ne: ['मेटाउनुहोस्', 'हटाउनुहोस्'],
+      si: ['මකන්න', 'ඉවත් කරන්න'],
+      mn: ['устгах'],
     },
   },
   {
@@ -542,6 +595,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['publiseer'],
       zu: ['shicilela'],
       be: ['апублікаваць', 'апублікуйце'],
+      ur: ['پوسٹ کریں', 'شائع کریں'],
+      gu: ['પોસ્ટ કરો', 'પ્રકાશિત કરો'],
+      kn: ['ಪೋಸ್ಟ್ ಮಾಡಿ', 'ಪ್ರಕಟಿಸಿ'],
+      ml: ['പോസ്റ്റ് ചെയ്യുക', 'പ്രസിദ്ധീകരിക്കുക'],
+      pa: ['ਪੋਸਟ ਕਰੋ', 'ਪ੍ਰਕਾਸ਼ਿਤ ਕਰੋ'],
+      ne: ['पोस्ट गर्नुहोस्', 'प्रकाशित गर्नुहोस्'],
+      si: ['පළ කරන්න', 'පෝස්ට් කරන්න'],
+      mn: ['нийтлэх'],
     },
   },
   {
@@ -677,6 +738,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['koop nou', 'bestel nou', 'plaas bestelling'],
       zu: ['thenga', 'thenga manje', 'oda manje'],
       be: ['купіць', 'набыць', 'замовіць', 'аформіць заказ'],
+      ur: ['خریدیں', 'ابھی خریدیں', 'آرڈر کریں'],
+      gu: ['ખરીદો', 'હમણાં ખરીદો', 'ઓર્ડર કરો'],
+      kn: ['ಖರೀದಿಸಿ', 'ಈಗ ಖರೀದಿಸಿ', 'ಆರ್ಡರ್ ಮಾಡಿ'],
+      ml: ['വാങ്ങുക', 'ഇപ്പോൾ വാങ്ങുക', 'ഓർഡർ ചെയ്യുക'],
+      pa: ['ਖਰੀਦੋ', 'ਹੁਣੇ ਖਰੀਦੋ', 'ਆਰਡਰ ਕਰੋ'],
+      ne: ['किन्नुहोस्', 'अहिले किन्नुहोस्', 'अर्डर गर्नुहोस्'],
+      si: ['මිලදී ගන්න', 'දැන් මිලදී ගන්න', 'ඇණවුම් කරන්න'],
+      mn: ['худалдаж авах', 'захиалах'],
     },
   },
   {
@@ -742,6 +811,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['dra oor', 'betaal oor'],
       zu: ['dlulisela imali', 'thumela imali'],
       be: ['перавесці', 'перавесці грошы'],
+      ur: ['رقم منتقل کریں', 'ٹرانسفر کریں'],
+      gu: ['ટ્રાન્સફર કરો', 'પૈસા મોકલો'],
+      kn: ['ವರ್ಗಾಯಿಸಿ', 'ಹಣ ಕಳುಹಿಸಿ'],
+      ml: ['കൈമാറുക', 'പണം അയയ്ക്കുക'],
+      pa: ['ਟ੍ਰਾਂਸਫਰ ਕਰੋ', 'ਪੈਸੇ ਭੇਜੋ'],
+      ne: ['ट्रान्सफर गर्नुहोस्', 'रकम पठाउनुहोस्'],
+      si: ['මුදල් මාරු කරන්න', 'මුදල් යවන්න'],
+      mn: ['шилжүүлэх', 'мөнгө шилжүүлэх'],
     },
   },
   {
@@ -807,6 +884,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['inteken', 'teken aan'],
       zu: ['bhalisa'],
       be: ['падпісацца'],
+      ur: ['سبسکرائب کریں', 'رکنیت لیں'],
+      gu: ['સબ્સ્ક્રાઇબ કરો'],
+      kn: ['ಚಂದಾದಾರರಾಗಿ', 'ಸಬ್‌ಸ್ಕ್ರೈಬ್ ಮಾಡಿ'],
+      ml: ['സബ്‌സ്‌ക്രൈബ് ചെയ്യുക'],
+      pa: ['ਸਬਸਕ੍ਰਾਈਬ ਕਰੋ', 'ਗਾਹਕੀ ਲਓ'],
+      ne: ['सदस्यता लिनुहोस्', 'सब्सक्राइब गर्नुहोस्'],
+      si: ['දායක වන්න'],
+      mn: ['бүртгүүлэх', 'захиалга хийх'],
     },
   },
   {
@@ -872,6 +957,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['kanselleer intekening', 'kanselleer subskripsie'],
       zu: ['yeka ukubhalisa', 'zikhiphe'],
       be: ['адпісацца', 'скасаваць падпіску'],
+      ur: ['ان سبسکرائب کریں', 'رکنیت منسوخ کریں'],
+      gu: ['અનસબ્સ્ક્રાઇબ કરો', 'સબ્સ્ક્રિપ્શન રદ કરો'],
+      kn: ['ಅನ್‌ಸಬ್‌ಸ್ಕ್ರೈಬ್ ಮಾಡಿ', 'ಚಂದಾದಾರಿಕೆ ರದ್ದುಮಾಡಿ'],
+      ml: ['അൺസബ്‌സ്‌ക്രൈബ് ചെയ്യുക', 'സബ്‌സ്ക്രിപ്ഷൻ റദ്ദാക്കുക'],
+      pa: ['ਅਨਸਬਸਕ੍ਰਾਈਬ ਕਰੋ', 'ਗਾਹਕੀ ਰੱਦ ਕਰੋ'],
+      ne: ['सदस्यता रद्द गर्नुहोस्', 'अनसब्सक्राइब गर्नुहोस्'],
+      si: ['දායකත්වය අවලංගු කරන්න'],
+      mn: ['бүртгэлээ цуцлах', 'захиалга цуцлах'],
     },
   },
   {
@@ -937,6 +1030,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['installeer nou', 'deïnstalleer'],
       zu: ['faka', 'khipha uhlelo'],
       be: ['усталяваць', 'выдаліць праграму'],
+      ur: ['انسٹال کریں', 'ان انسٹال کریں'],
+      gu: ['ઇન્સ્ટોલ કરો', 'અનઇન્સ્ટોલ કરો'],
+      kn: ['ಇನ್‌ಸ್ಟಾಲ್ ಮಾಡಿ', 'ಅನ್‌ಇನ್‌ಸ್ಟಾಲ್ ಮಾಡಿ', 'ಸ್ಥಾಪಿಸಿ'],
+      ml: ['ഇൻസ്റ്റാൾ ചെയ്യുക', 'അൺഇൻസ്റ്റാൾ ചെയ്യുക'],
+      pa: ['ਸਥਾਪਤ ਕਰੋ', 'ਇੰਸਟਾਲ ਕਰੋ', 'ਅਣਸਥਾਪਤ ਕਰੋ'],
+      ne: ['इन्स्टल गर्नुहोस्', 'अनइन्स्टल गर्नुहोस्', 'स्थापना गर्नुहोस्'],
+      si: ['ස්ථාපනය කරන්න', 'අස්ථාපනය කරන්න'],
+      mn: ['суулгах', 'апп устгах'],
     },
   },
   {
@@ -1002,6 +1103,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['stel terug', 'fabriekterugstelling'],
       zu: ['setha kabusha'],
       be: ['скінуць', 'скід'],
+      ur: ['ری سیٹ کریں'],
+      gu: ['રીસેટ કરો'],
+      kn: ['ರೀಸೆಟ್ ಮಾಡಿ', 'ಮರುಹೊಂದಿಸಿ'],
+      ml: ['റീസെറ്റ് ചെയ്യുക', 'പുനഃക്രമീകരിക്കുക'],
+      pa: ['ਰੀਸੈੱਟ ਕਰੋ'],
+      ne: ['रिसेट गर्नुहोस्'],
+      si: ['යළි සකසන්න', 'නැවත සකසන්න'],
+      mn: ['дахин тохируулах', 'үйлдвэрийн тохиргоонд шилжүүлэх'],
     },
   },
   {
@@ -1067,6 +1176,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['deel nou', 'deel met'],
       zu: ['yabelana'],
       be: ['падзяліцца'],
+      ur: ['شیئر کریں', 'اشتراک کریں'],
+      gu: ['શેર કરો'],
+      kn: ['ಹಂಚಿಕೊಳ್ಳಿ', 'ಶೇರ್ ಮಾಡಿ'],
+      ml: ['പങ്കിടുക', 'ഷെയർ ചെയ്യുക'],
+      pa: ['ਸਾਂਝਾ ਕਰੋ', 'ਸ਼ੇਅਰ ਕਰੋ'],
+      ne: ['सेयर गर्नुहोस्', 'साझा गर्नुहोस्'],
+      si: ['බෙදා ගන්න', 'බෙදාගන්න'],
+      mn: ['хуваалцах'],
     },
   },
   {
@@ -1132,6 +1249,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['teken hier', 'onderteken nou'],
       zu: ['sayina'],
       be: ['падпісаць'],
+      ur: ['دستخط کریں'],
+      gu: ['સહી કરો'],
+      kn: ['ಸಹಿ ಮಾಡಿ'],
+      ml: ['ഒപ്പിടുക'],
+      pa: ['ਦਸਤਖਤ ਕਰੋ'],
+      ne: ['हस्ताक्षर गर्नुहोस्'],
+      si: ['අත්සන් කරන්න'],
+      mn: ['гарын үсэг зурах'],
     },
   },
   {
@@ -1197,6 +1322,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['magtig', 'keur goed'],
       zu: ['gunyaza'],
       be: ['ухваліць', 'аўтарызаваць'],
+      ur: ['منظور کریں'],
+      gu: ['મંજૂર કરો'],
+      kn: ['ಅನುಮೋದಿಸಿ'],
+      ml: ['അംഗീകരിക്കുക'],
+      pa: ['ਮਨਜ਼ੂਰ ਕਰੋ'],
+      ne: ['स्वीकृत गर्नुहोस्'],
+      si: ['අනුමත කරන්න'],
+      mn: ['батламжлах'],
     },
   },
   {
@@ -1262,6 +1395,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['onttrek', 'trek geld'],
       zu: ['khipha imali'],
       be: ['вывесці сродкі', 'зняць грошы'],
+      ur: ['رقم نکالیں', 'رقم نکلوائیں'],
+      gu: ['પૈસા ઉપાડો'],
+      kn: ['ಹಣ ಹಿಂಪಡೆಯಿರಿ'],
+      ml: ['പണം പിൻവലിക്കുക'],
+      pa: ['ਪੈਸੇ ਕਢਵਾਓ'],
+      ne: ['रकम झिक्नुहोस्'],
+      si: ['මුදල් ආපසු ගන්න'],
+      mn: ['мөнгө авах', 'бэлэн мөнгө гаргах'],
     },
   },
   {
@@ -1327,6 +1468,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['skenk'],
       zu: ['nikela'],
       be: ['ахвяраваць'],
+      ur: ['عطیہ دیں', 'عطیہ کریں'],
+      gu: ['દાન કરો'],
+      kn: ['ದೇಣಿಗೆ ನೀಡಿ'],
+      ml: ['സംഭാവന ചെയ്യുക'],
+      pa: ['ਦਾਨ ਕਰੋ'],
+      ne: ['दान गर्नुहोस्'],
+      si: ['පරිත්‍යාග කරන්න'],
+      mn: ['хандив өгөх'],
     },
   },
   {
@@ -1392,6 +1541,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['bespreek nou', 'maak bespreking'],
       zu: ['bhukha'],
       be: ['забраніраваць'],
+      ur: ['بک کریں', 'بکنگ کریں'],
+      gu: ['બુક કરો'],
+      kn: ['ಬುಕ್ ಮಾಡಿ', 'ಕಾಯ್ದಿರಿಸಿ'],
+      ml: ['ബുക്ക് ചെയ്യുക'],
+      pa: ['ਬੁੱਕ ਕਰੋ'],
+      ne: ['बुक गर्नुहोस्'],
+      si: ['වෙන් කරන්න'],
+      mn: ['өрөө захиалах', 'суудал захиалах'],
     },
   },
   {
@@ -1457,6 +1614,14 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       af: ['skakel af', 'herbegin'],
       zu: ['vala ifoni', 'qala kabusha'],
       be: ['выключыць', 'перазапусціць'],
+      ur: ['پاور آف', 'ری اسٹارٹ کریں', 'دوبارہ شروع کریں'],
+      gu: ['પાવર બંધ કરો', 'રીસ્ટાર્ટ કરો'],
+      kn: ['ಪವರ್ ಆಫ್', 'ಮರುಪ್ರಾರಂಭಿಸಿ'],
+      ml: ['പവർ ഓഫ്', 'റീസ്റ്റാർട്ട് ചെയ്യുക'],
+      pa: ['ਪਾਵਰ ਬੰਦ ਕਰੋ', 'ਮੁੜ-ਚਾਲੂ ਕਰੋ'],
+      ne: ['पावर अफ', 'रिस्टार्ट गर्नुहोस्'],
+      si: ['බලය අක්‍රිය කරන්න', 'යළි අරඹන්න'],
+      mn: ['унтраах', 'дахин эхлүүлэх'],
     },
   },
 ];
