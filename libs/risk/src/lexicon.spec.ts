@@ -1222,6 +1222,57 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
     ],
     low: ['Илгээгч', 'Илгээсэн', 'Устгасан зүйлс', 'Төлбөрийн хэрэгсэл', 'Тохиргоо'],
   },
+  km: {
+    high: [
+      ['ផ្ញើ', SEND],
+      ['បង់ប្រាក់', PAY],
+      ['បញ្ជាក់', CONFIRM],
+      ['លុប', DELETE],
+      ['បង្ហោះ', POST],
+      ['ទិញឥឡូវ', BUY],
+      ['ផ្ទេរប្រាក់', TRANSFER],
+      ['ជាវ', SUBSCRIBE],
+      ['ឈប់ជាវ', UNSUBSCRIBE],
+      ['ដំឡើង', INSTALL],
+      ['កំណត់ឡើងវិញ', RESET],
+      ['ចែករំលែក', SHARE],
+    ],
+    low: ['អ្នកផ្ញើ', 'បានផ្ញើ', 'បានលុប', 'វិធីទូទាត់', 'ការកំណត់'],
+  },
+  lo: {
+    high: [
+      ['ສົ່ງ', SEND],
+      ['ຈ່າຍເງິນ', PAY],
+      ['ຢືນຢັນ', CONFIRM],
+      ['ລຶບ', DELETE],
+      ['ເຜີຍແຜ່', POST],
+      ['ຊື້ດຽວນີ້', BUY],
+      ['ໂອນເງິນ', TRANSFER],
+      ['ສະໝັກສະມາຊິກ', SUBSCRIBE],
+      ['ຍົກເລີກສະມາຊິກ', UNSUBSCRIBE],
+      ['ຖອນການຕິດຕັ້ງ', INSTALL],
+      ['ຣີເຊັດ', RESET],
+      ['ແບ່ງປັນ', SHARE],
+    ],
+    low: ['ຜູ້ສົ່ງ', 'ສົ່ງແລ້ວ', 'ລະຫັດຢືນຢັນ', 'ວິທີຈ່າຍເງິນ', 'ການຕັ້ງຄ່າ'],
+  },
+  my: {
+    high: [
+      ['ပို့ရန်', SEND],
+      ['ငွေပေးချေရန်', PAY],
+      ['အတည်ပြုပါ', CONFIRM],
+      ['ဖျက်ရန်', DELETE],
+      ['ထုတ်ဝေရန်', POST],
+      ['ဝယ်ယူရန်', BUY],
+      ['ငွေလွှဲရန်', TRANSFER],
+      ['စာရင်းသွင်းရန်', SUBSCRIBE],
+      ['စာရင်းမှ ထွက်ရန်', UNSUBSCRIBE],
+      ['ဖြုတ်ရန်', INSTALL],
+      ['ပြန်လည်သတ်မှတ်ရန်', RESET],
+      ['မျှဝေရန်', SHARE],
+    ],
+    low: ['ပို့သူ', 'ပို့ပြီး', 'ဖျက်ထားသည်များ', 'အတည်ပြုကုဒ်', 'ဆက်တင်များ'],
+  },
 };
 
 describe.each(Object.entries(TABLES) as [LanguageCode, LanguageTable][])('target text in %s', (code, table) => {
@@ -1264,7 +1315,7 @@ describe('the lexicon', () => {
       'Malayalam',
       'Sinhala',
     ];
-    for (const script of [...scripts, ...indic, 'Thai', 'Hangul', 'Han']) {
+    for (const script of [...scripts, ...indic, 'Thai', 'Lao', 'Khmer', 'Myanmar', 'Hangul', 'Han']) {
       expect(new RegExp(`\\p{Script=${script}}`, 'u').test(words)).toBe(true);
     }
     expect(/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(words)).toBe(true);

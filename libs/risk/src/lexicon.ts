@@ -104,7 +104,10 @@ export type LanguageCode =
   | 'pa'
   | 'ne'
   | 'si'
-  | 'mn';
+  | 'mn'
+  | 'km'
+  | 'lo'
+  | 'my';
 
 /** A language's display name, its script, and whether its diacritics are kept when matching. */
 export interface LanguageInfo {
@@ -128,6 +131,9 @@ export interface LanguageInfo {
     | 'Malayalam'
     | 'Sinhala'
     | 'Thai'
+    | 'Lao'
+    | 'Khmer'
+    | 'Myanmar'
     | 'Hangul'
     | 'Kana and Han'
     | 'Han';
@@ -204,6 +210,9 @@ export const LANGUAGES: Readonly<Record<LanguageCode, LanguageInfo>> = {
   ne: { name: 'Nepali', script: 'Devanagari' },
   si: { name: 'Sinhala', script: 'Sinhala' },
   mn: { name: 'Mongolian', script: 'Cyrillic' },
+  km: { name: 'Khmer', script: 'Khmer' },
+  lo: { name: 'Lao', script: 'Lao' },
+  my: { name: 'Burmese', script: 'Myanmar' },
 };
 
 /** Identifiers of the high-risk concepts. */
@@ -311,6 +320,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['पठाउनुहोस्', 'पठाउनुस्'],
       si: ['යවන්න'],
       mn: ['илгээх', 'илгээнэ үү'],
+      km: ['ផ្ញើ', 'ផ្ញើឥឡូវ'],
+      lo: ['ສົ່ງ'],
+      my: ['ပို့ရန်', 'ပို့ပါ', 'ပေးပို့ရန်', 'ပေးပို့ပါ'],
     },
   },
   {
@@ -384,6 +396,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['भुक्तानी गर्नुहोस्', 'तिर्नुहोस्'],
       si: ['ගෙවන්න', 'දැන් ගෙවන්න'],
       mn: ['төлөх', 'төлбөр төлөх'],
+      km: ['បង់ប្រាក់', 'ទូទាត់'],
+      lo: ['ຈ່າຍເງິນ', 'ຊຳລະເງິນ', 'ຈ່າຍ'],
+      my: ['ငွေပေးချေရန်', 'ငွေပေးချေပါ', 'ပေးချေရန်', 'ပေးချေပါ'],
     },
   },
   {
@@ -457,6 +472,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['पुष्टि गर्नुहोस्'],
       si: ['තහවුරු කරන්න'],
       mn: ['баталгаажуулах', 'батлах'],
+      km: ['បញ្ជាក់'],
+      lo: ['ຢືນຢັນ'],
+      my: ['အတည်ပြုရန်', 'အတည်ပြုပါ', 'အတည်ပြု'],
     },
   },
   {
@@ -530,6 +548,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['मेटाउनुहोस्', 'हटाउनुहोस्'],
       si: ['මකන්න', 'ඉවත් කරන්න'],
       mn: ['устгах'],
+      km: ['លុប'],
+      lo: ['ລຶບ'],
+      my: ['ဖျက်ရန်', 'ဖျက်ပါ', 'ဖျက်မည်'],
     },
   },
   {
@@ -603,6 +624,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['पोस्ट गर्नुहोस्', 'प्रकाशित गर्नुहोस्'],
       si: ['පළ කරන්න', 'පෝස්ට් කරන්න'],
       mn: ['нийтлэх'],
+      km: ['បង្ហោះ', 'ផ្សព្វផ្សាយ'],
+      lo: ['ໂພສ', 'ເຜີຍແຜ່'],
+      my: ['ထုတ်ဝေရန်', 'ပို့စ်တင်ရန်', 'တင်ရန်'],
     },
   },
   {
@@ -746,6 +770,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['किन्नुहोस्', 'अहिले किन्नुहोस्', 'अर्डर गर्नुहोस्'],
       si: ['මිලදී ගන්න', 'දැන් මිලදී ගන්න', 'ඇණවුම් කරන්න'],
       mn: ['худалдаж авах', 'захиалах'],
+      km: ['ទិញ', 'ទិញឥឡូវ', 'បញ្ជាទិញ'],
+      lo: ['ຊື້', 'ຊື້ດຽວນີ້', 'ສັ່ງຊື້'],
+      my: ['ဝယ်ရန်', 'ဝယ်ယူရန်', 'ယခုဝယ်ရန်', 'မှာယူရန်'],
     },
   },
   {
@@ -819,6 +846,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['ट्रान्सफर गर्नुहोस्', 'रकम पठाउनुहोस्'],
       si: ['මුදල් මාරු කරන්න', 'මුදල් යවන්න'],
       mn: ['шилжүүлэх', 'мөнгө шилжүүлэх'],
+      km: ['ផ្ទេរប្រាក់', 'ផ្ទេរ'],
+      lo: ['ໂອນເງິນ', 'ໂອນ'],
+      my: ['ငွေလွှဲရန်', 'ငွေလွှဲ', 'လွှဲပြောင်းရန်'],
     },
   },
   {
@@ -892,6 +922,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['सदस्यता लिनुहोस्', 'सब्सक्राइब गर्नुहोस्'],
       si: ['දායක වන්න'],
       mn: ['бүртгүүлэх', 'захиалга хийх'],
+      km: ['ជាវ'],
+      lo: ['ສະໝັກສະມາຊິກ'],
+      my: ['စာရင်းသွင်းရန်', 'စာရင်းသွင်းပါ'],
     },
   },
   {
@@ -965,6 +998,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['सदस्यता रद्द गर्नुहोस्', 'अनसब्सक्राइब गर्नुहोस्'],
       si: ['දායකත්වය අවලංගු කරන්න'],
       mn: ['бүртгэлээ цуцлах', 'захиалга цуцлах'],
+      km: ['ឈប់ជាវ', 'បោះបង់ការជាវ'],
+      lo: ['ຍົກເລີກການສະໝັກ', 'ຍົກເລີກສະມາຊິກ'],
+      my: ['စာရင်းသွင်းမှု ပယ်ဖျက်ရန်', 'စာရင်းမှ ထွက်ရန်'],
     },
   },
   {
@@ -1038,6 +1074,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['इन्स्टल गर्नुहोस्', 'अनइन्स्टल गर्नुहोस्', 'स्थापना गर्नुहोस्'],
       si: ['ස්ථාපනය කරන්න', 'අස්ථාපනය කරන්න'],
       mn: ['суулгах', 'апп устгах'],
+      km: ['ដំឡើង', 'លុបកម្មវិធី'],
+      lo: ['ຕິດຕັ້ງ', 'ຖອນການຕິດຕັ້ງ'],
+      my: ['ထည့်သွင်းရန်', 'ထည့်သွင်းပါ', 'ဖြုတ်ရန်'],
     },
   },
   {
@@ -1111,6 +1150,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['रिसेट गर्नुहोस्'],
       si: ['යළි සකසන්න', 'නැවත සකසන්න'],
       mn: ['дахин тохируулах', 'үйлдвэрийн тохиргоонд шилжүүлэх'],
+      km: ['កំណត់ឡើងវិញ'],
+      lo: ['ຣີເຊັດ', 'ຕັ້ງຄ່າໃໝ່'],
+      my: ['ပြန်လည်သတ်မှတ်ရန်'],
     },
   },
   {
@@ -1184,6 +1226,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['सेयर गर्नुहोस्', 'साझा गर्नुहोस्'],
       si: ['බෙදා ගන්න', 'බෙදාගන්න'],
       mn: ['хуваалцах'],
+      km: ['ចែករំលែក'],
+      lo: ['ແບ່ງປັນ'],
+      my: ['မျှဝေရန်', 'မျှဝေပါ', 'မျှဝေ'],
     },
   },
   {
@@ -1257,6 +1302,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['हस्ताक्षर गर्नुहोस्'],
       si: ['අත්සන් කරන්න'],
       mn: ['гарын үсэг зурах'],
+      km: ['ចុះហត្ថលេខា'],
+      lo: ['ລົງນາມ', 'ເຊັນ'],
+      my: ['လက်မှတ်ထိုးရန်'],
     },
   },
   {
@@ -1330,6 +1378,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['स्वीकृत गर्नुहोस्'],
       si: ['අනුමත කරන්න'],
       mn: ['батламжлах'],
+      km: ['អនុម័ត'],
+      lo: ['ອະນຸມັດ'],
+      my: ['လုပ်ပိုင်ခွင့်ပေးရန်'],
     },
   },
   {
@@ -1403,6 +1454,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['रकम झिक्नुहोस्'],
       si: ['මුදල් ආපසු ගන්න'],
       mn: ['мөнгө авах', 'бэлэн мөнгө гаргах'],
+      km: ['ដកប្រាក់'],
+      lo: ['ຖອນເງິນ'],
+      my: ['ငွေထုတ်ရန်', 'ငွေထုတ်'],
     },
   },
   {
@@ -1476,6 +1530,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['दान गर्नुहोस्'],
       si: ['පරිත්‍යාග කරන්න'],
       mn: ['хандив өгөх'],
+      km: ['បរិច្ចាគ'],
+      lo: ['ບໍລິຈາກ'],
+      my: ['လှူဒါန်းရန်'],
     },
   },
   {
@@ -1549,6 +1606,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['बुक गर्नुहोस्'],
       si: ['වෙන් කරන්න'],
       mn: ['өрөө захиалах', 'суудал захиалах'],
+      km: ['កក់'],
+      lo: ['ຈອງ'],
+      my: ['ကြိုတင်မှာယူရန်'],
     },
   },
   {
@@ -1622,6 +1682,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ne: ['पावर अफ', 'रिस्टार्ट गर्नुहोस्'],
       si: ['බලය අක්‍රිය කරන්න', 'යළි අරඹන්න'],
       mn: ['унтраах', 'дахин эхлүүлэх'],
+      km: ['បិទថាមពល', 'ចាប់ផ្ដើមឡើងវិញ'],
+      lo: ['ປິດເຄື່ອງ', 'ຣີສະຕາດ'],
+      my: ['ပါဝါပိတ်ရန်', 'ပြန်စရန်'],
     },
   },
 ];
@@ -1707,7 +1770,8 @@ const CJK_NEIGHBOURS: ReadOnlyNeighbours = {
 
 /**
  * Per language, single words right before or after a match that make it a read rather than an action: Japanese
- * `送信済み` "sent", Chinese `已发送` "sent", Thai `ผู้ส่ง` "sender", Korean `결제 내역` "payment history". Only the
+ * `送信済み` "sent", Chinese `已发送` "sent", Thai `ผู้ส่ง`, Lao `ຜູ້ສົ່ງ` and Khmer `អ្នកផ្ញើ` "sender", Burmese
+ * `ပို့သူ` "sender", Korean `결제 내역` "payment history". Only the
  * match's own language's list applies, so a word shared with another language (Indonesian `transfer`) needs a
  * {@link READ_ONLY_PHRASES} entry instead (`riwayat transfer`).
  */
@@ -1717,4 +1781,7 @@ export const READ_ONLY_NEIGHBOURS: Readonly<Partial<Record<LanguageCode, ReadOnl
   ja: CJK_NEIGHBOURS,
   'zh-Hans': CJK_NEIGHBOURS,
   'zh-Hant': CJK_NEIGHBOURS,
+  km: { before: ['អ្នក', 'បាន', 'ការ', 'វិធី', 'កូដ'], after: ['រួច', 'ហើយ', 'ជោគជ័យ'] },
+  lo: { before: ['ຜູ້', 'ໄດ້', 'ການ', 'ວິທີ', 'ລະຫັດ'], after: ['ແລ້ວ', 'ສຳເລັດ'] },
+  my: { before: ['မ'], after: ['သူ', 'ပြီး', 'ထားသည်', 'ကုဒ်', 'မှတ်တမ်း', 'နည်းလမ်း'] },
 };
