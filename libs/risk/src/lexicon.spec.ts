@@ -1273,6 +1273,40 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
     ],
     low: ['ပို့သူ', 'ပို့ပြီး', 'ဖျက်ထားသည်များ', 'အတည်ပြုကုဒ်', 'ဆက်တင်များ'],
   },
+  uz: {
+    high: [
+      ['Yuborish', SEND],
+      ["To'lash", PAY],
+      ['Tasdiqlash', CONFIRM],
+      ["O'chirish", DELETE],
+      ['Nashr qilish', POST],
+      ['Sotib olish', BUY],
+      ['Pul oʻtkazish', TRANSFER],
+      ["Obuna bo'lish", SUBSCRIBE],
+      ['Obunani bekor qilish', UNSUBSCRIBE],
+      ['Oʻrnatish', INSTALL],
+      ['Asliga qaytarish', RESET],
+      ['Ulashish', SHARE],
+    ],
+    low: ['Yuboruvchi', 'Yuborildi', "O'chirilgan elementlar", "To'lov usullari", 'Sozlamalar'],
+  },
+  gl: {
+    high: [
+      ['Envialo', SEND],
+      ['Paga agora', PAY],
+      ['Confirmade', CONFIRM],
+      ['Borrade', DELETE],
+      ['Publicade', POST],
+      ['Mercar agora', BUY],
+      ['Facer transferencia', TRANSFER],
+      ['Subscríbete', SUBSCRIBE],
+      ['Cancelar subscrición', UNSUBSCRIBE],
+      ['Desinstala', INSTALL],
+      ['Restabelecer', RESET],
+      ['Compartide', SHARE],
+    ],
+    low: ['Remitente', 'Enviado', 'Elementos eliminados', 'Métodos de pagamento', 'Configuración'],
+  },
 };
 
 describe.each(Object.entries(TABLES) as [LanguageCode, LanguageTable][])('target text in %s', (code, table) => {

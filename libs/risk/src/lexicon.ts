@@ -107,7 +107,9 @@ export type LanguageCode =
   | 'mn'
   | 'km'
   | 'lo'
-  | 'my';
+  | 'my'
+  | 'uz'
+  | 'gl';
 
 /** A language's display name, its script, and whether its diacritics are kept when matching. */
 export interface LanguageInfo {
@@ -213,6 +215,8 @@ export const LANGUAGES: Readonly<Record<LanguageCode, LanguageInfo>> = {
   km: { name: 'Khmer', script: 'Khmer' },
   lo: { name: 'Lao', script: 'Lao' },
   my: { name: 'Burmese', script: 'Myanmar' },
+  uz: { name: 'Uzbek', script: 'Latin' },
+  gl: { name: 'Galician', script: 'Latin' },
 };
 
 /** Identifiers of the high-risk concepts. */
@@ -323,6 +327,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ផ្ញើ', 'ផ្ញើឥឡូវ'],
       lo: ['ສົ່ງ'],
       my: ['ပို့ရန်', 'ပို့ပါ', 'ပေးပို့ရန်', 'ပေးပို့ပါ'],
+      uz: ['yuborish', 'yuboring', 'joʻnatish', "jo'natish"],
+      gl: ['envialo', 'enviar agora', 'mandar agora'],
     },
   },
   {
@@ -399,6 +405,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['បង់ប្រាក់', 'ទូទាត់'],
       lo: ['ຈ່າຍເງິນ', 'ຊຳລະເງິນ', 'ຈ່າຍ'],
       my: ['ငွေပေးချေရန်', 'ငွေပေးချေပါ', 'ပေးချေရန်', 'ပေးချေပါ'],
+      uz: ['toʻlash', 'to‘lash', "to'lash", 'toʻlov qilish', "to'lov qilish"],
+      gl: ['pagade', 'paga agora', 'facer o pagamento'],
     },
   },
   {
@@ -475,6 +483,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['បញ្ជាក់'],
       lo: ['ຢືນຢັນ'],
       my: ['အတည်ပြုရန်', 'အတည်ပြုပါ', 'အတည်ပြု'],
+      uz: ['tasdiqlash', 'tasdiqlang'],
+      gl: ['confirmade', 'confírmao'],
     },
   },
   {
@@ -551,6 +561,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['លុប'],
       lo: ['ລຶບ'],
       my: ['ဖျက်ရန်', 'ဖျက်ပါ', 'ဖျက်မည်'],
+      uz: ['oʻchirish', 'o‘chirish', "o'chirish", 'olib tashlash'],
+      gl: ['eliminade', 'borrade'],
     },
   },
   {
@@ -627,6 +639,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['បង្ហោះ', 'ផ្សព្វផ្សាយ'],
       lo: ['ໂພສ', 'ເຜີຍແຜ່'],
       my: ['ထုတ်ဝေရန်', 'ပို့စ်တင်ရန်', 'တင်ရန်'],
+      uz: ['nashr qilish', 'joylash'],
+      gl: ['publicalo', 'publicade'],
     },
   },
   {
@@ -773,6 +787,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ទិញ', 'ទិញឥឡូវ', 'បញ្ជាទិញ'],
       lo: ['ຊື້', 'ຊື້ດຽວນີ້', 'ສັ່ງຊື້'],
       my: ['ဝယ်ရန်', 'ဝယ်ယူရန်', 'ယခုဝယ်ရန်', 'မှာယူရန်'],
+      uz: ['sotib olish', 'xarid qilish', 'buyurtma berish'],
+      gl: ['mercar', 'mercar agora', 'facer pedido'],
     },
   },
   {
@@ -849,6 +865,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ផ្ទេរប្រាក់', 'ផ្ទេរ'],
       lo: ['ໂອນເງິນ', 'ໂອນ'],
       my: ['ငွေလွှဲရန်', 'ငွေလွှဲ', 'လွှဲပြောင်းရန်'],
+      uz: ['pul oʻtkazish', "pul o'tkazish"],
+      gl: ['facer transferencia', 'transferir diñeiro'],
     },
   },
   {
@@ -925,6 +943,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ជាវ'],
       lo: ['ສະໝັກສະມາຊິກ'],
       my: ['စာရင်းသွင်းရန်', 'စာရင်းသွင်းပါ'],
+      uz: ['obuna boʻlish', "obuna bo'lish"],
+      gl: ['subscribirse', 'subscríbete'],
     },
   },
   {
@@ -1001,6 +1021,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ឈប់ជាវ', 'បោះបង់ការជាវ'],
       lo: ['ຍົກເລີກການສະໝັກ', 'ຍົກເລີກສະມາຊິກ'],
       my: ['စာရင်းသွင်းမှု ပယ်ဖျက်ရန်', 'စာရင်းမှ ထွက်ရန်'],
+      uz: ['obunani bekor qilish', 'obunadan chiqish'],
+      gl: ['cancelar subscrición', 'darse de baixa'],
     },
   },
   {
@@ -1077,6 +1099,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ដំឡើង', 'លុបកម្មវិធី'],
       lo: ['ຕິດຕັ້ງ', 'ຖອນການຕິດຕັ້ງ'],
       my: ['ထည့်သွင်းရန်', 'ထည့်သွင်းပါ', 'ဖြုတ်ရန်'],
+      uz: ['oʻrnatish', 'o‘rnatish', "o'rnatish"],
+      gl: ['instala', 'desinstala'],
     },
   },
   {
@@ -1153,6 +1177,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['កំណត់ឡើងវិញ'],
       lo: ['ຣີເຊັດ', 'ຕັ້ງຄ່າໃໝ່'],
       my: ['ပြန်လည်သတ်မှတ်ရန်'],
+      uz: ['asliga qaytarish', 'zavod sozlamalariga qaytarish'],
+      gl: ['restabelecer', 'restablece'],
     },
   },
   {
@@ -1229,6 +1255,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ចែករំលែក'],
       lo: ['ແບ່ງປັນ'],
       my: ['မျှဝေရန်', 'မျှဝေပါ', 'မျှဝေ'],
+      uz: ['ulashish', 'baham koʻrish'],
+      gl: ['compartide', 'compárteo'],
     },
   },
   {
@@ -1305,6 +1333,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ចុះហត្ថលេខា'],
       lo: ['ລົງນາມ', 'ເຊັນ'],
       my: ['လက်မှတ်ထိုးရန်'],
+      uz: ['imzolash', 'imzolang'],
+      gl: ['asinar', 'asina'],
     },
   },
   {
@@ -1381,6 +1411,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['អនុម័ត'],
       lo: ['ອະນຸມັດ'],
       my: ['လုပ်ပိုင်ခွင့်ပေးရန်'],
+      uz: ['avtorizatsiya qilish'],
+      gl: ['autorizade', 'aprobade'],
     },
   },
   {
@@ -1457,6 +1489,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['ដកប្រាក់'],
       lo: ['ຖອນເງິນ'],
       my: ['ငွေထုတ်ရန်', 'ငွေထုတ်'],
+      uz: ['pul yechish', 'naqdlashtirish'],
+      gl: ['retirar cartos', 'sacar cartos'],
     },
   },
   {
@@ -1533,6 +1567,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['បរិច្ចាគ'],
       lo: ['ບໍລິຈາກ'],
       my: ['လှူဒါန်းရန်'],
+      uz: ['xayriya qilish'],
+      gl: ['facer unha doazón', 'doa agora'],
     },
   },
   {
@@ -1609,6 +1645,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['កក់'],
       lo: ['ຈອງ'],
       my: ['ကြိုတင်မှာယူရန်'],
+      uz: ['bron qilish'],
+      gl: ['reservade', 'reserva agora'],
     },
   },
   {
@@ -1685,6 +1723,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       km: ['បិទថាមពល', 'ចាប់ផ្ដើមឡើងវិញ'],
       lo: ['ປິດເຄື່ອງ', 'ຣີສະຕາດ'],
       my: ['ပါဝါပိတ်ရန်', 'ပြန်စရန်'],
+      uz: ['qayta yoqish', 'telefonni oʻchirish'],
+      gl: ['apagade', 'reiniciade'],
     },
   },
 ];
