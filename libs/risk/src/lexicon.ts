@@ -306,7 +306,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ca: ['envieu', 'envia-ho'],
       lt: ['siųsti', 'išsiųsti', 'siųskite'],
       lv: ['sūtīt', 'nosūtīt', 'sūtiet', 'nosūtiet'],
-      et: ['saada', 'saada ära'],
+      et: ['saatke', 'saada ära', 'saada kohe'],
       eu: ['bidali', 'bidali orain'],
       is: ['senda núna', 'senda skilaboð', 'sendu'],
       sq: ['dërgo', 'dërgoni'],
