@@ -67,6 +67,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   fr: {
     high: [
+      ['Commande avec obligation de paiement', BUY],
       ['Envoyer', SEND],
       ['Payer', PAY],
       ['Confirmer', CONFIRM],
@@ -182,6 +183,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   pl: {
     high: [
+      ['Zamawiam z obowiązkiem zapłaty', BUY],
       ['Przejdź do kasy', BUY],
       ['Wyślij', SEND],
       ['Zapłać', PAY],
@@ -198,6 +200,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   tr: {
     high: [
+      ['Ödemeye geç', PAY],
       ['Gönder', SEND],
       ['GÖNDER', SEND],
       ['Şimdi öde', PAY],
@@ -215,6 +218,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   id: {
     high: [
+      ['Lanjut ke pembayaran', PAY],
       ['Buat pesanan', BUY],
       ['Kirim', SEND],
       ['Bayar', PAY],
@@ -262,6 +266,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   uk: {
     high: [
+      ['Перейти до оплати', PAY],
       ['Надіслати', SEND],
       ['Оплатити', PAY],
       ['Підтвердити', CONFIRM],
@@ -277,6 +282,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   el: {
     high: [
+      ['Ολοκλήρωση αγοράς', BUY],
       ['Αποστολή', SEND],
       ['ΑΠΟΣΤΟΛΗ', SEND],
       ['Πληρωμή', PAY],
@@ -293,6 +299,7 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
   },
   ar: {
     high: [
+      ['متابعة الدفع', PAY],
       ['إرسال', SEND],
       ['ارسال', SEND],
       ['إرْسَال', SEND],
