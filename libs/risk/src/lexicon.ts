@@ -109,7 +109,10 @@ export type LanguageCode =
   | 'lo'
   | 'my'
   | 'uz'
-  | 'gl';
+  | 'gl'
+  | 'ky'
+  | 'or'
+  | 'as';
 
 /** A language's display name, its script, and whether its diacritics are kept when matching. */
 export interface LanguageInfo {
@@ -129,6 +132,7 @@ export interface LanguageInfo {
     | 'Telugu'
     | 'Gujarati'
     | 'Gurmukhi'
+    | 'Odia'
     | 'Kannada'
     | 'Malayalam'
     | 'Sinhala'
@@ -217,6 +221,9 @@ export const LANGUAGES: Readonly<Record<LanguageCode, LanguageInfo>> = {
   my: { name: 'Burmese', script: 'Myanmar' },
   uz: { name: 'Uzbek', script: 'Latin' },
   gl: { name: 'Galician', script: 'Latin' },
+  ky: { name: 'Kyrgyz', script: 'Cyrillic' },
+  or: { name: 'Odia', script: 'Odia' },
+  as: { name: 'Assamese', script: 'Bengali' },
 };
 
 /** Identifiers of the high-risk concepts. */
@@ -329,6 +336,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ပို့ရန်', 'ပို့ပါ', 'ပေးပို့ရန်', 'ပေးပို့ပါ'],
       uz: ['yuborish', 'yuboring', 'joʻnatish', "jo'natish"],
       gl: ['envialo', 'enviar agora', 'mandar agora'],
+      ky: ['жөнөтүү', 'жиберүү'],
+      or: ['ପଠାନ୍ତୁ'],
+      as: ['পঠিয়াওক', 'প্ৰেৰণ কৰক'],
     },
   },
   {
@@ -407,6 +417,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ငွေပေးချေရန်', 'ငွေပေးချေပါ', 'ပေးချေရန်', 'ပေးချေပါ'],
       uz: ['toʻlash', 'to‘lash', "to'lash", 'toʻlov qilish', "to'lov qilish"],
       gl: ['pagade', 'paga agora', 'facer o pagamento'],
+      ky: ['төлөө', 'төлөңүз'],
+      or: ['ପେମେଣ୍ଟ କରନ୍ତୁ', 'ଦେୟ ଦିଅନ୍ତୁ'],
+      as: ['পৰিশোধ কৰক', 'পেমেণ্ট কৰক'],
     },
   },
   {
@@ -485,6 +498,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['အတည်ပြုရန်', 'အတည်ပြုပါ', 'အတည်ပြု'],
       uz: ['tasdiqlash', 'tasdiqlang'],
       gl: ['confirmade', 'confírmao'],
+      ky: ['ырастоо', 'тастыктоо'],
+      or: ['ନିଶ୍ଚିତ କରନ୍ତୁ'],
+      as: ['নিশ্চিত কৰক'],
     },
   },
   {
@@ -563,6 +579,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ဖျက်ရန်', 'ဖျက်ပါ', 'ဖျက်မည်'],
       uz: ['oʻchirish', 'o‘chirish', "o'chirish", 'olib tashlash'],
       gl: ['eliminade', 'borrade'],
+      ky: ['өчүрүү', 'жок кылуу'],
+      or: ['ଡିଲିଟ୍ କରନ୍ତୁ', 'ବିଲୋପ କରନ୍ତୁ'],
+      as: ['মচি পেলাওক', 'মচক'],
     },
   },
   {
@@ -641,6 +660,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ထုတ်ဝေရန်', 'ပို့စ်တင်ရန်', 'တင်ရန်'],
       uz: ['nashr qilish', 'joylash'],
       gl: ['publicalo', 'publicade'],
+      ky: ['жарыялоо'],
+      or: ['ପୋଷ୍ଟ କରନ୍ତୁ', 'ପ୍ରକାଶ କରନ୍ତୁ'],
+      as: ['প্ৰকাশ কৰক', 'পোষ্ট কৰক'],
     },
   },
   {
@@ -811,6 +833,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ဝယ်ရန်', 'ဝယ်ယူရန်', 'ယခုဝယ်ရန်', 'မှာယူရန်'],
       uz: ['sotib olish', 'xarid qilish', 'buyurtma berish'],
       gl: ['mercar', 'mercar agora', 'facer pedido'],
+      ky: ['сатып алуу', 'буйрутма берүү'],
+      or: ['କିଣନ୍ତୁ', 'ଅର୍ଡର କରନ୍ତୁ'],
+      as: ['কিনক', 'এতিয়াই কিনক', 'অৰ্ডাৰ কৰক'],
     },
   },
   {
@@ -889,6 +914,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ငွေလွှဲရန်', 'ငွေလွှဲ', 'လွှဲပြောင်းရန်'],
       uz: ['pul oʻtkazish', "pul o'tkazish"],
       gl: ['facer transferencia', 'transferir diñeiro'],
+      ky: ['акча которуу', 'каражат которуу'],
+      or: ['ଟ୍ରାନ୍ସଫର କରନ୍ତୁ', 'ଟଙ୍କା ପଠାନ୍ତୁ'],
+      as: ['ধন স্থানান্তৰ কৰক', 'টকা পঠিয়াওক'],
     },
   },
   {
@@ -967,6 +995,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['စာရင်းသွင်းရန်', 'စာရင်းသွင်းပါ'],
       uz: ['obuna boʻlish', "obuna bo'lish"],
       gl: ['subscribirse', 'subscríbete'],
+      ky: ['жазылуу'],
+      or: ['ସବସ୍କ୍ରାଇବ କରନ୍ତୁ'],
+      as: ['ছাবস্ক্ৰাইব কৰক'],
     },
   },
   {
@@ -1045,6 +1076,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['စာရင်းသွင်းမှု ပယ်ဖျက်ရန်', 'စာရင်းမှ ထွက်ရန်'],
       uz: ['obunani bekor qilish', 'obunadan chiqish'],
       gl: ['cancelar subscrición', 'darse de baixa'],
+      ky: ['жазылууну жокко чыгаруу'],
+      or: ['ଅନସବସ୍କ୍ରାଇବ କରନ୍ତୁ'],
+      as: ['আনছাবস্ক্ৰাইব কৰক'],
     },
   },
   {
@@ -1123,6 +1157,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ထည့်သွင်းရန်', 'ထည့်သွင်းပါ', 'ဖြုတ်ရန်'],
       uz: ['oʻrnatish', 'o‘rnatish', "o'rnatish"],
       gl: ['instala', 'desinstala'],
+      ky: ['орнотуу'],
+      or: ['ଇନଷ୍ଟଲ କରନ୍ତୁ', 'ଅନଇନଷ୍ଟଲ କରନ୍ତୁ'],
+      as: ['ইনষ্টল কৰক', 'আনইনষ্টল কৰক'],
     },
   },
   {
@@ -1201,6 +1238,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ပြန်လည်သတ်မှတ်ရန်'],
       uz: ['asliga qaytarish', 'zavod sozlamalariga qaytarish'],
       gl: ['restabelecer', 'restablece'],
+      ky: ['баштапкы абалга келтирүү', 'кайра коюу'],
+      or: ['ରିସେଟ କରନ୍ତୁ'],
+      as: ['ৰিছেট কৰক'],
     },
   },
   {
@@ -1279,6 +1319,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['မျှဝေရန်', 'မျှဝေပါ', 'မျှဝေ'],
       uz: ['ulashish', 'baham koʻrish'],
       gl: ['compartide', 'compárteo'],
+      ky: ['бөлүшүү'],
+      or: ['ସେୟାର କରନ୍ତୁ'],
+      as: ['শ্বেয়াৰ কৰক'],
     },
   },
   {
@@ -1357,6 +1400,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['လက်မှတ်ထိုးရန်'],
       uz: ['imzolash', 'imzolang'],
       gl: ['asinar', 'asina'],
+      ky: ['кол коюу'],
+      or: ['ସ୍ୱାକ୍ଷର କରନ୍ତୁ'],
+      as: ['চহী কৰক'],
     },
   },
   {
@@ -1435,6 +1481,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['လုပ်ပိုင်ခွင့်ပေးရန်'],
       uz: ['avtorizatsiya qilish'],
       gl: ['autorizade', 'aprobade'],
+      ky: ['бекитүү'],
+      or: ['ଅନୁମୋଦନ କରନ୍ତୁ'],
+      as: ['অনুমোদন কৰক'],
     },
   },
   {
@@ -1513,6 +1562,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ငွေထုတ်ရန်', 'ငွေထုတ်'],
       uz: ['pul yechish', 'naqdlashtirish'],
       gl: ['retirar cartos', 'sacar cartos'],
+      ky: ['акча чыгаруу'],
+      or: ['ଟଙ୍କା ଉଠାନ୍ତୁ'],
+      as: ['টকা উলিয়াওক'],
     },
   },
   {
@@ -1591,6 +1643,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['လှူဒါန်းရန်'],
       uz: ['xayriya qilish'],
       gl: ['facer unha doazón', 'doa agora'],
+      ky: ['кайрымдуулук кылуу'],
+      or: ['ଦାନ କରନ୍ତୁ'],
+      as: ['দান কৰক'],
     },
   },
   {
@@ -1669,6 +1724,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ကြိုတင်မှာယူရန်'],
       uz: ['bron qilish'],
       gl: ['reservade', 'reserva agora'],
+      ky: ['брондоо'],
+      or: ['ବୁକ କରନ୍ତୁ'],
+      as: ['বুক কৰক'],
     },
   },
   {
@@ -1747,6 +1805,9 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       my: ['ပါဝါပိတ်ရန်', 'ပြန်စရန်'],
       uz: ['qayta yoqish', 'telefonni oʻchirish'],
       gl: ['apagade', 'reiniciade'],
+      ky: ['кайра жүргүзүү'],
+      or: ['ପାୱାର ବନ୍ଦ କରନ୍ତୁ', 'ରିଷ୍ଟାର୍ଟ କରନ୍ତୁ'],
+      as: ['ৰিষ্টাৰ্ট কৰক'],
     },
   },
 ];
