@@ -387,12 +387,12 @@ describe('RiskClassifier', () => {
   it('adds configured words, in a new language or an existing one', () => {
     const options = {
       extraWords: [
-        { meaning: 'pay', language: 'sw', words: ['lipa sasa'] },
+        { meaning: 'pay', language: 'yo', words: ['sanwo bayi'] },
         { meaning: 'cancel my plan', language: 'en', words: ['downgrade'] },
       ],
     };
-    expect(classifyRisk(call({ target_text: 'Lipa sasa' }), options).reasons).toEqual([
-      'target text means pay: "lipa sasa" (sw)',
+    expect(classifyRisk(call({ target_text: 'Sanwo bayi' }), options).reasons).toEqual([
+      'target text means pay: "sanwo bayi" (yo)',
     ]);
     expect(classifyRisk(call({ target_text: 'Downgrade' }), options).reasons).toEqual([
       'target text means cancel my plan: "downgrade" (English)',
