@@ -97,6 +97,8 @@ const AMOUNT = new RegExp(
   'u',
 );
 
+const HAS_DIGIT = /\d/u;
+
 /** ISO 7064 mod 97-10, as IBANs are checked: the country and check digits moved to the end, letters as 10…35. */
 function ibanChecks(candidate: string): boolean {
   const iban = candidate.replace(/ /g, '');
@@ -122,10 +124,15 @@ export function financialScreenEvidence(texts: readonly unknown[]): string | nul
   for (const t of texts.slice(0, MAX_SCREEN_TEXTS)) {
     if (typeof t === 'string' && t.trim() !== '') read.push(t.slice(0, MAX_SCREEN_TEXT_LENGTH));
   }
+  // Every kind of evidence has digits in the text or its neighbour: most texts are passed over with one cheap test.
+  const digits = read.map((t) => HAS_DIGIT.test(t));
   for (let i = 0; i < read.length; i++) {
+    if (!digits[i] && !digits[i + 1]) continue;
     const text = read[i]!;
-    for (const m of text.toUpperCase().matchAll(IBAN)) if (ibanChecks(m[0])) return 'an IBAN';
-    if (MASKED_NUMBER.test(text)) return 'a masked card or account number';
+    if (digits[i]) {
+      for (const m of text.toUpperCase().matchAll(IBAN)) if (ibanChecks(m[0])) return 'an IBAN';
+      if (MASKED_NUMBER.test(text)) return 'a masked card or account number';
+    }
     const lower = text.toLowerCase();
     const next = read[i + 1] ?? '';
     if (ACCOUNT_LABEL.test(lower) && (ACCOUNT_DIGITS.test(text) || ACCOUNT_DIGITS.test(next)))
