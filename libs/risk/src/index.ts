@@ -38,8 +38,23 @@ export {
   type LanguageCode,
   type LanguageInfo,
 } from './lexicon.js';
-export { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
-export { SCREEN_ACTION_TOOLS } from './system-actions.js';
+export {
+  PAYMENT_APPS,
+  PAYMENT_PACKAGE_WORDS,
+  SYSTEM_CONTROL_APPS,
+  type FinanceApp,
+  type KnownApp,
+} from './foreground-apps.js';
+export { financialScreenEvidence } from './financial-screen.js';
+export { INFORMATION_PAGES, SCREEN_ACTION_TOOLS, SETTINGS_APPS } from './system-actions.js';
+export {
+  canonicalPackage,
+  MAX_TENANT_APPS,
+  TenantAppLists,
+  tenantAppListProblems,
+  type TenantAppListsV1,
+  type TenantAppVerdict,
+} from './tenant-apps.js';
 export type { ExtraHighRiskWords, WordMatch } from './word-matcher.js';
 export { coverageTable, lexiconCoverage, type LanguageCoverage, type LexiconCoverage } from './coverage.js';
 export { explainText, type WordExplanation } from './explain.js';

@@ -200,7 +200,7 @@ describe('classifyRisk', () => {
 
     it('is high for a screen action in Settings, low for opening Settings', () => {
       expect(classifyRisk(call({ foreground_package: 'com.android.settings', target_text: 'Wi-Fi' })).reasons).toEqual([
-        'foreground app "com.android.settings" is Settings, where screen actions change system settings',
+        'foreground app "com.android.settings" is Settings, and "Wi-Fi" is not known to only open a page of information (it may change a setting)',
       ]);
       expect(
         classifyRisk({

@@ -2,18 +2,25 @@
  * The deterministic risk classifier: no model, no I/O, no clock. Every table is compiled when the module loads (or
  * when a {@link RiskClassifier} with extra words is built); a classification only looks words up.
  */
+import { financialScreenEvidence } from './financial-screen.js';
 import { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
 import { LANGUAGES, type LanguageCode } from './lexicon.js';
+import { normalizeForMatching } from './normalize.js';
 import {
   ACTIVATING_TOOLS,
   CONTENT_ARGUMENT_WORDS,
   DEVICE_ACTION_PHRASES,
+  INFORMATION_PAGES,
   KEY_ARGUMENTS,
   KEY_TOOLS,
   KEYS,
   SCREEN_ACTION_TOOLS,
   SETTING_TOOLS,
+  SETTINGS_APPS,
+  SETTINGS_JUDGED_TOOLS,
+  TOGGLE_ROLES,
 } from './system-actions.js';
+import type { TenantAppLists } from './tenant-apps.js';
 import { Lru } from './lru.js';
 import { findDisguises, hasVisibleText, type Disguise } from './normalize.js';
 import { WordMatcher, type ExtraHighRiskWords, type WordMatch } from './word-matcher.js';
@@ -30,6 +37,16 @@ export interface RiskInput {
   readonly target_text?: string | null;
   /** Package of the app in front, from the latest observation (`device.screen_observe` returns it). */
   readonly foreground_package?: string | null;
+  /**
+   * Role of the target element in the latest observation (`switch`, `list_item`, `button`…), when known. A tap on a
+   * switch flips a setting whatever its label says.
+   */
+  readonly target_role?: string | null;
+  /**
+   * Texts of the elements on the screen the action acts on, from the latest observation of that app, when known. An
+   * app on no list whose screen shows an IBAN, an account number or a balance is judged a finance app.
+   */
+  readonly screen_text?: readonly string[] | null;
 }
 
 /**
@@ -91,6 +108,19 @@ function knownApps(apps: readonly KnownApp[]): Map<string, string> {
   return new Map(apps.map((a) => [a.package.toLowerCase(), a.app]));
 }
 const SYSTEM_APPS = knownApps(SYSTEM_CONTROL_APPS);
+const SETTINGS_APP_SET = new Set(SETTINGS_APPS);
+const SETTINGS_JUDGED = new Set(SETTINGS_JUDGED_TOOLS);
+const TOGGLE_ROLE_SET = new Set(TOGGLE_ROLES);
+const INFORMATION_PAGE_SET = new Set(INFORMATION_PAGES.map(settingsLabel));
+
+/** A Settings entry's label as compared: its first line (the title, not the summary), normalised, without ':' or '>'. */
+function settingsLabel(text: string): string {
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
+  return normalizeForMatching(firstLine)
+    .replace(/[\s:>›»]+$/u, '')
+    .replace(/\s+/gu, ' ')
+    .trim();
+}
 
 /** `s` quoted as JSON, shortened to `max` characters: safe to embed whatever the caller sent. */
 function quote(s: string, max = 120): string {
@@ -128,6 +158,58 @@ function lookupApp(apps: ReadonlyMap<string, string>, pkg: string): string | und
     if (dot <= 0) return undefined;
     name = name.slice(0, dot);
   }
+}
+
+/** Whether `pkg` or a package above it is in `set`. */
+function lookupIn(set: ReadonlySet<string>, pkg: string): boolean {
+  let name = pkg;
+  for (;;) {
+    if (set.has(name)) return true;
+    const dot = name.lastIndexOf('.');
+    if (dot <= 0) return false;
+    name = name.slice(0, dot);
+  }
+}
+
+/** What the built-in lists and the package name say of a foreground app (kept per package). */
+type PackageReading =
+  | { readonly kind: 'finance'; readonly reason: string }
+  | { readonly kind: 'system'; readonly app: string; readonly settings: boolean }
+  | { readonly kind: 'other' };
+
+/** The screen action as the foreground check reads it. */
+interface ScreenContext {
+  readonly pkg: string;
+  /** The tool's short name (`tap`). */
+  readonly name: string;
+  readonly targetText: string | null;
+  readonly role: string | null;
+  readonly screenText: readonly unknown[] | null;
+}
+
+/**
+ * A screen action in a Settings app, judged by what it does: a tap on an information page's entry (About phone,
+ * Battery, Storage, Display, Android version) is low; a tap on a switch, or on anything not known to be an
+ * information page (reset, accounts, security, device admin, apps…), and every other action is high.
+ */
+function settingsTap(screen: ScreenContext): { readonly low: boolean; readonly reason: string } {
+  const app = `foreground app ${quote(screen.pkg)} is Settings`;
+  if (!SETTINGS_JUDGED.has(screen.name)) {
+    return { low: false, reason: `${app}, where a ${screen.name.replace(/_/g, ' ')} can change a setting` };
+  }
+  if (screen.role !== null && TOGGLE_ROLE_SET.has(screen.role)) {
+    return { low: false, reason: `${app}, and the target is a ${screen.role}: tapping it changes a setting` };
+  }
+  if (screen.targetText === null) return { low: false, reason: `${app}, and no target text says what the tap opens` };
+  const label = settingsLabel(screen.targetText.slice(0, MAX_TARGET_TEXT_LENGTH));
+  if (INFORMATION_PAGE_SET.has(label)) {
+    const element = screen.role === null ? 'the target' : `the target (a ${screen.role})`;
+    return { low: true, reason: `${app}, and ${element} ${quote(screen.targetText)} opens a page of information` };
+  }
+  return {
+    low: false,
+    reason: `${app}, and ${quote(screen.targetText)} is not known to only open a page of information (it may change a setting)`,
+  };
 }
 
 function identifierWords(identifier: string): string[] {
@@ -204,8 +286,8 @@ export class RiskClassifier {
   private readonly words: WordMatcher;
   private readonly paymentApps: Map<string, string>;
   private readonly toolNames = new Map<string, readonly string[]>();
-  /** Foreground package → the one reason it gives, high or low. */
-  private readonly packages = new Lru<string, { readonly high: boolean; readonly reason: string }>(MAX_CACHED_PACKAGES);
+  /** Foreground package → what the built-in lists and its name say of it. */
+  private readonly packages = new Lru<string, PackageReading>(MAX_CACHED_PACKAGES);
   /** The target-text reasons of each (cached, shared) list of word matches. */
   private readonly targetReasons = new WeakMap<readonly WordMatch[], readonly string[]>();
 
@@ -229,14 +311,21 @@ export class RiskClassifier {
    *   a setting change, power, airplane mode, device admin, install or uninstall, or a factory reset; when
    *   `press_key` presses POWER or CALL, or ENTER with no target text to say what it activates; when `tap`,
    *   `long_press` or `double_tap` has no target text to say what it activates.
+   * - In a Settings app, a `tap` is judged by what it does: on a switch (`target_role`) or on an entry not known to
+   *   open an information page it is high; on About phone, Battery, Storage, Display or Android version it is low.
+   * - An app on no list is a finance app (high) when `screen_text` shows an IBAN, an account number or a balance.
+   * - `apps`, the tenant's lists, come first: `finance` packages are high, `not_finance` ones are never judged finance
+   *   apps (system-settings apps are still judged as such).
    * - `low` otherwise, with one reason per check that passed.
    */
-  classify(input: RiskInput): RiskVerdict {
+  classify(input: RiskInput, apps?: TenantAppLists): RiskVerdict {
     const raw = (isRecord(input) ? input : {}) as Partial<Record<keyof RiskInput, unknown>>;
     const tool = typeof raw.tool === 'string' ? raw.tool : '';
     const args = isRecord(raw.args) ? raw.args : {};
     const targetText = typeof raw.target_text === 'string' ? raw.target_text : null;
     const foreground = typeof raw.foreground_package === 'string' ? raw.foreground_package : null;
+    const role = typeof raw.target_role === 'string' ? raw.target_role.trim().toLowerCase() : null;
+    const screenText = Array.isArray(raw.screen_text) ? (raw.screen_text as readonly unknown[]) : null;
     const name = tool.slice(tool.lastIndexOf('.') + 1).toLowerCase();
     const toolLabel = tool === '' ? 'the tool (no name given)' : `tool ${quote(tool)}`;
 
@@ -256,7 +345,13 @@ export class RiskClassifier {
     if (SCREEN_TOOLS.has(name)) {
       const fg = readForeground(foreground);
       if (fg.kind === 'unknown') refusal = `foreground app unknown: ${toolLabel} acts on the screen, and ${fg.why}`;
-      else this.checkForeground(fg.pkg, high, low);
+      else
+        this.checkForeground(
+          { pkg: fg.pkg, name, targetText: hasTarget ? targetText : null, role, screenText },
+          apps,
+          high,
+          low,
+        );
     } else {
       low.push(`foreground app not checked: ${toolLabel} does not act on the screen`);
     }
@@ -304,43 +399,83 @@ export class RiskClassifier {
     for (const r of reasons) high.push(r);
   }
 
-  private checkForeground(pkg: string, high: string[], low: string[]): void {
+  /**
+   * Pushes exactly one reason, to `high` or to `low`, for the app in front. In order: the tenant's lists; the
+   * built-in finance list and package words; a Settings app judged by what the tap does; another system-control app;
+   * the screen's own text (an IBAN, an account number, a balance); else low.
+   */
+  private checkForeground(
+    screen: ScreenContext,
+    apps: TenantAppLists | undefined,
+    high: string[],
+    low: string[],
+  ): void {
+    const { pkg } = screen;
+    const tenant = apps?.verdict(pkg);
+    if (tenant === 'finance') {
+      high.push(`foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (listed by the tenant)`);
+      return;
+    }
     let reading = this.packages.get(pkg);
     if (reading === undefined) {
-      const h: string[] = [];
-      const l: string[] = [];
-      this.readForegroundApp(pkg, h, l);
-      reading = h.length > 0 ? { high: true, reason: h[0]! } : { high: false, reason: l[0]! };
+      reading = this.readPackage(pkg);
       this.packages.set(pkg, reading);
     }
-    (reading.high ? high : low).push(reading.reason);
+    if (reading.kind === 'finance' && tenant !== 'not_finance') {
+      high.push(reading.reason);
+      return;
+    }
+    if (reading.kind === 'system') {
+      const settings = reading.settings ? settingsTap(screen) : null;
+      if (settings?.low === true) low.push(settings.reason);
+      else
+        high.push(
+          settings?.reason ??
+            `foreground app ${quote(pkg)} is ${reading.app}, where screen actions change system settings`,
+        );
+      return;
+    }
+    if (tenant === 'not_finance') {
+      low.push(`foreground app ${quote(pkg)} is not a payment, banking, wallet or exchange app (listed by the tenant)`);
+      return;
+    }
+    const evidence = screen.screenText === null ? null : financialScreenEvidence(screen.screenText);
+    if (evidence !== null) {
+      high.push(
+        `foreground app ${quote(pkg)} is treated as a payment, banking, wallet or exchange app: its screen shows ${evidence}`,
+      );
+      return;
+    }
+    low.push(
+      `foreground app ${quote(pkg)} is not a payment, banking, wallet, exchange or system-settings app` +
+        (screen.screenText === null ? '' : ', and its screen shows no account number, IBAN or balance'),
+    );
   }
 
-  /** Pushes exactly one reason, to `high` or to `low`, for the foreground app `pkg`. */
-  private readForegroundApp(pkg: string, high: string[], low: string[]): void {
+  /** What the built-in lists and the package's words say of `pkg`. */
+  private readPackage(pkg: string): PackageReading {
     const lower = pkg.toLowerCase();
     const listed = lookupApp(this.paymentApps, lower);
     if (listed !== undefined) {
-      high.push(`foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (${listed})`);
-      return;
+      return {
+        kind: 'finance',
+        reason: `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (${listed})`,
+      };
     }
     const system = lookupApp(SYSTEM_APPS, lower);
-    if (system !== undefined) {
-      high.push(`foreground app ${quote(pkg)} is ${system}, where screen actions change system settings`);
-      return;
-    }
+    if (system !== undefined) return { kind: 'system', app: system, settings: lookupIn(SETTINGS_APP_SET, lower) };
     const word = pkg
       .split('.')
       .flatMap((segment) => segment.split(PACKAGE_WORD_SPLIT))
       .map((w) => w.toLowerCase())
       .find((w) => PACKAGE_WORDS.has(w));
     if (word !== undefined) {
-      high.push(
-        `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (its name has the word ${quote(word)})`,
-      );
-      return;
+      return {
+        kind: 'finance',
+        reason: `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (its name has the word ${quote(word)})`,
+      };
     }
-    low.push(`foreground app ${quote(pkg)} is not a payment, banking, wallet, exchange or system-settings app`);
+    return { kind: 'other' };
   }
 
   /** What the tool's name alone means; memoised, since a deployment has few tool names and each is read per call. */
@@ -470,14 +605,15 @@ const CONFIGURED = new WeakMap<RiskClassifierOptions, RiskClassifier>();
 
 /**
  * Classifies one tool call with the built-in lexicon and app lists (see {@link RiskClassifier.classify}). With
- * `options`, the classifier built for that options object is cached, so pass the same object each time.
+ * `options`, the classifier built for that options object is cached, so pass the same object each time. `apps` are
+ * the tenant's own finance and not-finance lists.
  */
-export function classifyRisk(input: RiskInput, options?: RiskClassifierOptions): RiskVerdict {
-  if (options === undefined) return DEFAULT_CLASSIFIER.classify(input);
+export function classifyRisk(input: RiskInput, options?: RiskClassifierOptions, apps?: TenantAppLists): RiskVerdict {
+  if (options === undefined) return DEFAULT_CLASSIFIER.classify(input, apps);
   let classifier = CONFIGURED.get(options);
   if (!classifier) {
     classifier = new RiskClassifier(options);
     CONFIGURED.set(options, classifier);
   }
-  return classifier.classify(input);
+  return classifier.classify(input, apps);
 }

@@ -97,3 +97,88 @@ export const CONTENT_ARGUMENT_WORDS: readonly string[] = [
   'description',
   'label',
 ];
+
+/**
+ * Settings apps, where a tap is judged by what it does: a tap that opens an information page is low, anything else
+ * stays high (see {@link INFORMATION_PAGES}). Other system-control apps (quick settings, installer, permission
+ * dialogs) stay high for every action. A listed package also covers the packages under it.
+ */
+export const SETTINGS_APPS: readonly string[] = ['com.android.settings', 'com.samsung.android.settings'];
+
+/** Tools whose action on a Settings screen is judged by its target ({@link INFORMATION_PAGES}). */
+export const SETTINGS_JUDGED_TOOLS: readonly string[] = ['tap'];
+
+/** Element roles that flip a setting when tapped, whatever their label says. */
+export const TOGGLE_ROLES: readonly string[] = ['switch', 'toggle', 'checkbox', 'radio', 'radio_button'];
+
+/**
+ * Labels of Settings entries that only open a page of information (about the phone, battery, storage, display, the
+ * Android version). A tap on one of them (the label's first line, compared case- and accent-insensitively, whole) is
+ * low unless the element is a switch. "Build number" is deliberately absent: tapping it seven times turns on the
+ * developer options.
+ */
+export const INFORMATION_PAGES: readonly string[] = [
+  // English
+  'about phone',
+  'about device',
+  'about tablet',
+  'battery',
+  'battery usage',
+  'storage',
+  'display',
+  'android version',
+  'software information',
+  'device information',
+  'phone status',
+  'status',
+  'legal information',
+  'hardware information',
+  'memory',
+  'model',
+  // German
+  'über das telefon',
+  'telefoninfo',
+  'akku',
+  'speicher',
+  'android-version',
+  // French
+  'à propos du téléphone',
+  'batterie',
+  'stockage',
+  'affichage',
+  "version d'android",
+  // Spanish
+  'acerca del teléfono',
+  'información del teléfono',
+  'batería',
+  'almacenamiento',
+  'pantalla',
+  'versión de android',
+  // Portuguese
+  'sobre o telefone',
+  'bateria',
+  'armazenamento',
+  'tela',
+  'versão do android',
+  // Italian
+  'info telefono',
+  'memoria',
+  'versione di android',
+  // Russian
+  'о телефоне',
+  'батарея',
+  'хранилище',
+  'память',
+  'экран',
+  'версия android',
+  // Polish
+  'informacje o telefonie',
+  'pamięć',
+  'wyświetlacz',
+  // Indonesian
+  'tentang ponsel',
+  'baterai',
+  'penyimpanan',
+  'layar',
+  'versi android',
+];

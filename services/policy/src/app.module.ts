@@ -4,6 +4,9 @@ import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { SealCallHandler } from './commands/seal-call.handler.js';
 import { SetGrantHandler } from './commands/set-grant.handler.js';
+import { SetRiskAppsHandler } from './commands/set-risk-apps.handler.js';
+import { RiskAppsHandler } from './queries/risk-apps.handler.js';
+import { RiskAppsRepository } from './persistence/risk-apps.repository.js';
 import { catalogProvider } from './domain/catalog.provider.js';
 import { GrantsRepository } from './persistence/grants.repository.js';
 import { OfferedToolsHandler, SearchToolsHandler } from './queries/offered-tools.handler.js';
@@ -50,10 +53,13 @@ export class PolicyModule {
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
         catalogProvider,
         GrantsRepository,
+        RiskAppsRepository,
         DeviceScreensRepository,
         SubmitCallHandler,
         SealCallHandler,
         SetGrantHandler,
+        SetRiskAppsHandler,
+        RiskAppsHandler,
         CallStatusHandler,
         OfferedToolsHandler,
         SearchToolsHandler,

@@ -13,6 +13,7 @@ import { registerGrantCommands } from './commands/grants.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
+import { registerRiskAppCommands } from './commands/risk-apps.command.js';
 import { CliContext, type CliDefaults, type GlobalOptions } from './context.js';
 
 const program = new Command('ormuz')
@@ -36,6 +37,7 @@ registerDemoCommand(program, ctx);
 registerDeviceCommands(program, ctx);
 registerCatalogCommands(program, ctx);
 registerRiskCommands(program, ctx);
+registerRiskAppCommands(program, ctx);
 registerGrantCommands(program, ctx);
 registerProjectionCommands(program, ctx);
 

@@ -191,3 +191,36 @@ registerSchema(POLICY_SEARCH_TOOLS_V1, {
     limit: { type: 'integer', minimum: 1, maximum: 50 },
   },
 });
+
+/**
+ * `policy.risk.apps.set`: a tenant's own finance app lists, replacing the ones it had. `finance` packages make every
+ * screen action in them high; `not_finance` packages are never judged finance apps. Each covers the packages under it.
+ */
+export interface SetRiskAppsRequestV1 {
+  readonly tenant: string;
+  readonly finance: readonly string[];
+  readonly not_finance: readonly string[];
+}
+
+/** `policy.risk.apps.get`: for one tenant. */
+export interface TenantRequestV1 {
+  readonly tenant: string;
+}
+
+export const POLICY_SET_RISK_APPS_V1 = 'policy.risk.apps.set.v1';
+export const POLICY_TENANT_V1 = 'policy.tenant.v1';
+
+// Packages are checked by the risk library (tenantAppListProblems), which words the fix; the schema only bounds them.
+const packageList = { type: 'array', maxItems: 500, items: { type: 'string', minLength: 1, maxLength: 255 } };
+registerSchema(POLICY_SET_RISK_APPS_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'finance', 'not_finance'],
+  properties: { tenant: fragments.identifier, finance: packageList, not_finance: packageList },
+});
+registerSchema(POLICY_TENANT_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant'],
+  properties: { tenant: fragments.identifier },
+});

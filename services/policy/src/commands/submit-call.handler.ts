@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import type { Catalog, Grant } from '@ormuz/catalog';
+import type { TenantAppLists } from '@ormuz/risk';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { deriveCallId, type ToolCallCommand, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
@@ -9,8 +10,10 @@ import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { UnknownToolNameError } from '../domain/errors.js';
 import { decideGate, type GateDecision, type GateRequest, type RecordedDecision } from '../domain/gate.js';
+import { isScreenAction } from '../domain/screen-target.js';
 import { DeviceScreensRepository, ObservationLaggingError } from '../persistence/device-screens.repository.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
+import { RiskAppsRepository } from '../persistence/risk-apps.repository.js';
 
 export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
   constructor(readonly request: SubmitCallRequestV1) {
@@ -28,13 +31,17 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     private readonly calls: ToolCalls,
     private readonly grants: GrantsRepository,
     private readonly screens: DeviceScreensRepository,
+    private readonly riskApps: RiskAppsRepository,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(POLICY_CONFIG) private readonly config: PolicyConfig,
   ) {}
 
   async execute({ request }: SubmitCallCommand): Promise<SubmitCallReplyV1> {
-    const grant = await this.grants.effective(request.tenant, request.agent_id);
-    const gate = await this.decide(request, grant);
+    const [grant, apps] = await Promise.all([
+      this.grants.effective(request.tenant, request.agent_id),
+      this.riskApps.forTenant(request.tenant),
+    ]);
+    const gate = await this.decide(request, grant, apps);
     if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
     const callId = deriveCallId(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
@@ -65,11 +72,19 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
   }
 
   /** The gate's decision; a screen action that must be judged on the device's latest observation gets it loaded. */
-  private async decide(request: SubmitCallRequestV1, grant: Grant): Promise<GateDecision> {
-    const ctx = { catalog: this.catalog, grant, approvalTtlMs: this.config.approvalTtlMs };
+  private async decide(
+    request: SubmitCallRequestV1,
+    grant: Grant,
+    apps: TenantAppLists | undefined,
+  ): Promise<GateDecision> {
+    const ctx = { catalog: this.catalog, grant, approvalTtlMs: this.config.approvalTtlMs, ...(apps ? { apps } : {}) };
     const gateRequest: GateRequest = { tool: request.tool, arguments: request.arguments, deviceId: request.device_id };
     const first = decideGate(ctx, gateRequest, new Date());
-    if (first.kind !== 'needs_observation') return first;
+    // A screen action judged without the observation is judged again with it: what the screen shows (account
+    // numbers, a switch under the finger) can raise or lower its risk. Without one on record, the first decision holds.
+    const rejudge =
+      (first.kind === 'stage' || first.kind === 'authorize') && isScreenAction(first.tool) && request.device_id;
+    if (first.kind !== 'needs_observation' && !rejudge) return first;
     let observation;
     try {
       observation = request.device_id ? await this.screens.latest(request.tenant, request.device_id) : null;
@@ -83,6 +98,7 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
       new Date(),
     );
     if (decided.kind === 'needs_observation') throw new Error('the gate asked for an observation it was given');
+    if (first.kind !== 'needs_observation' && observation === 'lagging') return first;
     if (observation !== 'lagging' || decided.kind !== 'refuse') return decided;
     return {
       ...decided,

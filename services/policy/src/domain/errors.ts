@@ -11,3 +11,11 @@ export class UnknownToolNameError extends OrmuzError {
     super(`${guidance} Nothing was recorded for this request.`);
   }
 }
+
+/** A tenant's finance app lists cannot be used as sent; the message says how to fix each problem. Nothing was stored. */
+export class RiskAppsError extends OrmuzError {
+  readonly code = 'risk_apps_invalid';
+  constructor(problems: string) {
+    super(`${problems} Nothing was stored.`);
+  }
+}

@@ -20,8 +20,8 @@ import {
   type Grant,
   type ToolDefinition,
 } from '@ormuz/catalog';
-import { classifyRisk, MAX_REASONS } from '@ormuz/risk';
-import { resolveScreenTarget, type ScreenObservation } from './screen-target.js';
+import { classifyRisk, MAX_REASONS, type TenantAppLists } from '@ormuz/risk';
+import { observedScreen, resolveScreenTarget, type ScreenObservation } from './screen-target.js';
 
 export interface GateRequest {
   readonly tool: string;
@@ -79,6 +79,8 @@ export interface GateContext {
   readonly grant: Grant;
   readonly designer?: DesignerConfig;
   readonly approvalTtlMs: number;
+  /** The tenant's finance / not-finance app lists, when it set any (`policy.risk.apps.set`). */
+  readonly apps?: TenantAppLists;
 }
 
 /**
@@ -119,14 +121,23 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
   if (target?.kind === 'refuse') return { ...recorded, kind: 'refuse', reasonCode: target.reasonCode, message: target.message };
   const targetText = target ? target.targetText : typeof args.target_text === 'string' ? args.target_text : null;
   const judged = target?.judged ? { judged_on: target.judged } : {};
+  const foreground = typeof args.foreground_package === 'string' ? args.foreground_package : null;
+  // What the device's latest observation shows of that app: a finance screen, and whether the target is a switch.
+  const seen = foreground === null ? {} : observedScreen(request.observation, foreground, args, targetText);
   const classified =
     definition.risk_level === 'classify'
-      ? classifyRisk({
-          tool: definition.name,
-          args,
-          target_text: targetText,
-          foreground_package: typeof args.foreground_package === 'string' ? args.foreground_package : null,
-        })
+      ? classifyRisk(
+          {
+            tool: definition.name,
+            args,
+            target_text: targetText,
+            foreground_package: foreground,
+            target_role: seen.targetRole ?? null,
+            screen_text: seen.screenText ?? null,
+          },
+          undefined,
+          ctx.apps,
+        )
       : { level: definition.risk_level, reasons: [`${definition.name} is declared ${definition.risk_level} risk`] };
   const verdict = { ...classified, reasons: [...(target?.reasons ?? []), ...classified.reasons].slice(0, MAX_REASONS) };
   if (verdict.level === 'refused') {

@@ -182,3 +182,28 @@ function submitButton(observation: ScreenObservation): ObservedElement | undefin
   if (lastInput === -1) return undefined;
   return observation.elements.slice(lastInput + 1).find((e) => e.clickable && e.role === 'button');
 }
+
+/**
+ * What the latest observation shows of the app a screen action acts on: the texts of its elements (so the risk
+ * classifier can tell a finance screen) and the role of the target element (`switch`, `list_item`…), found by ref or
+ * else by its exact text. Texts are given whenever the observation is of that app, even if the screen may have changed
+ * since (the app showed them); the role only when the observation is current. Empty when nothing is known.
+ */
+export function observedScreen(
+  observation: ScreenObservation | null | undefined,
+  foreground: string,
+  args: Readonly<Record<string, unknown>>,
+  targetText: string | null,
+): { readonly screenText?: readonly string[]; readonly targetRole?: string } {
+  if (!observation || observation.foreground_package !== foreground) return {};
+  const screenText = observation.elements.map((e) => e.text);
+  if (observation.changed_by !== null) return { screenText };
+  const ref = typeof args.ref === 'string' && args.ref !== '' ? args.ref : null;
+  const element =
+    ref !== null
+      ? observation.elements.find((e) => e.ref === ref)
+      : targetText !== null
+        ? observation.elements.find((e) => e.text === targetText)
+        : undefined;
+  return element ? { screenText, targetRole: element.role } : { screenText };
+}

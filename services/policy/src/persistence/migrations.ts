@@ -68,4 +68,16 @@ export const policyMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_risk_apps': {
+    async up(db) {
+      // Each tenant's own finance / not-finance app lists (policy.risk.apps.set), read at every screen action.
+      await db.schema
+        .createTable('risk_apps')
+        .addColumn('tenant', 'text', (c) => c.primaryKey())
+        .addColumn('finance', 'jsonb', (c) => c.notNull())
+        .addColumn('not_finance', 'jsonb', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -9,6 +9,10 @@ import {
   POLICY_SEAL_V1,
   POLICY_STATUS_V1,
   POLICY_SUBMIT_V1,
+  POLICY_SET_RISK_APPS_V1,
+  POLICY_TENANT_V1,
+  type SetRiskAppsRequestV1,
+  type TenantRequestV1,
   type AgentRequestV1,
   type CallStatusRequestV1,
   type SearchToolsRequestV1,
@@ -19,6 +23,8 @@ import {
 import { SealCallCommand } from '../commands/seal-call.handler.js';
 import { SubmitCallCommand } from '../commands/submit-call.handler.js';
 import { SetGrantCommand } from '../commands/set-grant.handler.js';
+import { SetRiskAppsCommand } from '../commands/set-risk-apps.handler.js';
+import { RiskAppsQuery } from '../queries/risk-apps.handler.js';
 import { CallStatusQuery } from '../queries/call-status.handler.js';
 import { OfferedToolsQuery, SearchToolsQuery } from '../queries/offered-tools.handler.js';
 
@@ -64,5 +70,18 @@ export class PolicyController {
   @MessagePattern('tools.search')
   searchTools(@Payload() body: unknown) {
     return this.queries.execute(new SearchToolsQuery(assertValid<SearchToolsRequestV1>(POLICY_SEARCH_TOOLS_V1, body)));
+  }
+
+  /** A tenant's finance / not-finance app lists, which the risk classifier applies to its screen actions. */
+  @MessagePattern('risk.apps.set')
+  setRiskApps(@Payload() body: unknown) {
+    return this.commands.execute(
+      new SetRiskAppsCommand(assertValid<SetRiskAppsRequestV1>(POLICY_SET_RISK_APPS_V1, body)),
+    );
+  }
+
+  @MessagePattern('risk.apps.get')
+  riskApps(@Payload() body: unknown) {
+    return this.queries.execute(new RiskAppsQuery(assertValid<TenantRequestV1>(POLICY_TENANT_V1, body)));
   }
 }
