@@ -14,13 +14,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { OrmuzEvent } from '@ormuz/contracts';
 import { decodeEvent } from '../event-store.js';
 import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
-import {
-  LogConsumer,
-  type ConsumerStatus,
-  type LogConsumerOptions,
-  type LogSink,
-  type LogSource,
-} from './log-consumer.js';
+import { ConsumerRunner } from './consumer-runner.js';
+import type { LogConsumerOptions, LogSource } from './log-consumer.js';
 
 /** Work to do once the transaction that applied the events has committed (frames to devices, wake-ups). */
 export interface AfterCommit {
@@ -50,9 +45,7 @@ export interface Projection<DB = any> extends LogSource {
 
 export type ProjectionRunnerOptions = LogConsumerOptions;
 
-export class ProjectionRunner implements LogSink {
-  private readonly consumer: LogConsumer;
-
+export class ProjectionRunner extends ConsumerRunner {
   constructor(
     js: JetStreamClient,
     jsm: JetStreamManager,
@@ -60,41 +53,7 @@ export class ProjectionRunner implements LogSink {
     private readonly projection: Projection,
     opts: ProjectionRunnerOptions = {},
   ) {
-    this.consumer = new LogConsumer(js, jsm, db, projection, this, opts);
-  }
-
-  get name(): string {
-    return this.projection.name;
-  }
-
-  /** Highest stream sequence applied (committed). */
-  get position(): number {
-    return this.consumer.position;
-  }
-
-  start(): Promise<void> {
-    return this.consumer.start();
-  }
-
-  /** Stops after the batch in flight; committed work is kept and the rest is delivered again at the next start. */
-  stop(): Promise<void> {
-    return this.consumer.stop();
-  }
-
-  waitFor(seq: number, timeoutMs?: number): Promise<void> {
-    return this.consumer.waitFor(seq, timeoutMs);
-  }
-
-  catchUp(timeoutMs?: number): Promise<void> {
-    return this.consumer.catchUp(timeoutMs);
-  }
-
-  status(): Promise<ConsumerStatus> {
-    return this.consumer.status('projection');
-  }
-
-  parked(): Promise<ParkedMessage[]> {
-    return this.consumer.bookkeeping.parked();
+    super(js, jsm, db, projection, 'projection', opts);
   }
 
   /**

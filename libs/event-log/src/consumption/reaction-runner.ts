@@ -12,13 +12,8 @@ import type { Kysely } from 'kysely';
 import type { OrmuzEvent } from '@ormuz/contracts';
 import { decodeEvent } from '../event-store.js';
 import type { ParkedMessage } from './bookkeeping.js';
-import {
-  LogConsumer,
-  type ConsumerStatus,
-  type LogConsumerOptions,
-  type LogSink,
-  type LogSource,
-} from './log-consumer.js';
+import { ConsumerRunner } from './consumer-runner.js';
+import type { LogConsumerOptions, LogSource } from './log-consumer.js';
 
 /** A delivery's position in its retries. */
 export interface Delivery {
@@ -40,13 +35,18 @@ export interface ReactionRunnerOptions extends LogConsumerOptions {
   readonly retryDelayMs?: number;
 }
 
+/** A reaction takes 64 messages at a time and lets at most 256 be unfinished. */
+function consumerOptions(opts: ReactionRunnerOptions): LogConsumerOptions & { batchSize: number; window: number } {
+  const batchSize = opts.batchSize ?? 64;
+  return { ...opts, batchSize, window: Math.max(batchSize, opts.window ?? 256) };
+}
+
 interface InFlight {
   readonly seq: number;
   done: boolean;
 }
 
-export class ReactionRunner implements LogSink {
-  private readonly consumer: LogConsumer;
+export class ReactionRunner extends ConsumerRunner {
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
   private readonly window: number;
@@ -65,49 +65,23 @@ export class ReactionRunner implements LogSink {
     private readonly reaction: Reaction,
     opts: ReactionRunnerOptions = {},
   ) {
+    super(js, jsm, db, reaction, 'reaction', consumerOptions(opts));
     this.maxAttempts = opts.maxAttempts ?? 10;
     this.retryDelayMs = opts.retryDelayMs ?? 250;
-    const batchSize = opts.batchSize ?? 64;
-    this.window = Math.max(batchSize, opts.window ?? 256);
-    this.consumer = new LogConsumer(js, jsm, db, reaction, this, { ...opts, batchSize, window: this.window });
+    this.window = consumerOptions(opts).window;
   }
 
-  get name(): string {
-    return this.reaction.name;
-  }
-
-  /** Highest stream sequence whose message, and every one before it, is handled or parked. */
-  get position(): number {
-    return this.consumer.position;
-  }
-
-  async start(): Promise<void> {
+  override async start(): Promise<void> {
     this.stopping = false;
-    await this.consumer.start();
+    await super.start();
   }
 
   /** Stops taking messages, abandons retries waiting for their turn, and waits for the handlers in flight. */
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.stopping = true;
     for (const wake of this.sleepers) wake();
     this.progressed?.();
-    await this.consumer.stop();
-  }
-
-  waitFor(seq: number, timeoutMs?: number): Promise<void> {
-    return this.consumer.waitFor(seq, timeoutMs);
-  }
-
-  catchUp(timeoutMs?: number): Promise<void> {
-    return this.consumer.catchUp(timeoutMs);
-  }
-
-  status(): Promise<ConsumerStatus> {
-    return this.consumer.status('reaction');
-  }
-
-  parked(): Promise<ParkedMessage[]> {
-    return this.consumer.bookkeeping.parked();
+    await super.stop();
   }
 
   /** Handles the parked messages again (one attempt each) and removes those that now succeed. */

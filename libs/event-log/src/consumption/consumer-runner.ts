@@ -1,0 +1,66 @@
+/**
+ * What a projection runner and a reaction runner share: one {@link LogConsumer} feeding the runner (its sink), and
+ * the operations on it that callers and operators use. A runner adds how messages are handled (`take`, `settle`).
+ */
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { Kysely } from 'kysely';
+import type { ParkedMessage } from './bookkeeping.js';
+import {
+  LogConsumer,
+  type ConsumerStatus,
+  type LogConsumerOptions,
+  type LogSink,
+  type LogSource,
+} from './log-consumer.js';
+
+export abstract class ConsumerRunner implements LogSink {
+  protected readonly consumer: LogConsumer;
+
+  protected constructor(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    db: Kysely<any>,
+    source: LogSource,
+    private readonly kind: ConsumerStatus['kind'],
+    opts: LogConsumerOptions,
+  ) {
+    this.consumer = new LogConsumer(js, jsm, db, source, this, opts);
+  }
+
+  get name(): string {
+    return this.consumer.source.name;
+  }
+
+  /** Highest stream sequence whose message, and every one before it, is handled or parked (saved). */
+  get position(): number {
+    return this.consumer.position;
+  }
+
+  start(): Promise<void> {
+    return this.consumer.start();
+  }
+
+  /** Stops taking messages; what was not saved is delivered again at the next start. */
+  stop(): Promise<void> {
+    return this.consumer.stop();
+  }
+
+  waitFor(seq: number, timeoutMs?: number): Promise<void> {
+    return this.consumer.waitFor(seq, timeoutMs);
+  }
+
+  catchUp(timeoutMs?: number): Promise<void> {
+    return this.consumer.catchUp(timeoutMs);
+  }
+
+  status(): Promise<ConsumerStatus> {
+    return this.consumer.status(this.kind);
+  }
+
+  parked(): Promise<ParkedMessage[]> {
+    return this.consumer.bookkeeping.parked();
+  }
+
+  abstract take(batch: readonly JsMsg[]): Promise<void>;
+  abstract settle(): Promise<void>;
+}
