@@ -43,12 +43,13 @@ describe('device-bridge under faults', () => {
   });
   afterAll(() => bridge.close());
 
-  function phone(deviceId: string): SimulatedDeviceHandle {
+  /** A simulated phone; `token` may hold a reconnect back (its hello waits for it) to order a test's events. */
+  function phone(deviceId: string, token?: () => Promise<string>): SimulatedDeviceHandle {
     const handle = runSimulatedDevice({
       url,
       tenant: TENANT,
       deviceId,
-      token: `secret-${PHONES.indexOf(deviceId) + 1}`,
+      token: token ?? `secret-${PHONES.indexOf(deviceId) + 1}`,
       journalDir: join(dir, deviceId),
       backoff: { initialDelayMs: 20, maxDelayMs: 200 },
     });
@@ -84,10 +85,20 @@ describe('device-bridge under faults', () => {
   });
 
   it('drop after the start is granted: outcome_unknown (connection_lost), then the late real outcome from the journal, one run', async () => {
-    const handle = phone('phone-2');
+    // The second hello waits until the bridge has handled the drop: a device back before the close is handled is
+    // reachable, and its new connection reconciles the call without an outcome_unknown (the superseded case).
+    let hellos = 0;
+    let reconnect!: () => void;
+    const reconnected = new Promise<void>((resolve) => (reconnect = resolve));
+    const handle = phone('phone-2', async () => {
+      if (hellos++ > 0) await reconnected;
+      return 'secret-2';
+    });
     await waitFor(() => svc.app.get(DeviceLinkHost).isConnected({ tenant: TENANT, deviceId: 'phone-2' }), { message: 'connected' });
     handle.faults.set({ dropAfterGrant: true, once: true });
     const { callId } = await authorize('op-drop-after-grant', 'device.list_contacts', { name_query: 'Bob' }, 'phone-2');
+    await waitFor(async () => (await status(callId)) === 'outcome_unknown', { message: 'outcome_unknown after the drop' });
+    reconnect();
     await watch(callId, (s) => s === 'succeeded', () => runs(handle, 'device.list_contacts') === 1);
     expect(handle.faults.fired).toEqual([{ fault: 'dropAfterGrant', requestId: callId }]);
     expect(await types(callId)).toEqual(['requested', 'authorized', 'dispatched', 'started', 'outcome_unknown', 'succeeded']);
