@@ -2,6 +2,7 @@ export { loadBaseConfig, defaultDatabaseUrl, intFrom, ConfigError, type BaseConf
 export { createLogger, PinoNestLogger } from './logger.js';
 export {
   callService,
+  waitUntilServing,
   toErrorBody,
   RemoteError,
   ServiceUnavailableError,
@@ -10,6 +11,7 @@ export {
   type NoAnswerCause,
   type RpcErrorBody,
   type RpcReply,
+  type ServiceHealth,
   type UnansweredHint,
 } from './rpc.js';
 export { submitUnansweredHint } from './submit-hint.js';

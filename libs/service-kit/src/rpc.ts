@@ -124,6 +124,39 @@ export async function callService<T>(
   throw new RemoteError(code, message, details);
 }
 
+/** What every service answers to `health` once it is serving (see `startService`). */
+export interface ServiceHealth {
+  readonly service: string;
+  readonly pid: number;
+  readonly endpoints: Readonly<Record<string, string>>;
+}
+
+/**
+ * Asks `service` for its `health` over `nc` until it answers, and returns the answer: the service is then serving, and
+ * requests sent on this connection reach it. Anything that starts a service and then talks to it (tests, the CLI's
+ * supervisor) waits here first, so no request races the start. Throws {@link ServiceUnavailableError} after
+ * `timeoutMs`, or at once with `stillStarting` false (the process that was to serve exited).
+ */
+export async function waitUntilServing(
+  nc: NatsConnection,
+  namespace: string,
+  service: string,
+  options: { readonly timeoutMs?: number; readonly stillStarting?: () => boolean } = {},
+): Promise<ServiceHealth> {
+  const { timeoutMs = 30_000, stillStarting = () => true } = options;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const attempt = Math.max(100, Math.min(1000, deadline - Date.now()));
+    try {
+      return await callService<ServiceHealth>(nc, namespace, service, 'health', {}, attempt);
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableError) || !stillStarting() || Date.now() >= deadline) throw err;
+      // No responders come back at once: pace the next ask instead of spinning.
+      if (err.noAnswer === 'no_responders') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 function noAnswerCause(err: unknown): NoAnswerCause {
   if (err instanceof errors.RequestError && err.isNoResponders()) return 'no_responders';
   if (err instanceof errors.TimeoutError) return 'timeout';

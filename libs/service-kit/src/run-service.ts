@@ -70,6 +70,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         JSON.stringify({ ok: true, data: { service: opts.service, pid: process.pid, endpoints: infra.endpoints } }),
       ),
   });
+  // The server has every subscription once it answers a ping: from here on, a request reaches this service.
+  await infra.nc.flush();
   infra.logger.info({ namespace: opts.config.namespace, endpoints: infra.endpoints }, `${opts.service} ready`);
   // Closing twice (a test that stops a replica early, then its teardown) waits for the first close.
   let closing: Promise<void> | undefined;

@@ -3,7 +3,13 @@ import { commandSubject } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
 import { randomNamespace, testEnv } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import { callService, RemoteError, ServiceUnavailableError, submitUnansweredHint } from '../src/index.js';
+import {
+  callService,
+  RemoteError,
+  ServiceUnavailableError,
+  submitUnansweredHint,
+  waitUntilServing,
+} from '../src/index.js';
 
 describe('callService when the answer does not come', () => {
   let nc: NatsConnection;
@@ -94,4 +100,48 @@ describe('callService when the answer does not come', () => {
       }
     },
   );
+});
+
+describe('waitUntilServing', () => {
+  let nc: NatsConnection;
+  let server: NatsConnection;
+  const namespace = randomNamespace('ready');
+
+  beforeAll(async () => {
+    nc = await connectNats({ url: testEnv().natsUrl, name: 'ready-test' });
+    server = await connectNats({ url: testEnv().natsUrl, name: 'ready-test-service' });
+  });
+  afterAll(async () => {
+    await nc.drain();
+    await server.drain();
+  });
+
+  it('keeps asking until a service that starts later answers health, and returns its answer', async () => {
+    let asked = 0;
+    // The service subscribes only after the third unanswered ask: nothing is timed, the asks themselves drive it.
+    const waiting = waitUntilServing(nc, namespace, 'late', {
+      timeoutMs: 10_000,
+      stillStarting: () => {
+        if (++asked === 3) {
+          server.subscribe(commandSubject(namespace, 'late', 'health'), {
+            callback: (_e, m) =>
+              void m.respond(JSON.stringify({ ok: true, data: { service: 'late', pid: 7, endpoints: {} } })),
+          });
+        }
+        return true;
+      },
+    });
+    await expect(waiting).resolves.toEqual({ service: 'late', pid: 7, endpoints: {} });
+    expect(asked).toBeGreaterThanOrEqual(3);
+  });
+
+  it('gives up at once when the process that was to serve is gone, and after the bound otherwise', async () => {
+    await expect(waitUntilServing(nc, namespace, 'gone', { stillStarting: () => false })).rejects.toMatchObject({
+      code: 'service_unavailable',
+      noAnswer: 'no_responders',
+    });
+    await expect(waitUntilServing(nc, namespace, 'never', { timeoutMs: 300 })).rejects.toBeInstanceOf(
+      ServiceUnavailableError,
+    );
+  });
 });

@@ -17,7 +17,14 @@ import {
 } from '@ormuz/contracts';
 import { connectNats, EventStore, streamName } from '@ormuz/event-log';
 import { openDatabase } from '@ormuz/postgres';
-import { callService, RemoteError, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import {
+  callService,
+  RemoteError,
+  startService,
+  ToolCalls,
+  waitUntilServing,
+  type RunningService,
+} from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { AUDIT_SCHEMA, AUDITED_CONTEXTS, auditMigrations, AuditModule, loadAuditConfig } from '../src/index.js';
@@ -47,13 +54,13 @@ describe('audit service', () => {
   const inOneMinute = () => new Date(Date.now() + 60_000).toISOString();
   const cause = (correlationid = 'conv-1') => ({ correlationid, causationid: randomUUID() });
 
-  function startAudit(): Promise<RunningService> {
+  async function startAudit(): Promise<RunningService> {
     const config = loadAuditConfig({
       NATS_URL: testEnv().natsUrl,
       DATABASE_URL: database.url,
       ORMUZ_NAMESPACE: ns,
     });
-    return startService({
+    const audit = await startService({
       service: 'audit',
       config,
       streams: AUDITED_CONTEXTS,
@@ -62,6 +69,8 @@ describe('audit service', () => {
       logger,
       module: (infra) => AuditModule.with(infra, config),
     });
+    await waitUntilServing(nc, ns, 'audit');
+    return audit;
   }
 
   /** Polls audit.projections until every projection has applied everything in its stream. */
@@ -319,7 +328,8 @@ describe('audit service', () => {
   afterAll(async () => {
     await running?.close();
     await db?.destroy();
-    for (const stream of [callsStream, conversationsStream, streamName(ns, 'devices')]) await jsm?.streams.delete(stream).catch(() => false);
+    for (const stream of [callsStream, conversationsStream, streamName(ns, 'devices')])
+      await jsm?.streams.delete(stream).catch(() => false);
     await nc?.close();
     await database?.drop();
   }, 30_000);

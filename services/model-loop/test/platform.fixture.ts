@@ -3,7 +3,7 @@
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, EventStore, streamName } from '@ormuz/event-log';
-import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { startService, ToolCalls, waitUntilServing, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 // Tests may start another service in-process; service source never imports one.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -52,6 +52,7 @@ export class TestPlatform {
       module: (infra) => PolicyModule.with(infra, policyConfig),
     });
     this.nc = await connectNats({ url: testEnv().natsUrl, name: clientName });
+    await waitUntilServing(this.nc, this.namespace, 'policy');
     this.jsm = await jetstreamManager(this.nc);
     this.store = new EventStore(jetstream(this.nc), this.jsm);
     this.bridge = new ToolCalls(this.store, this.namespace, '/ormuz/device-bridge');
@@ -59,9 +60,9 @@ export class TestPlatform {
   }
 
   /** Starts model-loop (again, after a stop: a restart). */
-  startLoop(deps?: ModelLoopDeps): Promise<RunningService> {
+  async startLoop(deps?: ModelLoopDeps): Promise<RunningService> {
     const config = loadModelLoopConfig(this.env());
-    return startService({
+    const loop = await startService({
       service: 'model-loop',
       config,
       streams: MODEL_LOOP_STREAMS,
@@ -69,6 +70,8 @@ export class TestPlatform {
       migrations: modelLoopMigrations,
       module: (infra) => ModelLoopModule.with(infra, config, deps),
     });
+    await waitUntilServing(this.nc, this.namespace, 'model-loop');
+    return loop;
   }
 
   /** Stops `loop` and policy, deletes the streams and drops the database. */

@@ -7,7 +7,9 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { callService } from '@ormuz/service-kit';
+import { waitUntilServing, type ServiceHealth } from '@ormuz/service-kit';
+
+export type { ServiceHealth };
 
 export const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -17,7 +19,8 @@ export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..
 
 export function serviceEntry(service: ServiceName): string {
   const entry = join(REPO_ROOT, 'services', service, 'dist', 'main.js');
-  if (!existsSync(entry)) throw new Error(`${entry} does not exist. Run \`npm run build\` at the repository root first.`);
+  if (!existsSync(entry))
+    throw new Error(`${entry} does not exist. Run \`npm run build\` at the repository root first.`);
   return entry;
 }
 
@@ -55,15 +58,8 @@ export function tailLog(proc: ServiceProcess, lines = 15): string {
   }
 }
 
-/** What a healthy service reports: the URLs it serves (`http`, `devices`, ...). */
-export interface ServiceHealth {
-  readonly service: string;
-  readonly pid: number;
-  readonly endpoints: Record<string, string>;
-}
-
 /**
- * Polls every service's `health` command until all answer, or throws naming the ones that did not. Returns each
+ * Waits until every service answers `health`, or throws naming the ones that did not (or exited). Returns each
  * service's health, so callers learn the ports services chose for themselves.
  */
 export async function waitHealthy(
@@ -72,28 +68,20 @@ export async function waitHealthy(
   procs: readonly ServiceProcess[],
   timeoutMs = 30_000,
 ): Promise<Record<string, ServiceHealth>> {
-  const deadline = Date.now() + timeoutMs;
-  const pending = new Set(procs);
-  const healthy: Record<string, ServiceHealth> = {};
-  while (pending.size > 0) {
-    for (const proc of [...pending]) {
-      if (proc.exited) {
-        throw new Error(`${proc.name} exited during start-up. Its last log lines:\n${tailLog(proc)}`);
+  const answers = await Promise.all(
+    procs.map(async (proc) => {
+      try {
+        return [
+          proc.name,
+          await waitUntilServing(nc, namespace, proc.name, { timeoutMs, stillStarting: () => !proc.exited }),
+        ] as const;
+      } catch {
+        if (proc.exited) throw new Error(`${proc.name} exited during start-up. Its last log lines:\n${tailLog(proc)}`);
+        throw new Error(`${proc.name} did not become healthy within ${timeoutMs} ms. Log: ${proc.logFile}`);
       }
-      const health = await callService<ServiceHealth>(nc, namespace, proc.name, 'health', {}, 500).catch(() => undefined);
-      if (health) {
-        healthy[proc.name] = health;
-        pending.delete(proc);
-      }
-    }
-    if (pending.size === 0) return healthy;
-    if (Date.now() > deadline) {
-      const names = [...pending].map((p) => p.name).join(', ');
-      throw new Error(`${names} did not become healthy within ${timeoutMs} ms. Logs: ${[...pending].map((p) => p.logFile).join(', ')}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return healthy;
+    }),
+  );
+  return Object.fromEntries(answers);
 }
 
 /** Sends SIGTERM and waits (bounded) for every process to exit; SIGKILL after the bound. */
