@@ -7,7 +7,7 @@ import { CORE_EXTENSION } from './extensions/core.extension.js';
 import { DEVICE_EXTENSION } from './extensions/device.extension.js';
 import { DEFAULT_DESIGNER_CONFIG } from './extensions/shipped.js';
 import { checkGrant, offeredTools, searchTools, type Grant, type GrantCheck } from './grants.js';
-import { editDistance, quote, wordOverlap, words } from './text.js';
+import { editDistance, quote, wordOverlap, contentWords } from './text.js';
 import { splitToolName } from './tool-definition.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -37,7 +37,7 @@ function referenceEditDistance(a: string, b: string, cap = 8): number {
 function referenceClosestNames(name: string, offered: readonly CatalogEntry[]): string[] {
   if (name.length > 128) return [];
   const lower = name.toLowerCase();
-  const called = words(name);
+  const called = contentWords(name);
   const scored: { name: string; score: number }[] = [];
   for (const entry of offered) {
     const toolPart = splitToolName(entry.name)?.tool ?? entry.name;
@@ -46,7 +46,7 @@ function referenceClosestNames(name: string, offered: readonly CatalogEntry[]): 
       referenceEditDistance(lower, entry.name, cap),
       referenceEditDistance(lower, toolPart, cap),
     );
-    const overlap = wordOverlap(called, words(entry.name));
+    const overlap = wordOverlap(called, contentWords(entry.name));
     if (distance > cap && overlap < 0.5) continue;
     scored.push({ name: entry.name, score: (distance <= cap ? 1 - distance / (cap + 1) : 0) + overlap });
   }
@@ -61,10 +61,10 @@ function referenceMatchingSkill(
   offered: readonly CatalogEntry[],
 ): { keyword: string; tools: string[] } | undefined {
   if (name.length > 128) return undefined;
-  const called = new Set(words(name));
+  const called = new Set(contentWords(name));
   for (const entry of offered) {
     for (const keyword of entry.definition.skills ?? []) {
-      const needed = words(keyword);
+      const needed = contentWords(keyword);
       if (needed.length === 0 || !needed.every((w) => called.has(w))) continue;
       const tools = offered
         .filter((e) => (e.definition.skills ?? []).some((k) => k.toLowerCase() === keyword.toLowerCase()))
@@ -86,7 +86,7 @@ function referenceUnknown(offered: readonly CatalogEntry[], name: unknown): Gran
   if (skill) message += ` For ${quote(skill.keyword)}, use ${skill.tools.join(' or ')}.`;
   if (suggestions.length === 0 && !skill) {
     const canSearch = offered.some((e) => e.name === 'ormuz.search_tools');
-    const query = words(text.slice(0, 128)).join(' ') || 'what you want to do';
+    const query = contentWords(text.slice(0, 128)).join(' ') || 'what you want to do';
     message += canSearch
       ? ` Search the tool directory with ormuz.search_tools (e.g. {"query": ${JSON.stringify(query)}}) and activate what you find with ormuz.activate_tool.`
       : ' Use only the tools you were offered.';

@@ -5,7 +5,7 @@
 import { identifierProblem } from '@ormuz/contracts';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { GrantError } from './errors.js';
-import { editDistance, quote, words } from './text.js';
+import { editDistance, quote, contentWords } from './text.js';
 import { CORE_EXTENSION_NAME, splitToolName } from './tool-definition.js';
 
 /** What one agent of one tenant may use. */
@@ -225,7 +225,7 @@ function nameTextOf(entry: CatalogEntry): NameText {
     text = {
       name: entry.name,
       toolPart,
-      words: new Set(words(entry.name)),
+      words: new Set(contentWords(entry.name)),
       nameCounts: countsOf(entry.name),
       toolPartCounts: countsOf(toolPart),
     };
@@ -237,7 +237,7 @@ function nameTextOf(entry: CatalogEntry): NameText {
 function skillTextsOf(entry: CatalogEntry): readonly SkillText[] {
   let texts = skillTexts.get(entry);
   if (!texts) {
-    texts = (entry.definition.skills ?? []).map((keyword) => ({ keyword, needed: words(keyword) }));
+    texts = (entry.definition.skills ?? []).map((keyword) => ({ keyword, needed: contentWords(keyword) }));
     skillTexts.set(entry, texts);
   }
   return texts;
@@ -392,7 +392,7 @@ function closestNames(name: string, offered: Offered): string[] {
   if (name.length > MAX_SUGGESTION_NAME) return [];
   const lower = name.toLowerCase();
   const length = lower.length;
-  const called = new Set(words(name));
+  const called = new Set(contentWords(name));
   for (let i = 0; i < length; i++) calledCounts[lower.charCodeAt(i) % BUCKETS]!++;
   // The best three so far, best first. Names come in sorted order, so a later name never wins a tie.
   const best: { name: string; score: number }[] = [];
@@ -433,7 +433,7 @@ function closestNames(name: string, offered: Offered): string[] {
 /** The first skill keyword (in tool order, then keyword order) all of whose words `name` has, with its tools. */
 function matchingSkill(name: string, offered: Offered): { keyword: string; tools: string[] } | undefined {
   if (name.length > MAX_SUGGESTION_NAME) return undefined;
-  const called = new Set(words(name));
+  const called = new Set(contentWords(name));
   let first = -1;
   for (const w of called) {
     for (const i of offered.skillsByFirstWord.get(w) ?? []) {
@@ -459,7 +459,7 @@ function unknownAnswer(text: string, shownName: string, offered: Offered): Grant
     message += ` For ${quote(skill.keyword)}, use ${skill.tools.join(' or ')}.`;
   }
   if (suggestions.length === 0 && !skill) {
-    const query = words(text.slice(0, MAX_SUGGESTION_NAME)).join(' ') || 'what you want to do';
+    const query = contentWords(text.slice(0, MAX_SUGGESTION_NAME)).join(' ') || 'what you want to do';
     message += offered.canSearch
       ? ` Search the tool directory with ${SEARCH_TOOL} (e.g. {"query": ${JSON.stringify(query)}}) and activate what you find with ${ACTIVATE_TOOL}.`
       : ' Use only the tools you were offered.';
@@ -524,8 +524,8 @@ function searchTextOf(entry: CatalogEntry): SearchText {
   if (!text) {
     text = {
       name: nameTextOf(entry).words,
-      skills: new Set(words((entry.definition.skills ?? []).join(' '))),
-      description: new Set(words(entry.definition.description)),
+      skills: new Set(contentWords((entry.definition.skills ?? []).join(' '))),
+      description: new Set(contentWords(entry.definition.description)),
     };
     searchTexts.set(entry, text);
   }
@@ -537,7 +537,7 @@ function searchTextOf(entry: CatalogEntry): SearchText {
  * at most `limit` (1 to 50) hits with a positive score, best first. Used by `ormuz.search_tools`. Never throws.
  */
 export function searchTools(catalog: Catalog, grant: Grant, query: string, limit = 5): ToolSearchHit[] {
-  const wanted = [...new Set(words(String(query).slice(0, MAX_QUERY)))];
+  const wanted = [...new Set(contentWords(String(query).slice(0, MAX_QUERY)))];
   if (wanted.length === 0) return [];
   const max = Math.min(50, Math.max(1, Math.floor(Number.isFinite(limit) ? limit : 5)));
   const compiled = compile(grant);

@@ -11,7 +11,7 @@ export * from './grants.js';
 export * from './lint.js';
 export * from './prepare-call.js';
 export * from './tool-name.js';
-export { toSnakeCase } from './text.js';
+export { contentWords, MAX_WORDS_TEXT, toSnakeCase } from './text.js';
 export * from './extensions/device.extension.js';
 export * from './extensions/core.extension.js';
 export * from './extensions/shipped.js';

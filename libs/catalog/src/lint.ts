@@ -3,7 +3,7 @@
  * like a linter (extension, tool, rule, severity, message).
  */
 import type { Catalog, CatalogEntry } from './catalog.js';
-import { words } from './text.js';
+import { contentWords } from './text.js';
 
 /** `error` fails the lint (and CI); `warning` is reported only. */
 export type LintSeverity = 'error' | 'warning';
@@ -70,12 +70,12 @@ function wordCount(text: string): number {
  * uses ("returns", "fails") weigh little; what sets a tool apart weighs most.
  */
 export function descriptionSimilarity(a: string, b: string, corpus: readonly string[] = [a, b]): number {
-  const documents = corpus.map((d) => new Set(words(d)));
+  const documents = corpus.map((d) => new Set(contentWords(d)));
   const idf = (w: string): number =>
     Math.log((1 + documents.length) / (1 + documents.filter((d) => d.has(w)).length)) + 1;
   const vector = (text: string): Map<string, number> => {
     const tf = new Map<string, number>();
-    for (const w of words(text)) tf.set(w, (tf.get(w) ?? 0) + 1);
+    for (const w of contentWords(text)) tf.set(w, (tf.get(w) ?? 0) + 1);
     for (const [w, n] of tf) tf.set(w, n * idf(w));
     return tf;
   };

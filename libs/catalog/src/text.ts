@@ -15,20 +15,31 @@ export function quote(text: string, max = 40): string {
   return text.length > max ? `${JSON.stringify(text.slice(0, max))}…` : JSON.stringify(text);
 }
 
+/**
+ * Words that say nothing about which tool is meant: function words, politeness, and the JSON literals a model's
+ * arguments are full of.
+ */
 const STOP_WORDS = new Set(
   (
-    'a an and are as at be by can do does for from has have how i if in into is it its me my of on or so ' +
-    'that the then this to use used uses using was what when which while who will with you your'
+    'a an and are as at be by can could do does for from has have how i if in into is it its me my no not of on ' +
+    'or please so that the then there this to use used uses using was what when which while who will with would ' +
+    'you your null true false'
   ).split(' '),
 );
 
+/** Longest text looked at, in characters: enough for a task or a description, bounded for hostile input. */
+export const MAX_WORDS_TEXT = 8_000;
+
 /**
- * Lowercase content words of `text`: split on anything that is not a letter or digit and on snake/camel/dot
- * boundaries, stop words dropped, a plural `s` trimmed so `contacts` meets `contact`.
+ * The one tokenizer of tool names, descriptions, skills, search queries and tasks (catalog search, suggestions, lint,
+ * and model-loop's tool selection), so a word means the same everywhere: the first {@link MAX_WORDS_TEXT} characters
+ * of `text`, split on anything that is not a letter or digit and at snake, camel and dot boundaries, lower-cased,
+ * stop words dropped, a plural `s` trimmed so `contacts` meets `contact`. Total on any string.
  */
-export function words(text: string): string[] {
+export function contentWords(text: string): string[] {
   const out: string[] = [];
   for (const raw of text
+    .slice(0, MAX_WORDS_TEXT)
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)) {

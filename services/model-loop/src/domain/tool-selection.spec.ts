@@ -3,7 +3,6 @@ import { loadShippedCatalog, offeredTools } from '@ormuz/catalog';
 import type { ConversationMessageV1, OfferedToolV1 } from '@ormuz/contracts';
 import { toolResult } from './tool-result.js';
 import {
-  contentWords,
   MAX_DIRECTORY_NAMES,
   relevanceScores,
   schemaTokens,
@@ -81,14 +80,6 @@ describe('relevanceScores', () => {
       { name: 'a.note', description: 'x' },
     ];
     expect(relevanceScores('note', tools).map((r) => r.name)).toEqual(['a.note', 'b.note']);
-  });
-});
-
-describe('contentWords', () => {
-  it('splits names and prose alike, drops stop words and trims plurals', () => {
-    expect(contentWords('device.list_contacts')).toEqual(['device', 'list', 'contact']);
-    expect(contentWords('sendMessage to the Contacts, please!')).toEqual(['send', 'message', 'contact']);
-    expect(contentWords('access')).toEqual(['access']);
   });
 });
 

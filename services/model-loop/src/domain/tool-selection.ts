@@ -8,7 +8,7 @@
  * turn while they fit its budget — plus a line naming the rest, which it can search and activate. The selection
  * only decides what is sent first: it never adds a tool the grant does not offer, and policy still decides every call.
  */
-import { CORE_EXTENSION_NAME, providerFunctionName } from '@ormuz/catalog';
+import { contentWords, CORE_EXTENSION_NAME, MAX_WORDS_TEXT, providerFunctionName } from '@ormuz/catalog';
 import type { ConversationMessageV1, JsonValue, OfferedToolV1 } from '@ormuz/contracts';
 import type { ModelProfile, ToolOffer } from './model-provider.js';
 
@@ -97,35 +97,8 @@ export interface RelevanceScore {
   readonly score: number;
 }
 
-/** Longest text looked at, in characters: enough for a task and the latest results, bounded for hostile input. */
-const MAX_TEXT = 8_000;
 const NAME_WEIGHT = 3;
 const DESCRIPTION_WEIGHT = 1;
-
-const STOP_WORDS = new Set(
-  (
-    'a an and are as at be by can could do does for from has have how i if in into is it its me my no not of on ' +
-    'or please so that the then there this to use was what when which while who will with would you your null ' +
-    'true false'
-  ).split(' '),
-);
-
-/**
- * Lowercase content words of `text`: split on anything that is not a letter or digit and at snake, camel and dot
- * boundaries; stop words dropped; a plural `s` trimmed so `contacts` meets `contact`. Total on any string.
- */
-export function contentWords(text: string): string[] {
-  const out: string[] = [];
-  for (const raw of text
-    .slice(0, MAX_TEXT)
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)) {
-    if (raw === '' || STOP_WORDS.has(raw)) continue;
-    out.push(raw.length > 3 && raw.endsWith('s') && !raw.endsWith('ss') ? raw.slice(0, -1) : raw);
-  }
-  return out;
-}
 
 /**
  * Ranks `tools` by how much `text` is about them: each distinct word of the text that appears in a tool's name
@@ -167,7 +140,7 @@ export function turnText(messages: readonly ConversationMessageV1[]): string {
   const lastUser = messages.findLast((m) => m.role === 'user');
   const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant');
   const results = messages.slice(lastAssistant + 1).filter((m) => m.role === 'tool');
-  return [lastUser?.content ?? '', ...results.map((m) => resultText(m.content))].join('\n').slice(0, MAX_TEXT);
+  return [lastUser?.content ?? '', ...results.map((m) => resultText(m.content))].join('\n').slice(0, MAX_WORDS_TEXT);
 }
 
 function resultText(content: string): string {
