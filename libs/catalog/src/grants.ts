@@ -3,9 +3,10 @@
  * version; deny wins; pinned versions are honoured exactly and never moved to another version.
  */
 import { identifierProblem } from '@ormuz/contracts';
+import { LRUCache } from 'lru-cache';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { GrantError } from './errors.js';
-import { editDistance, quote, contentWords } from './text.js';
+import { contentWords, editDistance, quote } from './text.js';
 import { CORE_EXTENSION_NAME, splitToolName } from './tool-definition.js';
 
 /** What one agent of one tenant may use. */
@@ -302,7 +303,7 @@ class GrantView {
   /** Tool name → the entry offered, or null; only names the catalog has. */
   private readonly byName = new Map<string, CatalogEntry | null>();
   private all: Offered | undefined;
-  private readonly unknown = new Map<string, GrantCheck>();
+  private readonly unknown = new LRUCache<string, GrantCheck>({ max: MAX_CACHED_UNKNOWN });
 
   constructor(
     private readonly catalog: Catalog,
@@ -327,20 +328,10 @@ class GrantView {
   /** The answer for a name the catalog does not have; the most recent ones are kept. */
   unknownName(name: string): GrantCheck {
     const cacheable = name.length <= MAX_CACHED_UNKNOWN_LENGTH;
-    if (cacheable) {
-      const known = this.unknown.get(name);
-      if (known) {
-        // Most recently used last, so the oldest is evicted first.
-        this.unknown.delete(name);
-        this.unknown.set(name, known);
-        return known;
-      }
-    }
+    const known = cacheable ? this.unknown.get(name) : undefined;
+    if (known) return known;
     const answer = unknownAnswer(name, name, this.offered());
-    if (cacheable) {
-      if (this.unknown.size >= MAX_CACHED_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value!);
-      this.unknown.set(name, answer);
-    }
+    if (cacheable) this.unknown.set(name, answer);
     return answer;
   }
 }

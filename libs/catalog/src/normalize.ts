@@ -4,6 +4,7 @@
  * are refused, values are checked to be plain JSON, and designer values are filled in from configuration.
  */
 import type { JsonValue } from '@ormuz/contracts';
+import { LRUCache } from 'lru-cache';
 import { RESERVED_PARAMETER_NAMES, type CatalogEntry } from './catalog.js';
 import { compiledOf } from './compiled.js';
 import { hasLoneSurrogate, quote, toSnakeCase } from './text.js';
@@ -33,15 +34,14 @@ function parametersOf(entry: CatalogEntry): ReadonlyMap<string, ParameterDefinit
   return map;
 }
 
-const snakeCases = new Map<string, string>();
+const snakeCases = new LRUCache<string, string>({ max: MAX_CACHED_SPELLINGS });
 
-/** {@link toSnakeCase}, memoised for short keys (the cache is emptied when full; answers never change). */
+/** {@link toSnakeCase}, memoised for short keys (the most recently used are kept). */
 function snakeCaseOf(key: string): string {
   if (key.length > MAX_CACHED_SPELLING_LENGTH) return toSnakeCase(key);
   let snake = snakeCases.get(key);
   if (snake === undefined) {
     snake = toSnakeCase(key);
-    if (snakeCases.size >= MAX_CACHED_SPELLINGS) snakeCases.clear();
     snakeCases.set(key, snake);
   }
   return snake;
