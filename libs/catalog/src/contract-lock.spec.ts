@@ -1,11 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Catalog } from './catalog.js';
 import { manifest, tool } from './catalog.fixtures.js';
 import { checkContracts, contractHash, lockContracts, parseContractLock } from './contract-lock.js';
-import { isContractLockError } from './errors.js';
-import { readContractLock, writeContractLock } from './lock-file.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 const base = tool();
@@ -97,36 +92,4 @@ describe('parseContractLock', () => {
       expect(() => parseContractLock(value)).toThrow(/Regenerate it with `ormuz catalog lock`/);
     },
   );
-});
-
-describe('lock file', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ormuz-catalog-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('round-trips through write and read', () => {
-    const lock = lockContracts(Catalog.load([manifest('shop', [tool()])]));
-    const path = join(dir, 'catalog.lock.json');
-    writeContractLock(path, lock);
-    expect(readContractLock(path)).toEqual(lock);
-    expect(readFileSync(path, 'utf8').endsWith('}\n')).toBe(true);
-  });
-
-  it('says to run `ormuz catalog lock` when the file is missing', () => {
-    expect(() => readContractLock(join(dir, 'missing.json'))).toThrow(/Run `ormuz catalog lock`/);
-  });
-
-  it('refuses a file that is not JSON', () => {
-    const path = join(dir, 'catalog.lock.json');
-    writeFileSync(path, '{ nope');
-    let caught: unknown;
-    try {
-      readContractLock(path);
-    } catch (err) {
-      caught = err;
-    }
-    expect(isContractLockError(caught)).toBe(true);
-  });
 });

@@ -3,7 +3,6 @@ export * from './tool-definition.js';
 export * from './manifest.js';
 export * from './catalog.js';
 export * from './contract-lock.js';
-export * from './lock-file.js';
 export * from './model-schema.js';
 export * from './normalize.js';
 export * from './validate.js';

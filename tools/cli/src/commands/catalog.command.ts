@@ -2,15 +2,13 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import {
   checkContracts,
-  CONTRACT_LOCK_FILE,
   formatLintFindings,
   hasLintErrors,
   lintCatalog,
   loadShippedCatalog,
   lockContracts,
-  readContractLock,
-  writeContractLock,
 } from '@ormuz/catalog';
+import { CONTRACT_LOCK_FILE, readContractLock, writeContractLock } from '../catalog-lock-file.js';
 import type { CliContext } from '../context.js';
 import { REPO_ROOT } from '../services.js';
 

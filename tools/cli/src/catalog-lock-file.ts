@@ -1,9 +1,9 @@
 /**
- * Reading and writing `catalog.lock.json`: the only file I/O in this library. Paths are always passed in.
+ * Reading and writing `catalog.lock.json`, for the `ormuz catalog` commands. The catalog library itself does no file
+ * I/O: it computes and checks locks (`lockContracts`, `checkContracts`, `parseContractLock`); this adapter stores them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseContractLock, type ContractLock } from './contract-lock.js';
-import { ContractLockError } from './errors.js';
+import { ContractLockError, parseContractLock, type ContractLock } from '@ormuz/catalog';
 
 /** The lock's file name at the repository root. */
 export const CONTRACT_LOCK_FILE = 'catalog.lock.json';
