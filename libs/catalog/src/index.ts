@@ -7,6 +7,7 @@ export * from './model-schema.js';
 export * from './normalize.js';
 export * from './validate.js';
 export * from './grants.js';
+export { searchTools, type ToolSearchHit } from './tool-search.js';
 export * from './lint.js';
 export * from './prepare-call.js';
 export * from './tool-name.js';

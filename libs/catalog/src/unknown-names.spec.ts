@@ -6,8 +6,9 @@ import { manifest, tool } from './catalog.fixtures.js';
 import { CORE_EXTENSION } from './extensions/core.extension.js';
 import { DEVICE_EXTENSION } from './extensions/device.extension.js';
 import { DEFAULT_DESIGNER_CONFIG } from './extensions/shipped.js';
-import { checkGrant, offeredTools, searchTools, type Grant, type GrantCheck } from './grants.js';
-import { editDistance, quote, wordOverlap, contentWords } from './text.js';
+import { checkGrant, offeredTools, type Grant, type GrantCheck } from './grants.js';
+import { contentWords, editDistance, quote, wordOverlap } from './text.js';
+import { searchTools } from './tool-search.js';
 import { splitToolName } from './tool-definition.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -97,7 +98,10 @@ function referenceUnknown(offered: readonly CatalogEntry[], name: unknown): Gran
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('editDistance', () => {
-  const alphabet = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '_', '.', 'é', '\ud83d', '\ude00'), maxLength: 14 });
+  const alphabet = fc.string({
+    unit: fc.constantFrom('a', 'b', 'c', '_', '.', 'é', '\ud83d', '\ude00'),
+    maxLength: 14,
+  });
 
   it('matches the full-table distance for every cap', () => {
     fc.assert(
