@@ -112,11 +112,11 @@ describe('classifyLines', () => {
     ],
     [
       { tool: 'device.tap', targetText: 'Send' },
-      '"targetText" is not a field (did you mean "target_text"?); the fields are tool, args, target_text, foreground_package',
+      '"targetText" is not a field (did you mean "target_text"?); the fields are tool, args, target_text, foreground_package, target_role, screen_text',
     ],
     [
       { tool: 'device.tap', extra: 1 },
-      '"extra" is not a field; the fields are tool, args, target_text, foreground_package',
+      '"extra" is not a field; the fields are tool, args, target_text, foreground_package, target_role, screen_text',
     ],
   ])('refuses %j as a schema violation that names the field', (value, problem) => {
     const result = classifyLine(line(value), 4);
@@ -151,7 +151,7 @@ describe('classifyLine with explain', () => {
       target_text: 'Jetzt bezahlen',
       foreground_package: 'com.example.shop',
     });
-    const out = JSON.parse(classifyLine(line, 1, undefined, undefined, true).output) as {
+    const out = JSON.parse(classifyLine(line, 1, undefined, undefined, { explain: true }).output) as {
       level: string;
       explain: { target_text: { concept: string; form: string; languages: { code: string; name: string }[] }[] };
     };
@@ -168,7 +168,134 @@ describe('classifyLine with explain', () => {
       target_text: 'Battery',
       foreground_package: 'com.example.shop',
     });
-    expect(JSON.parse(classifyLine(line, 1, undefined, undefined, true).output).explain).toEqual({ target_text: [] });
+    expect(JSON.parse(classifyLine(line, 1, undefined, undefined, { explain: true }).output).explain).toEqual({
+      target_text: [],
+    });
     expect(JSON.parse(classifyLine(line, 1).output).explain).toBeUndefined();
+  });
+});
+
+describe('classifyLine with the observed role and screen text', () => {
+  const settingsTap = { tool: 'device.tap', args: { ref: 'e3' }, foreground_package: 'com.android.settings' };
+  const unknownAppTap = { tool: 'device.tap', args: { ref: 'e7' }, foreground_package: 'com.example.tracker' };
+  const BALANCE = ['Available balance', '€1,204.50'];
+  const verdict = (value: unknown, context?: Parameters<typeof classifyLine>[4]) =>
+    JSON.parse(classifyLine(line(value), 1, undefined, undefined, context).output) as {
+      level: string;
+      reasons: string[];
+      explain?: Record<string, unknown>;
+      error?: { code: string; message: string };
+    };
+
+  it('reads target_role and screen_text from the line, as policy passes them', () => {
+    expect(verdict({ ...settingsTap, target_text: 'Battery' }).level).toBe('low');
+    expect(verdict({ ...settingsTap, target_text: 'Battery', target_role: 'switch' })).toEqual({
+      level: 'high',
+      reasons: [expect.stringContaining('the target is a switch: tapping it changes a setting')],
+    });
+    expect(verdict({ ...unknownAppTap, target_text: 'Open' }).level).toBe('low');
+    expect(verdict({ ...unknownAppTap, target_text: 'Open', screen_text: BALANCE })).toEqual({
+      level: 'high',
+      reasons: [expect.stringContaining('its screen shows a balance')],
+    });
+  });
+
+  it('reads null as not known', () => {
+    expect(parseRiskInput({ tool: 'device.tap', target_role: null, screen_text: null })).toEqual({
+      ok: true,
+      input: { tool: 'device.tap', args: {}, target_text: null, foreground_package: null },
+    });
+  });
+
+  it.each([
+    [{ target_role: 3 }, "target_role must be the target element's role from the latest observation"],
+    [{ target_role: ' ' }, 'as a non-empty string of at most 64 characters (e.g. "switch", "list_item"), or null'],
+    [{ screen_text: 'Balance €3' }, "screen_text must be the texts of the screen's elements as an array of strings"],
+    [{ screen_text: ['Balance', 3] }, 'or null, not an array holding a non-string'],
+    [{ screenText: [] }, '"screenText" is not a field (did you mean "screen_text"?)'],
+  ])('refuses %j as a schema violation that names the field', (fields, problem) => {
+    const out = verdict({ ...settingsTap, ...fields });
+    expect(out.error?.code).toBe('schema_violation');
+    expect(out.error?.message).toContain(problem);
+  });
+
+  it('gives every line the role and screen text of the command line', () => {
+    const context = { targetRole: 'switch', screenText: BALANCE };
+    expect(verdict({ ...settingsTap, target_text: 'Battery' }, context).level).toBe('high');
+    expect(verdict({ ...unknownAppTap, target_text: 'Open' }, context)).toEqual({
+      level: 'high',
+      reasons: [expect.stringContaining('its screen shows a balance')],
+    });
+    // The same value on the line and on the command line is no conflict.
+    expect(verdict({ ...settingsTap, target_text: 'Battery', target_role: 'switch' }, context).level).toBe('high');
+  });
+
+  it('refuses a line whose role or screen differs from the command line, instead of choosing one', () => {
+    const out = verdict(
+      { ...settingsTap, target_text: 'Battery', target_role: 'list_item', screen_text: ['Battery'] },
+      { targetRole: 'switch', screenText: BALANCE },
+    );
+    expect(out.error).toEqual({
+      code: 'schema_violation',
+      message:
+        'Line 1 gives a field twice: target_role is "list_item" on the line and "switch" from --role; screen_text on ' +
+        'the line differs from the texts given by --screen-text or --screen-text-file. Give it on the line or on the ' +
+        'command line, not both.',
+    });
+  });
+
+  it('explains what the role did: the level without it, and the reasons it added', () => {
+    const out = verdict({ ...settingsTap, target_text: 'Battery', target_role: 'Switch' }, { explain: true });
+    expect(out.explain).toEqual({
+      target_text: [],
+      target_role: {
+        role: 'switch',
+        toggle: true,
+        level_without: 'low',
+        effect: 'the role makes the verdict high (low without it)',
+        reasons: [expect.stringContaining('the target is a switch')],
+      },
+    });
+  });
+
+  it('explains what the screen text did, naming the evidence', () => {
+    const out = verdict({ ...unknownAppTap, target_text: 'Open' }, { explain: true, screenText: BALANCE });
+    expect(out.explain).toEqual({
+      target_text: [],
+      screen_text: {
+        texts: 2,
+        evidence: 'a balance',
+        level_without: 'low',
+        effect: 'the screen text makes the verdict high (low without it)',
+        reasons: [expect.stringContaining('its screen shows a balance')],
+      },
+    });
+  });
+
+  it('says when the role or the screen changed only the reasons, or nothing', () => {
+    // A high word is high anyway; the screen adds its own reason.
+    const send = verdict({ ...unknownAppTap, target_text: 'Send' }, { explain: true, screenText: BALANCE });
+    expect(send.explain?.screen_text).toMatchObject({
+      level_without: 'high',
+      effect: 'the screen text changes the reasons, not the level (high either way)',
+    });
+    // Outside Settings the role is not read, and a tool that does not act on the screen reads no screen.
+    const outside = verdict({ ...unknownAppTap, target_text: 'Open' }, { explain: true, targetRole: 'switch' });
+    expect(outside.explain?.target_role).toEqual({
+      role: 'switch',
+      toggle: true,
+      level_without: 'low',
+      effect: 'none on this call: the role is read for a tap in a Settings app, where a switch changes a setting',
+      reasons: [],
+    });
+    const message = verdict(
+      { tool: 'device.list_contacts', args: {} },
+      { explain: true, screenText: ['IBAN DE89 3704 0044 0532 0130 00'] },
+    );
+    expect(message.explain?.screen_text).toMatchObject({
+      evidence: 'an IBAN',
+      effect: expect.stringMatching(/^none on this call: the screen text is read for a screen action/),
+      reasons: [],
+    });
   });
 });

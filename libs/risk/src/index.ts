@@ -14,6 +14,8 @@ export {
   classifyLine,
   classifyLines,
   parseRiskInput,
+  type InputEffect,
+  type LineContext,
   type LineErrorCode,
   type LineResult,
   type ToolCheck,

@@ -1365,28 +1365,209 @@ const TABLES: Record<LanguageCode, LanguageTable> = {
     ],
     low: ['প্ৰেৰক', "পঠিওৱা হ'ল", 'পৰিশোধৰ পদ্ধতি', 'ছেটিংছ'],
   },
+  // Bosnian shares most button words with Croatian and Serbian (Latin), which already list them (`Pošalji`,
+  // `Izbriši`, `Kupi`): these are the forms of its own, infinitives and labels in Bosnian wording.
+  bs: {
+    high: [
+      ['Pošalji sada', SEND],
+      ['Poslati', SEND],
+      ['Izvrši plaćanje', PAY],
+      ['Platiti', PAY],
+      ['Potvrdi narudžbu', CONFIRM],
+      ['Izbrisati', DELETE],
+      ['Objaviti', POST],
+      ['Završi narudžbu', BUY],
+      ['Idi na blagajnu', BUY],
+      ['Pošalji novac', TRANSFER],
+      ['Pretplatiti se', SUBSCRIBE],
+      ['Otkazati pretplatu', UNSUBSCRIBE],
+      ['Deinstalirati', INSTALL],
+      ['Vrati na fabričke postavke', RESET],
+      ['Podijeliti', SHARE],
+      ['Potpiši ugovor', 'sign'],
+      ['Podići novac', 'withdraw money'],
+      ['Isključiti', 'power off or restart'],
+    ],
+    low: [
+      'Pošiljalac',
+      'Poslano',
+      'Izbrisane stavke',
+      'Historija plaćanja',
+      'Načini plaćanja',
+      'Potvrda o uplati',
+      'Postavke',
+    ],
+  },
 };
+
+/**
+ * Regional variants Android ships a system locale for are not languages of the lexicon: the button words they do not
+ * share with the parent (European Portuguese `Subscrever`, Hong Kong `埋單`, Quebec `Abonne-toi`, US Spanish `Ordenar
+ * ahora`, Indian English `Recharge now`) are listed under the parent language, and reasons name the parent.
+ */
+const REGIONAL_TABLES: Readonly<Record<string, LanguageTable & { readonly parent: LanguageCode }>> = {
+  'pt-PT': {
+    parent: 'pt',
+    high: [
+      ['Eliminar', DELETE],
+      ['Transferir', TRANSFER],
+      ['Comprar', BUY],
+      ['Subscrever', SUBSCRIBE],
+      ['Subscreva a newsletter', SUBSCRIBE],
+      ['Enviar', SEND],
+      ['Partilhar', SHARE],
+      ['Efectuar pagamento', PAY],
+      ['Finalizar encomenda', BUY],
+      ['Cancelar subscrição', UNSUBSCRIBE],
+      ['Deixar de subscrever', UNSUBSCRIBE],
+      ['Repor dados de fábrica', RESET],
+      ['Levantar dinheiro', 'withdraw money'],
+      ['Fazer um donativo', 'donate'],
+    ],
+    // `Transferências` is the Downloads folder (European Portuguese `Transferir` is also "download": a Download
+    // button reads as a transfer, which errs on the safe side).
+    low: ['Transferências', 'Subscrições', 'Histórico de encomendas', 'Definições', 'Enviado'],
+  },
+  'zh-HK': {
+    parent: 'zh-Hant',
+    high: [
+      ['傳送', SEND],
+      ['埋單', PAY],
+      ['畀錢', PAY],
+      ['繳費', PAY],
+      ['立即購買', BUY],
+      ['落單', BUY],
+      ['結賬', BUY],
+      ['買入', BUY],
+      ['轉賬', TRANSFER],
+      ['過數', TRANSFER],
+      ['張貼', POST],
+      ['卸載', INSTALL],
+      ['回復原廠設定', RESET],
+      ['訂座', 'book or reserve'],
+      ['捐錢', 'donate'],
+      ['重新開機', 'power off or restart'],
+    ],
+    // Cantonese 咗 after a verb makes it done: 傳送咗 is "sent", a status. 紀錄 is the Hong Kong spelling of "record".
+    low: ['傳送咗', '刪除咗', '已刪除', '付款紀錄', '轉賬紀錄', '收件人', '設定'],
+  },
+  'fr-CA': {
+    parent: 'fr',
+    high: [
+      ['Passer à la caisse', BUY],
+      ['Acheter maintenant', BUY],
+      ['Achète', BUY],
+      ['Paie maintenant', PAY],
+      ['Envoie', SEND],
+      ['Supprime', DELETE],
+      ['Publie', POST],
+      ["Envoyer de l'argent", TRANSFER],
+      ['Virement Interac', TRANSFER],
+      ['Abonne-toi', SUBSCRIBE],
+      ['Inscris-toi', SUBSCRIBE],
+      ["Annuler l'abonnement", UNSUBSCRIBE],
+      ['Réinitialisation', RESET],
+      ['Donner maintenant', 'donate'],
+    ],
+    // `Magasiner` ("shop") opens a store, like English `Shop now`: the purchase is the checkout that follows.
+    // `Abonné` is a status, `Partage de connexion` the hotspot setting, `Fiche de paie` a payslip.
+    low: ['Magasiner', 'Abonné', 'Partage de connexion', 'Fiche de paie', 'Courriel', 'Panier', 'Paramètres'],
+  },
+  'es-US': {
+    parent: 'es',
+    high: [
+      ['Ordenar ahora', BUY],
+      ['Colocar orden', BUY],
+      ['Completar orden', BUY],
+      ['Hacer un pago', PAY],
+      ['Pagar ahora', PAY],
+      ['Enviar dinero', TRANSFER],
+      ['Mandar dinero', TRANSFER],
+      ['Desuscribirse', UNSUBSCRIBE],
+      ['Anular suscripción', UNSUBSCRIBE],
+      ['Borrar', DELETE],
+      ['Retirar dinero', 'withdraw money'],
+    ],
+    // `Ordenar` alone is also "sort": only the phrases that place an order are listed.
+    low: ['Ordenar por precio', 'Ordenar', 'Agregar al carrito', 'Historial de órdenes', 'Configuración'],
+  },
+  'en-GB': {
+    parent: 'en',
+    high: [
+      ['Authorise', 'authorize or approve'],
+      ['Proceed to checkout', BUY],
+      ['Top up', PAY],
+      ['Top-up now', PAY],
+      ['Cancel subscription', UNSUBSCRIBE],
+      ['Send money', TRANSFER],
+    ],
+    low: ['Cheque book', 'Top-up history', 'Add to basket', 'Favourites', 'Settings'],
+  },
+  'en-AU': {
+    parent: 'en',
+    high: [
+      ['Pay with PayID', PAY],
+      ['Top up now', PAY],
+      ['Transfer funds', TRANSFER],
+      ['Authorise payment', 'authorize or approve'],
+    ],
+    low: ['Go to basket', 'Account summary', 'Favourites'],
+  },
+  'en-IN': {
+    parent: 'en',
+    high: [
+      ['Proceed to pay', PAY],
+      ['Recharge now', PAY],
+      ['Place order', BUY],
+      ['Book now', 'book or reserve'],
+    ],
+    low: ['Recharge history', 'Mini statement', 'Passbook', 'Order history'],
+  },
+};
+
+/**
+ * Every system locale AOSP ships translations for, with the lexicon language that covers it: its own code, the
+ * lexicon's name for it (`iw` is Hebrew's old code, `zh-CN` and `zh-TW` are Simplified and Traditional Chinese), or
+ * its parent in {@link REGIONAL_TABLES}.
+ */
+const ANDROID_SYSTEM_LOCALES: readonly string[] = [
+  ...['af', 'am', 'ar', 'as', 'az', 'be', 'bg', 'bn', 'bs', 'ca', 'cs', 'da', 'de', 'el', 'en', 'es', 'et', 'eu'],
+  ...['fa', 'fi', 'fil', 'fr', 'gl', 'gu', 'hi', 'hr', 'hu', 'hy', 'id', 'is', 'it', 'iw', 'ja', 'ka', 'kk', 'km'],
+  ...['kn', 'ko', 'ky', 'lo', 'lt', 'lv', 'mk', 'ml', 'mn', 'mr', 'ms', 'my', 'nb', 'ne', 'nl', 'or', 'pa', 'pl'],
+  ...['pt', 'pt-PT', 'ro', 'ru', 'si', 'sk', 'sl', 'sq', 'sr', 'sr-Latn', 'sv', 'sw', 'ta', 'te', 'th', 'tr', 'uk'],
+  ...['ur', 'uz', 'vi', 'zh-CN', 'zh-HK', 'zh-TW', 'zu', 'en-GB', 'en-AU', 'en-IN', 'es-US', 'fr-CA'],
+];
+const LEXICON_NAME_OF: Readonly<Record<string, LanguageCode>> = { iw: 'he', 'zh-CN': 'zh-Hans', 'zh-TW': 'zh-Hant' };
+
+function expectHigh(text: string, meaning: string, name: string): void {
+  const verdict = tap(text);
+  expect(verdict.level).toBe('high');
+  // Close languages can spell a word apart that reads alike once accents are stripped (Czech `zaplatit`, Slovak
+  // `zaplatiť`): each spelling gets its own reason, and one of them names this language.
+  const reasons = verdict.reasons.filter((r) => r.startsWith(`target text means ${meaning}: `));
+  expect(reasons).not.toEqual([]);
+  expect(reasons.join('\n')).toContain(name);
+}
+
+function expectLow(text: string): void {
+  expect(tap(text)).toEqual({
+    level: 'low',
+    reasons: expect.arrayContaining(['no high-risk word in the target text']),
+  });
+}
 
 describe.each(Object.entries(TABLES) as [LanguageCode, LanguageTable][])('target text in %s', (code, table) => {
   const name = LANGUAGES[code].name;
+  it.each(table.high)(`is high for "%s" (%s, ${name})`, (text, meaning) => expectHigh(text, meaning, name));
+  it.each(table.low)(`stays low for "%s" (${name})`, (text) => expectLow(text));
+});
 
-  it.each(table.high)(`is high for "%s" (%s, ${name})`, (text, meaning) => {
-    const verdict = tap(text);
-    expect(verdict.level).toBe('high');
-    // Close languages can spell a word apart that reads alike once accents are stripped (Czech `zaplatit`, Slovak
-    // `zaplatiť`): each spelling gets its own reason, and one of them names this language.
-    const reasons = verdict.reasons.filter((r) => r.startsWith(`target text means ${meaning}: `));
-    expect(reasons).not.toEqual([]);
-    expect(reasons.join('\n')).toContain(name);
-  });
-
-  it.each(table.low)(`stays low for "%s" (${name})`, (text) => {
-    const verdict = tap(text);
-    expect(verdict).toEqual({
-      level: 'low',
-      reasons: expect.arrayContaining(['no high-risk word in the target text']),
-    });
-  });
+describe.each(Object.entries(REGIONAL_TABLES))('target text in the %s locale', (variant, table) => {
+  const name = LANGUAGES[table.parent].name;
+  it.each(table.high)(`is high for "%s" (%s, ${name} of ${variant})`, (text, meaning) =>
+    expectHigh(text, meaning, name),
+  );
+  it.each(table.low)(`stays low for "%s" (${name} of ${variant})`, (text) => expectLow(text));
 });
 
 // Words a listed language uses for something harmless, which another language's button word would read as once
@@ -1443,6 +1624,18 @@ describe('the lexicon', () => {
       expect(new RegExp(`\\p{Script=${script}}`, 'u').test(words)).toBe(true);
     }
     expect(/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(words)).toBe(true);
+  });
+
+  it('covers every system locale Android ships, each regional variant with a table of its own words', () => {
+    const uncovered = ANDROID_SYSTEM_LOCALES.filter((locale) => {
+      const code = LEXICON_NAME_OF[locale] ?? REGIONAL_TABLES[locale]?.parent ?? locale;
+      return !(code in LANGUAGES);
+    });
+    expect(uncovered).toEqual([]);
+    const regional = ANDROID_SYSTEM_LOCALES.filter(
+      (l) => l.includes('-') && !(l in LEXICON_NAME_OF) && !(l in LANGUAGES),
+    );
+    expect(regional.sort()).toEqual(Object.keys(REGIONAL_TABLES).sort());
   });
 
   it('has a table of both sides for every language', () => {

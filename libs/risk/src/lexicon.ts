@@ -21,6 +21,10 @@
  *   Danish `send`): it matches already, and listing it again only renames the languages in existing reasons. Give
  *   the language its own forms instead (`pagueu`, `afsend`). A language written in two scripts gets a code per
  *   script (`sr`, `sr-Latn`).
+ * - Regional variants Android ships a system locale for (pt-PT, zh-HK, fr-CA, es-US, en-GB, en-AU, en-IN) are not
+ *   languages of their own: list the button words they do not share with the parent under the parent (European
+ *   Portuguese `subscrever` under `pt`, Hong Kong `埋單` under `zh-Hant`, Quebec `abonne-toi` under `fr`), and give
+ *   the variant a table in `lexicon.spec.ts`.
  * - Scripts without case or Latin-style accents (Armenian, Georgian, Ethiopic, Bengali, Tamil, Telugu) match
  *   exactly after folding; their vowel signs are part of the word, and ZWNJ inside a word is dropped on both sides.
  * - Vietnamese keeps its diacritics when matched: its tones tell words apart (`mua` buy, `mùa` season).
@@ -112,7 +116,8 @@ export type LanguageCode =
   | 'gl'
   | 'ky'
   | 'or'
-  | 'as';
+  | 'as'
+  | 'bs';
 
 /** A language's display name, its script, and whether its diacritics are kept when matching. */
 export interface LanguageInfo {
@@ -224,6 +229,7 @@ export const LANGUAGES: Readonly<Record<LanguageCode, LanguageInfo>> = {
   ky: { name: 'Kyrgyz', script: 'Cyrillic' },
   or: { name: 'Odia', script: 'Odia' },
   as: { name: 'Assamese', script: 'Bengali' },
+  bs: { name: 'Bosnian', script: 'Latin' },
 };
 
 /** Identifiers of the high-risk concepts. */
@@ -339,17 +345,34 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['жөнөтүү', 'жиберүү'],
       or: ['ପଠାନ୍ତୁ'],
       as: ['পঠিয়াওক', 'প্ৰেৰণ কৰক'],
+      bs: ['poslati', 'pošalji sada', 'pošalji poruku'],
     },
   },
   {
     id: 'pay',
     meaning: 'pay',
     words: {
-      en: ['pay', 'make payment', 'make a payment', 'proceed to payment', 'complete payment'],
-      fr: ['payer', 'payez', 'procéder au paiement', 'effectuer le paiement'],
+      en: [
+        'pay',
+        'make payment',
+        'make a payment',
+        'proceed to payment',
+        'complete payment',
+        'top up',
+        'top up now',
+        'recharge now',
+      ],
+      fr: ['payer', 'payez', 'procéder au paiement', 'effectuer le paiement', 'paie maintenant'],
       de: ['bezahlen', 'jetzt zahlen', 'zahlungspflichtig bestellen'],
-      es: ['pagar', 'paga', 'pague', 'realizar pago'],
-      pt: ['pagar', 'pague', 'efetuar pagamento', 'ir para o pagamento'],
+      es: ['pagar', 'paga', 'pague', 'realizar pago', 'hacer un pago', 'efectuar pago'],
+      pt: [
+        'pagar',
+        'pague',
+        'efetuar pagamento',
+        'ir para o pagamento',
+        'efectuar pagamento',
+        'prosseguir para o pagamento',
+      ],
       it: ['paga', 'pagare', 'procedi al pagamento'],
       nl: ['betalen', 'betaal'],
       pl: ['zapłać', 'zapłacić', 'opłać', 'opłacić', 'przejdź do płatności'],
@@ -365,8 +388,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       th: ['ชำระเงิน', 'ชำระ', 'จ่ายเงิน'],
       ko: ['결제', '결제하기', '지불', '지불하기'],
       ja: ['支払う', '支払い', 'お支払い', '決済', '払う'],
-      'zh-Hans': ['付款', '支付', '买单'],
-      'zh-Hant': ['付款', '支付', '買單'],
+      'zh-Hans': ['付款', '支付', '买单', '缴费'],
+      'zh-Hant': ['付款', '支付', '買單', '埋單', '畀錢', '俾錢', '繳費'],
       cs: ['zaplatit', 'zaplaťte', 'zaplať', 'zaplatit nyní', 'provést platbu'],
       hu: ['fizetés', 'fizess', 'fizessen', 'kifizet', 'fizetés most'],
       ro: ['plătește', 'plătiți', 'plătește acum', 'efectuează plata', 'achită', 'achitați'],
@@ -420,6 +443,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['төлөө', 'төлөңүз'],
       or: ['ପେମେଣ୍ଟ କରନ୍ତୁ', 'ଦେୟ ଦିଅନ୍ତୁ'],
       as: ['পৰিশোধ কৰক', 'পেমেণ্ট কৰক'],
+      bs: ['platiti', 'izvrši plaćanje', 'idi na plaćanje'],
     },
   },
   {
@@ -501,6 +525,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['ырастоо', 'тастыктоо'],
       or: ['ନିଶ୍ଚିତ କରନ୍ତୁ'],
       as: ['নিশ্চিত কৰক'],
+      bs: ['potvrditi', 'potvrdi narudžbu', 'potvrdi plaćanje'],
     },
   },
   {
@@ -508,7 +533,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
     meaning: 'delete or remove',
     words: {
       en: ['delete', 'remove', 'erase'],
-      fr: ['supprimer', 'supprimez', 'effacer', 'retirer', 'enlever'],
+      fr: ['supprimer', 'supprimez', 'effacer', 'retirer', 'enlever', 'supprime'],
       de: ['löschen', 'lösche', 'entfernen', 'entferne'],
       es: ['eliminar', 'elimina', 'elimine', 'borrar', 'borra', 'quitar'],
       pt: ['excluir', 'exclua', 'apagar', 'apague', 'eliminar', 'remover', 'remova'],
@@ -582,6 +607,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['өчүрүү', 'жок кылуу'],
       or: ['ଡିଲିଟ୍ କରନ୍ତୁ', 'ବିଲୋପ କରନ୍ତୁ'],
       as: ['মচি পেলাওক', 'মচক'],
+      bs: ['izbrisati', 'obrisati', 'brisanje'],
     },
   },
   {
@@ -589,7 +615,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
     meaning: 'post or publish',
     words: {
       en: ['post', 'repost', 'publish', 'tweet'],
-      fr: ['publier', 'publiez', 'poster'],
+      fr: ['publier', 'publiez', 'poster', 'publie'],
       de: ['posten', 'veröffentlichen'],
       es: ['publicar', 'publica'],
       pt: ['publicar', 'postar', 'publique'],
@@ -609,7 +635,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ko: ['게시', '게시하기', '올리기', '발행'],
       ja: ['投稿', '公開'],
       'zh-Hans': ['发布', '发表', '发帖'],
-      'zh-Hant': ['發佈', '發布', '發表', '發文'],
+      'zh-Hant': ['發佈', '發布', '發表', '發文', '張貼'],
       cs: ['zveřejnit', 'zveřejněte', 'publikovat', 'přidat příspěvek'],
       hu: ['közzététel', 'tedd közzé', 'tegye közzé', 'posztolás'],
       ro: ['publică', 'publicați', 'postează'],
@@ -663,6 +689,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['жарыялоо'],
       or: ['ପୋଷ୍ଟ କରନ୍ତୁ', 'ପ୍ରକାଶ କରନ୍ତୁ'],
       as: ['প্ৰকাশ কৰক', 'পোষ্ট কৰক'],
+      bs: ['objaviti', 'objavi sada'],
     },
   },
   {
@@ -687,6 +714,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
         'passer la commande',
         'passer commande',
         'commande avec obligation de paiement',
+        'achète',
+        'passer à la caisse',
       ],
       de: [
         'kaufen',
@@ -708,8 +737,25 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
         'tramitar pedido',
         'pedido con obligación de pago',
         'finalizar pedido',
+        'ordenar ahora',
+        'ordena ahora',
+        'colocar orden',
+        'realizar orden',
+        'completar orden',
       ],
-      pt: ['comprar', 'compre', 'finalizar compra', 'fazer pedido', 'encomendar', 'finalizar pedido', 'fechar pedido'],
+      pt: [
+        'comprar',
+        'compre',
+        'finalizar compra',
+        'fazer pedido',
+        'encomendar',
+        'finalizar pedido',
+        'fechar pedido',
+        'finalizar encomenda',
+        'fazer encomenda',
+        'efetuar encomenda',
+        'efectuar encomenda',
+      ],
       it: [
         'acquista',
         'acquistare',
@@ -756,8 +802,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       th: ['ซื้อ', 'สั่งซื้อ'],
       ko: ['구매', '구매하기', '구입', '주문', '주문하기'],
       ja: ['購入', '買う', '注文', 'レジに進む'],
-      'zh-Hans': ['购买', '下单', '结算', '提交订单'],
-      'zh-Hant': ['購買', '下單', '結帳', '結算'],
+      'zh-Hans': ['购买', '下单', '结算', '提交订单', '订购', '买入'],
+      'zh-Hant': ['購買', '下單', '結帳', '結算', '結賬', '落單', '訂購', '買入'],
       cs: ['koupit', 'kupte', 'koupit nyní', 'objednat', 'objednejte', 'dokončit objednávku', 'k pokladně'],
       hu: [
         'vásárlás',
@@ -836,6 +882,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['сатып алуу', 'буйрутма берүү'],
       or: ['କିଣନ୍ତୁ', 'ଅର୍ଡର କରନ୍ତୁ'],
       as: ['কিনক', 'এতিয়াই কিনক', 'অৰ্ডাৰ কৰক'],
+      bs: ['kupiti', 'naručiti', 'završi narudžbu', 'dovrši kupovinu', 'idi na blagajnu'],
     },
   },
   {
@@ -843,10 +890,10 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
     meaning: 'transfer money',
     words: {
       en: ['transfer', 'send money', 'wire transfer'],
-      fr: ['virement', 'transférer', 'faire un virement'],
+      fr: ['virement', 'transférer', 'faire un virement', "envoyer de l'argent"],
       de: ['überweisen', 'überweisung', 'geld senden'],
-      es: ['transferir', 'transfiere', 'transferencia'],
-      pt: ['transferir', 'transfira', 'transferência'],
+      es: ['transferir', 'transfiere', 'transferencia', 'enviar dinero', 'mandar dinero'],
+      pt: ['transferir', 'transfira', 'transferência', 'enviar dinheiro'],
       it: ['trasferisci', 'trasferire', 'bonifico'],
       nl: ['overmaken', 'overboeken', 'overschrijven'],
       pl: ['przelew', 'przelej', 'przelać'],
@@ -863,7 +910,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ko: ['송금', '송금하기', '이체', '이체하기'],
       ja: ['送金', '振込', '振り込む', '振替'],
       'zh-Hans': ['转账', '汇款'],
-      'zh-Hant': ['轉帳', '轉賬', '匯款'],
+      'zh-Hant': ['轉帳', '轉賬', '匯款', '過數', '入數'],
       cs: ['převést', 'převést peníze', 'převod', 'poslat peníze'],
       hu: ['átutalás', 'utalás', 'utald át', 'pénzküldés'],
       ro: ['transferă', 'transferați', 'transfer bancar', 'trimite bani'],
@@ -917,6 +964,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['акча которуу', 'каражат которуу'],
       or: ['ଟ୍ରାନ୍ସଫର କରନ୍ତୁ', 'ଟଙ୍କା ପଠାନ୍ତୁ'],
       as: ['ধন স্থানান্তৰ কৰক', 'টকা পঠিয়াওক'],
+      bs: ['pošalji novac', 'prijenos sredstava', 'uplatiti'],
     },
   },
   {
@@ -924,10 +972,10 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
     meaning: 'subscribe',
     words: {
       en: ['subscribe', 'sign up', 'start free trial'],
-      fr: ['abonner', 'abonnez', 'inscrire'],
+      fr: ['abonner', 'abonnez', 'inscrire', 'abonne-toi', 'inscrivez-vous', 'inscris-toi'],
       de: ['abonnieren', 'abonniere'],
       es: ['suscribirse', 'suscribirme', 'suscríbete', 'suscribir'],
-      pt: ['assinar', 'assine', 'inscrever', 'inscreva'],
+      pt: ['assinar', 'assine', 'inscrever', 'inscreva', 'subscrever', 'subscreva'],
       it: ['iscriviti', 'abbonati', 'abbonarsi'],
       nl: ['abonneren', 'abonneer'],
       pl: ['subskrybuj', 'zasubskrybuj'],
@@ -998,6 +1046,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['жазылуу'],
       or: ['ସବସ୍କ୍ରାଇବ କରନ୍ତୁ'],
       as: ['ছাবস্ক্ৰাইব কৰক'],
+      bs: ['pretplatiti se', 'započni pretplatu'],
     },
   },
   {
@@ -1005,10 +1054,17 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
     meaning: 'unsubscribe',
     words: {
       en: ['unsubscribe', 'cancel subscription'],
-      fr: ['désabonner', 'désinscrire', 'résilier'],
+      fr: ['désabonner', 'désinscrire', 'résilier', "annuler l'abonnement"],
       de: ['abbestellen', 'kündigen'],
-      es: ['darse de baja', 'cancelar suscripción'],
-      pt: ['cancelar assinatura', 'cancelar inscrição'],
+      es: ['darse de baja', 'cancelar suscripción', 'desuscribirse', 'anular suscripción'],
+      pt: [
+        'cancelar assinatura',
+        'cancelar inscrição',
+        'cancelar subscrição',
+        'cancelar a subscrição',
+        'anular subscrição',
+        'deixar de subscrever',
+      ],
       it: ['annulla iscrizione', 'disiscriviti', 'annulla abbonamento'],
       nl: ['uitschrijven', 'opzeggen', 'abonnement opzeggen'],
       pl: ['anuluj subskrypcję', 'wypisz'],
@@ -1079,6 +1135,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['жазылууну жокко чыгаруу'],
       or: ['ଅନସବସ୍କ୍ରାଇବ କରନ୍ତୁ'],
       as: ['আনছাবস্ক্ৰাইব কৰক'],
+      bs: ['otkazati pretplatu', 'prekini pretplatu'],
     },
   },
   {
@@ -1106,7 +1163,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ko: ['설치', '설치하기'],
       ja: ['インストール', 'アンインストール'],
       'zh-Hans': ['安装', '卸载'],
-      'zh-Hant': ['安裝', '解除安裝'],
+      'zh-Hant': ['安裝', '解除安裝', '卸載'],
       cs: ['instalovat', 'nainstalovat', 'odinstalovat'],
       hu: ['telepítés', 'telepít', 'alkalmazás eltávolítása'],
       ro: ['instalează', 'instalați', 'dezinstalează', 'dezinstalați'],
@@ -1160,6 +1217,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['орнотуу'],
       or: ['ଇନଷ୍ଟଲ କରନ୍ତୁ', 'ଅନଇନଷ୍ଟଲ କରନ୍ତୁ'],
       as: ['ইনষ্টল কৰক', 'আনইনষ্টল কৰক'],
+      bs: ['instalirati', 'deinstalirati'],
     },
   },
   {
@@ -1167,10 +1225,10 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
     meaning: 'reset or wipe',
     words: {
       en: ['reset', 'factory reset', 'wipe'],
-      fr: ['réinitialiser'],
+      fr: ['réinitialiser', 'réinitialisation'],
       de: ['zurücksetzen'],
       es: ['restablecer'],
-      pt: ['redefinir', 'restaurar'],
+      pt: ['redefinir', 'restaurar', 'repor', 'repor dados de fábrica'],
       it: ['reimposta', 'ripristina'],
       nl: ['resetten', 'fabrieksinstellingen herstellen'],
       pl: ['resetuj', 'zresetuj'],
@@ -1187,7 +1245,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ko: ['초기화', '재설정'],
       ja: ['リセット', '初期化'],
       'zh-Hans': ['重置', '恢复出厂设置'],
-      'zh-Hant': ['重設', '重置', '恢復原廠設定'],
+      'zh-Hant': ['重設', '重置', '恢復原廠設定', '回復原廠設定'],
       cs: ['resetovat', 'obnovit tovární nastavení'],
       hu: ['visszaállítás', 'alaphelyzetbe állítás', 'gyári beállítások visszaállítása'],
       ro: ['resetează', 'resetați', 'revenire la setările din fabrică'],
@@ -1241,6 +1299,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['баштапкы абалга келтирүү', 'кайра коюу'],
       or: ['ରିସେଟ କରନ୍ତୁ'],
       as: ['ৰিছেট কৰক'],
+      bs: ['resetovati', 'resetirati', 'vrati na fabričke postavke', 'vraćanje na fabričke postavke'],
     },
   },
   {
@@ -1251,7 +1310,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       fr: ['partager', 'partagez'],
       de: ['teilen'],
       es: ['compartir', 'comparte'],
-      pt: ['compartilhar', 'compartilhe', 'partilhar'],
+      pt: ['compartilhar', 'compartilhe', 'partilhar', 'partilhe'],
       it: ['condividi', 'condividere'],
       nl: ['delen'],
       pl: ['udostępnij', 'udostępnić'],
@@ -1322,6 +1381,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['бөлүшүү'],
       or: ['ସେୟାର କରନ୍ତୁ'],
       as: ['শ্বেয়াৰ কৰক'],
+      bs: ['podijeliti', 'podijeli putem'],
     },
   },
   {
@@ -1403,6 +1463,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['кол коюу'],
       or: ['ସ୍ୱାକ୍ଷର କରନ୍ତୁ'],
       as: ['চহী কৰক'],
+      bs: ['potpisati', 'potpiši ugovor'],
     },
   },
   {
@@ -1484,6 +1545,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['бекитүү'],
       or: ['ଅନୁମୋଦନ କରନ୍ତୁ'],
       as: ['অনুমোদন কৰক'],
+      bs: ['odobriti', 'autorizuj', 'autorizirati'],
     },
   },
   {
@@ -1494,7 +1556,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       fr: ['retrait'],
       de: ['abheben', 'auszahlen', 'auszahlung'],
       es: ['retirar'],
-      pt: ['sacar dinheiro', 'fazer saque'],
+      pt: ['sacar dinheiro', 'fazer saque', 'levantar dinheiro', 'fazer levantamento'],
       it: ['preleva', 'prelevare', 'prelievo'],
       nl: ['geld opnemen', 'uitbetalen'],
       pl: ['wypłać', 'wypłacić', 'wypłata'],
@@ -1565,6 +1627,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['акча чыгаруу'],
       or: ['ଟଙ୍କା ଉଠାନ୍ତୁ'],
       as: ['টকা উলিয়াওক'],
+      bs: ['podići novac', 'podigni gotovinu', 'isplatiti'],
     },
   },
   {
@@ -1572,10 +1635,10 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
     meaning: 'donate',
     words: {
       en: ['donate'],
-      fr: ['faire un don'],
+      fr: ['faire un don', 'donner maintenant'],
       de: ['spenden'],
       es: ['donar'],
-      pt: ['doar', 'doe agora'],
+      pt: ['doar', 'doe agora', 'fazer um donativo', 'fazer uma doação'],
       it: ['donare'],
       nl: ['doneren', 'doneer'],
       pl: ['wesprzyj', 'przekaż darowiznę'],
@@ -1592,7 +1655,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ko: ['기부', '기부하기', '후원하기'],
       ja: ['寄付'],
       'zh-Hans': ['捐款', '捐赠'],
-      'zh-Hant': ['捐款', '捐贈'],
+      'zh-Hant': ['捐款', '捐贈', '捐錢'],
       cs: ['darovat', 'přispět'],
       hu: ['adományozás', 'adományozz', 'adományozzon'],
       ro: ['donează', 'donați'],
@@ -1646,6 +1709,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['кайрымдуулук кылуу'],
       or: ['ଦାନ କରନ୍ତୁ'],
       as: ['দান কৰক'],
+      bs: ['donirati', 'doniraj sada'],
     },
   },
   {
@@ -1672,8 +1736,8 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       th: ['จอง'],
       ko: ['예약', '예약하기'],
       ja: ['予約'],
-      'zh-Hans': ['预订', '预约'],
-      'zh-Hant': ['預訂', '預約'],
+      'zh-Hans': ['预订', '预约', '订座', '订房', '订票'],
+      'zh-Hant': ['預訂', '預約', '訂座', '訂房', '訂票'],
       cs: ['rezervovat', 'zarezervovat'],
       hu: ['foglalás', 'lefoglal', 'foglalj most'],
       ro: ['rezervă acum', 'rezervați', 'fă o rezervare'],
@@ -1727,6 +1791,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['брондоо'],
       or: ['ବୁକ କରନ୍ତୁ'],
       as: ['বুক কৰক'],
+      bs: ['rezervisati', 'rezervirati', 'napravi rezervaciju'],
     },
   },
   {
@@ -1754,7 +1819,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ko: ['전원 끄기', '다시 시작', '재시작'],
       ja: ['電源を切る', '再起動'],
       'zh-Hans': ['关机', '重启', '重新启动'],
-      'zh-Hant': ['關機', '重新啟動'],
+      'zh-Hant': ['關機', '重新啟動', '重新開機', '重啟'],
       cs: ['vypnout', 'restartovat'],
       hu: ['kikapcsolás', 'újraindítás'],
       ro: ['oprește', 'repornește'],
@@ -1808,6 +1873,7 @@ export const HIGH_RISK_CONCEPTS: readonly HighRiskConcept[] = [
       ky: ['кайра жүргүзүү'],
       or: ['ପାୱାର ବନ୍ଦ କରନ୍ତୁ', 'ରିଷ୍ଟାର୍ଟ କରନ୍ତୁ'],
       as: ['ৰিষ্টাৰ্ট কৰক'],
+      bs: ['isključiti', 'ponovo pokrenuti'],
     },
   },
 ];
@@ -1837,6 +1903,8 @@ export const READ_ONLY_PHRASES: WordsByLanguage = {
     'pay slip',
     'pay stub',
     'share price',
+    'cheque book',
+    'top up history',
   ],
   it: ['numero di conferma', 'codice di conferma', 'conferma d ordine'],
   id: ['kode konfirmasi', 'nomor konfirmasi', 'riwayat transfer'],
@@ -1844,8 +1912,21 @@ export const READ_ONLY_PHRASES: WordsByLanguage = {
   he: ['מספר אישור', 'קוד אישור'],
   th: ['รหัสยืนยัน'],
   'zh-Hans': ['付款记录', '支付记录', '转账记录', '购买记录', '订阅号'],
-  'zh-Hant': ['付款記錄', '支付記錄', '轉帳記錄', '購買記錄'],
+  'zh-Hant': [
+    '付款記錄',
+    '支付記錄',
+    '轉帳記錄',
+    '購買記錄',
+    // Hong Kong and Taiwan also write 紀錄 for "record".
+    '付款紀錄',
+    '支付紀錄',
+    '轉帳紀錄',
+    '轉賬紀錄',
+    '購買紀錄',
+  ],
   fa: ['روش‌های پرداخت', 'تاریخچه پرداخت', 'جزئیات پرداخت', 'کد تأیید', 'تاریخچه خرید', 'سابقه خرید'],
+  // "o uplati" is "about the payment" (a receipt, its details), not Croatian and Serbian `uplati` "pay in".
+  bs: ['potvrda o uplati', 'podaci o uplati'],
 };
 
 /** Words right before or after a match that turn it into a noun, a status or a history (see READ_ONLY_NEIGHBOURS). */
@@ -1867,6 +1948,7 @@ const CJK_NEIGHBOURS: ReadOnlyNeighbours = {
     '元',
     '済み',
     '済',
+    '咗',
     '中',
     '完了',
     '成功',

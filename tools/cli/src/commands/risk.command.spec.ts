@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { classifyLine } from '@ormuz/risk';
-import { catalogToolCheck } from './risk.command.js';
+import { CliInputError } from '../context.js';
+import { catalogToolCheck, classifyContext, collectText } from './risk.command.js';
 
 describe('ormuz risk classify: the catalog check', () => {
   const checkTool = catalogToolCheck();
@@ -27,5 +31,48 @@ describe('ormuz risk classify: the catalog check', () => {
   it('knows every shipped tool', () => {
     for (const tool of ['device.tap', 'device.send_message', 'ormuz.search_tools'])
       expect(checkTool(tool)).toBeUndefined();
+  });
+});
+
+describe('ormuz risk classify: --role, --screen-text and --screen-text-file', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ormuz-risk-classify-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('collects --screen-text in the order given', () => {
+    expect(collectText('€1,204.50', collectText('Available balance', undefined))).toEqual([
+      'Available balance',
+      '€1,204.50',
+    ]);
+  });
+
+  it('gives every line the role and the screen, and says whether to explain', () => {
+    expect(classifyContext({})).toEqual({ explain: false });
+    expect(classifyContext({ role: ' switch ', screenText: ['Balance', '€3.00'], explain: true })).toEqual({
+      explain: true,
+      targetRole: 'switch',
+      screenText: ['Balance', '€3.00'],
+    });
+  });
+
+  it('reads --screen-text-file as one element per line, skipping blank lines', () => {
+    const file = join(dir, 'screen.txt');
+    writeFileSync(file, 'Current account\r\n\r\nIBAN DE89 3704 0044 0532 0130 00\n');
+    expect(classifyContext({ screenTextFile: file }).screenText).toEqual([
+      'Current account',
+      'IBAN DE89 3704 0044 0532 0130 00',
+    ]);
+  });
+
+  it.each([
+    [{ role: '  ' }, /^--role needs the element's role from the latest observation \(button, .*switch.*\)/],
+    [{ role: 'x'.repeat(65) }, /at most 64 characters, e\.g\. --role switch\./],
+    [{ screenText: ['a'], screenTextFile: 'screen.txt' }, /^Give the screen one way: --screen-text once per element/],
+    [{ screenTextFile: '/nonexistent/screen.txt' }, /^--screen-text-file \/nonexistent\/screen\.txt cannot be read/],
+  ])('refuses %j before reading any line, saying what to pass', (options, message) => {
+    expect(() => classifyContext(options)).toThrow(CliInputError);
+    expect(() => classifyContext(options)).toThrow(message);
   });
 });
