@@ -37,9 +37,12 @@ function boundaries({ tests }) {
       { sourceTag: 'type:testing', notDependOnLibsWithTags: ['type:service'] },
       { sourceTag: 'type:service', onlyDependOnLibsWithTags: LIBS },
       { sourceTag: 'type:tool', onlyDependOnLibsWithTags: LIBS },
+      // Nothing may import a benchmark (no layer lists `type:bench`); the services they start are allowed below.
+      { sourceTag: 'type:bench', onlyDependOnLibsWithTags: LIBS },
       // Ownership: shared code stays shared; each service (and the CLI) sees only shared code and itself.
       { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
       { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared', 'scope:cli'] },
+      { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared'] },
       ...SERVICES.map((name) => ({
         sourceTag: `scope:${name}`,
         onlyDependOnLibsWithTags: ['scope:shared', `scope:${name}`],
@@ -92,6 +95,18 @@ export default defineConfig(
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     plugins: { '@nx': nx },
     rules: { '@nx/enforce-module-boundaries': ['error', boundaries({ tests: false })] },
+  },
+  {
+    // The benchmarks start the policy and device-bridge services in-process, as the e2e tests do. Nx forbids any
+    // import of an application outright (before the tag constraints are read), so these two imports are allowed here,
+    // in the benchmarks workspace only; everywhere else a service stays unimportable.
+    files: ['tools/benches/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { ...boundaries({ tests: false }), allow: ['@ormuz/policy', '@ormuz/device-bridge'] },
+      ],
+    },
   },
   {
     // Tests of any project may use the testing library; production code below the services may not.
