@@ -6,11 +6,13 @@
 // - Nx module boundaries, driven by the `scope:*` and `type:*` tags in every project.json: a service never imports
 //   another service, contracts depend on nothing, the domain only on contracts, infrastructure never on services.
 // - Tests may not be focused or skipped: a skipped test on main is a hidden failure.
+// - Every project's package.json declares exactly the packages its runtime code imports (Nx dependency checks).
 import js from '@eslint/js';
 import { createProjectGraphAsync } from '@nx/devkit';
 import nx from '@nx/eslint-plugin';
 import jest from 'eslint-plugin-jest';
 import { defineConfig } from 'eslint/config';
+import jsonc from 'jsonc-eslint-parser';
 import tseslint from 'typescript-eslint';
 
 // The boundaries rule reads Nx's cached project graph and silently skips itself when there is none (a fresh clone, a
@@ -112,6 +114,22 @@ export default defineConfig(
     // Tests of any project may use the testing library; production code below the services may not.
     files: TEST_FILES,
     rules: { '@nx/enforce-module-boundaries': ['error', boundaries({ tests: true })] },
+  },
+
+  {
+    // A project's `dependencies` name exactly what its runtime code imports: a missing one works only by hoisting, an
+    // unused one ships for nothing. "Runtime code" is the build target's inputs, nx.json's `production` (no specs, no
+    // test/ folder, no fixtures), so test-only packages belong in devDependencies, which this rule does not read.
+    // Versions must admit the installed one.
+    files: ['**/package.json'],
+    languageOptions: { parser: jsonc },
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/dependency-checks': [
+        'error',
+        { checkMissingDependencies: true, checkObsoleteDependencies: true, checkVersionMismatches: true },
+      ],
+    },
   },
 
   {
