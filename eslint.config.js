@@ -6,11 +6,13 @@
 // - Nx module boundaries, driven by the `scope:*` and `type:*` tags in every project.json: a service never imports
 //   another service, contracts depend on nothing, the domain only on contracts, infrastructure never on services.
 // - Tests may not be focused or skipped: a skipped test on main is a hidden failure.
+// - Every project's package.json declares exactly the packages its runtime code imports (Nx dependency checks).
 import js from '@eslint/js';
 import { createProjectGraphAsync } from '@nx/devkit';
 import nx from '@nx/eslint-plugin';
 import jest from 'eslint-plugin-jest';
 import { defineConfig } from 'eslint/config';
+import jsonc from 'jsonc-eslint-parser';
 import tseslint from 'typescript-eslint';
 
 // The boundaries rule reads Nx's cached project graph and silently skips itself when there is none (a fresh clone, a
@@ -37,9 +39,12 @@ function boundaries({ tests }) {
       { sourceTag: 'type:testing', notDependOnLibsWithTags: ['type:service'] },
       { sourceTag: 'type:service', onlyDependOnLibsWithTags: LIBS },
       { sourceTag: 'type:tool', onlyDependOnLibsWithTags: LIBS },
+      // Nothing may import a benchmark (no layer lists `type:bench`); the services they start are allowed below.
+      { sourceTag: 'type:bench', onlyDependOnLibsWithTags: LIBS },
       // Ownership: shared code stays shared; each service (and the CLI) sees only shared code and itself.
       { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
       { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared', 'scope:cli'] },
+      { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared'] },
       ...SERVICES.map((name) => ({
         sourceTag: `scope:${name}`,
         onlyDependOnLibsWithTags: ['scope:shared', `scope:${name}`],
@@ -94,9 +99,37 @@ export default defineConfig(
     rules: { '@nx/enforce-module-boundaries': ['error', boundaries({ tests: false })] },
   },
   {
+    // The benchmarks start the policy and device-bridge services in-process, as the e2e tests do. Nx forbids any
+    // import of an application outright (before the tag constraints are read), so these two imports are allowed here,
+    // in the benchmarks workspace only; everywhere else a service stays unimportable.
+    files: ['tools/benches/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { ...boundaries({ tests: false }), allow: ['@ormuz/policy', '@ormuz/device-bridge'] },
+      ],
+    },
+  },
+  {
     // Tests of any project may use the testing library; production code below the services may not.
     files: TEST_FILES,
     rules: { '@nx/enforce-module-boundaries': ['error', boundaries({ tests: true })] },
+  },
+
+  {
+    // A project's `dependencies` name exactly what its runtime code imports: a missing one works only by hoisting, an
+    // unused one ships for nothing. "Runtime code" is the build target's inputs, nx.json's `production` (no specs, no
+    // test/ folder, no fixtures), so test-only packages belong in devDependencies, which this rule does not read.
+    // Versions must admit the installed one.
+    files: ['**/package.json'],
+    languageOptions: { parser: jsonc },
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/dependency-checks': [
+        'error',
+        { checkMissingDependencies: true, checkObsoleteDependencies: true, checkVersionMismatches: true },
+      ],
+    },
   },
 
   {

@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
+import { ExpressAdapter } from '@nestjs/platform-express';
 import { commandSubject } from '@ormuz/contracts';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
 import { openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
@@ -38,7 +39,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   let httpUrl: string | undefined;
   try {
     if (opts.httpPort !== undefined) {
-      const web = await NestFactory.create(opts.module(infra), { logger, abortOnError: false, bodyParser: true });
+      // The adapter Nest would load by name anyway, passed explicitly so the import (and the dependency) is visible.
+      const web = await NestFactory.create(opts.module(infra), new ExpressAdapter(), {
+        logger,
+        abortOnError: false,
+        bodyParser: true,
+      });
       // Filters first: connectMicroservice binds its handlers immediately and inherits only what is set by then.
       web.useGlobalFilters(new OrmuzExceptionFilter());
       web.connectMicroservice<MicroserviceOptions>({ strategy }, { inheritAppConfig: true });

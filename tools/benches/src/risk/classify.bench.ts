@@ -12,7 +12,7 @@
  * `results: [{id, figure, baseline, ratio, target, verdict}]`).
  */
 import { performance } from 'node:perf_hooks';
-import { classifyRisk, HIGH_RISK_CONCEPTS, type RiskInput } from '../index.js';
+import { classifyRisk, HIGH_RISK_CONCEPTS, type RiskInput } from '@ormuz/risk';
 
 const TARGET_P99_US = 20;
 

@@ -41,6 +41,20 @@ import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { canonicalPayload, DeviceFrameCodec, type DeviceFrameDraft } from '@ormuz/contracts';
+import { runSimulatedFleet } from '@ormuz/device-sdk';
+import { connectNats, EventStore, streamName } from '@ormuz/event-log';
+import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { deriveCallId } from '@ormuz/tool-call';
+import {
+  DEVICE_BRIDGE_SCHEMA,
+  DeviceBridgeModule,
+  DeviceCredentials,
+  DeviceGateway,
+  DeviceLinkHost,
+  deviceBridgeMigrations,
+  loadDeviceBridgeConfig,
+} from '@ormuz/device-bridge';
 import {
   adminDbUrl,
   benchDbName,
@@ -63,18 +77,7 @@ import {
   startWatchdog,
   summarize,
   type BenchRow,
-} from '@ormuz/bench-kit';
-import { canonicalPayload, DeviceFrameCodec, type DeviceFrameDraft } from '@ormuz/contracts';
-import { runSimulatedFleet } from '@ormuz/device-sdk';
-import { connectNats, EventStore, streamName } from '@ormuz/event-log';
-import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { deriveCallId } from '@ormuz/tool-call';
-import { DeviceBridgeModule } from '../app.module.js';
-import { loadDeviceBridgeConfig } from '../config.js';
-import { DeviceCredentials } from '../domain/device-credentials.js';
-import { DEVICE_BRIDGE_SCHEMA, deviceBridgeMigrations } from '../persistence/migrations.js';
-import { DeviceGateway } from '../transport/device-gateway.js';
-import { DeviceLinkHost } from '../transport/device-link.host.js';
+} from '../kit/index.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Command line and sizes. Bounded so the whole run stays under 120 s on two busy cores.

@@ -1,7 +1,7 @@
 /**
  * Memory of a simulated fleet: heap (and external buffers) per connected device, after every device ran one request.
  *
- *   npm run build && node libs/device-sdk/dist/bench/fleet-memory.bench.js [--count 1000] [--json]
+ *   npm run bench:fleet -- [--count 1000] [--json]
  *
  * The bridge runs in a child process (a minimal protocol peer: welcome, grant every claim, acknowledge every
  * outcome), so only the devices are measured here. For scale, the same run first measures as many bare `ws` client
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { DeviceFrameCodec, canonicalPayload, type DeviceFrameDraft } from '@ormuz/contracts';
-import { runSimulatedFleet } from '../index.js';
+import { runSimulatedFleet } from '@ormuz/device-sdk';
 
 const script = fileURLToPath(import.meta.url);
 const args = process.argv.slice(2);

@@ -25,6 +25,30 @@ import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/t
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import {
+  aggregateSubject,
+  envelope,
+  hasSchema,
+  registerSchema,
+  tenantFilter,
+  type ContextName,
+  type EventDraft,
+  type OrmuzEvent,
+} from '@ormuz/contracts';
+import { migrateSchema, openDatabase } from '@ormuz/postgres';
+import {
+  connectNats,
+  EventStore,
+  ensureStreams,
+  projectionBookkeepingMigration,
+  ProjectionRunner,
+  runCommand,
+  SNAPSHOT_HEADER,
+  SNAPSHOT_VERSION_HEADER,
+  streamName,
+  type Decider,
+  type Projection,
+} from '@ormuz/event-log';
+import {
   adminDbUrl,
   benchDbName,
   bounded,
@@ -48,31 +72,7 @@ import {
   startWatchdog,
   summarize,
   type BenchRow,
-} from '@ormuz/bench-kit';
-import {
-  aggregateSubject,
-  envelope,
-  hasSchema,
-  registerSchema,
-  tenantFilter,
-  type ContextName,
-  type EventDraft,
-  type OrmuzEvent,
-} from '@ormuz/contracts';
-import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import {
-  connectNats,
-  EventStore,
-  ensureStreams,
-  projectionBookkeepingMigration,
-  ProjectionRunner,
-  runCommand,
-  SNAPSHOT_HEADER,
-  SNAPSHOT_VERSION_HEADER,
-  streamName,
-  type Decider,
-  type Projection,
-} from '../index.js';
+} from '../kit/index.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Sizes. Bounded so the whole run stays well under 90 s on two busy cores; each phase also has a time cap.

@@ -17,7 +17,7 @@ import type {
 } from '@ormuz/catalog';
 import { CORE_EXTENSION, DEFAULT_DESIGNER_CONFIG, SHIPPED_EXTENSIONS } from '@ormuz/catalog';
 import type { JsonSchema, JsonValue } from '@ormuz/contracts';
-import type { GateRequest } from '../domain/gate.js';
+import type { GateRequest } from '@ormuz/policy';
 
 /** mulberry32: a small seeded PRNG, so the catalog and the mix are the same on every run. */
 export function prng(seed: number): () => number {

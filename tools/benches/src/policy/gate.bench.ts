@@ -27,6 +27,19 @@ import { loadavg } from 'node:os';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
+import { Catalog, pinGrant, prepareCall, type Grant } from '@ormuz/catalog';
+import { aggregateSubject, canonicalPayload, commandSubject, type SubmitCallReplyV1 } from '@ormuz/contracts';
+import { connectNats, ensureStreams, SNAPSHOT_HEADER, SNAPSHOT_VERSION_HEADER, streamName } from '@ormuz/event-log';
+import { classifyRisk, type RiskInput } from '@ormuz/risk';
+import { callService, startService, type RunningService } from '@ormuz/service-kit';
+import {
+  decideGate,
+  loadPolicyConfig,
+  POLICY_SCHEMA,
+  policyMigrations,
+  PolicyModule,
+  type GateContext,
+} from '@ormuz/policy';
 import {
   adminDbUrl,
   benchDbName,
@@ -51,14 +64,7 @@ import {
   startWatchdog,
   summarize,
   type BenchRow,
-} from '@ormuz/bench-kit';
-import { Catalog, pinGrant, prepareCall, type Grant } from '@ormuz/catalog';
-import { aggregateSubject, canonicalPayload, commandSubject, type SubmitCallReplyV1 } from '@ormuz/contracts';
-import { connectNats, ensureStreams, SNAPSHOT_HEADER, SNAPSHOT_VERSION_HEADER, streamName } from '@ormuz/event-log';
-import { classifyRisk, type RiskInput } from '@ormuz/risk';
-import { callService, startService, type RunningService } from '@ormuz/service-kit';
-import { decideGate, type GateContext } from '../domain/gate.js';
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../index.js';
+} from '../kit/index.js';
 import { benchCatalogInput, MIX, requestMix, type BenchRequest, type Category } from './synthetic-catalog.js';
 
 // ---------------------------------------------------------------------------------------------------------------
