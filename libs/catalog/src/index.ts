@@ -11,6 +11,7 @@ export * from './grants.js';
 export * from './lint.js';
 export * from './prepare-call.js';
 export * from './tool-name.js';
+export * from './owner-summary.js';
 export { toSnakeCase } from './text.js';
 export * from './extensions/device.extension.js';
 export * from './extensions/core.extension.js';
