@@ -25,6 +25,7 @@ export function tool(overrides: Partial<ToolDefinition> = {}): ToolDefinition {
     },
     effect: 'read',
     risk_level: 'low',
+    executor: 'device',
     timeout_ms: 5_000,
     output: {
       description: 'The order status.',

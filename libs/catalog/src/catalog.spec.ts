@@ -158,6 +158,30 @@ describe('Catalog.load', () => {
     expect(rules(loadProblems([manifest('shop', [unknown])]))).toEqual(['invalid_combination', 'invalid_combination']);
   });
 
+  it('runs a tool that declares no executor on the device, and keeps platform tools to the core manifest', () => {
+    const { executor: _, ...undeclared } = tool();
+    const catalog = Catalog.load([manifest('shop', [undeclared])], {
+      core: manifest('ormuz', [tool({ name: 'ormuz.order_status', executor: 'platform' })]),
+    });
+    expect(catalog.resolve('shop.order_status')!.executor).toBe('device');
+    expect(catalog.resolve('ormuz.order_status')!.executor).toBe('platform');
+    const err = loadProblems([manifest('shop', [tool({ executor: 'platform' })])]);
+    expect(rules(err)).toEqual(['invalid_executor']);
+    expect(err.message).toMatch(/only the core manifest's tools may/);
+    expect(rules(loadProblems([manifest('shop', [tool({ executor: 'cloud' as never })])]))).toEqual([
+      'invalid_manifest',
+    ]);
+  });
+
+  it('refuses an owner summary template that does not parse or names a value the tool does not have', () => {
+    const err = loadProblems([manifest('shop', [tool({ owner_summary: 'Track {order_id}' })])]);
+    expect(rules(err)).toEqual(['invalid_summary']);
+    expect(err.message).toContain('shop.order_status@1 owner_summary cannot be used: it names "order_id"');
+    expect(rules(loadProblems([manifest('shop', [tool({ owner_summary: 'Track {order_number' })])]))).toEqual([
+      'invalid_summary',
+    ]);
+  });
+
   it('refuses something that is not a manifest, saying what is wrong', () => {
     const err = loadProblems([{ apiVersion: 'v0', kind: 'Extension', metadata: { name: 'shop' } } as never]);
     expect(rules(err)).toEqual(['invalid_manifest']);

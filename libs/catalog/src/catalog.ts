@@ -9,13 +9,16 @@ import { contractHash } from './contract-lock.js';
 import { CatalogError, type CatalogProblem } from './errors.js';
 import { MANIFEST_API_VERSION, manifestShapeProblems, type ExtensionManifest } from './manifest.js';
 import { modelSchema } from './model-schema.js';
+import { ownerSummaryProblem } from './owner-summary.js';
 import {
   CORE_EXTENSION_NAME,
+  executorOf,
   SNAKE_CASE_PATTERN,
   splitToolName,
   toolNameProblem,
   type DesignerConfig,
   type ToolDefinition,
+  type ToolExecutor,
 } from './tool-definition.js';
 
 /** One loaded tool version. Frozen; compare versions by `version`, contracts by `contractHash`. */
@@ -26,6 +29,8 @@ export interface CatalogEntry {
   readonly extension: string;
   /** True for the platform's own `ormuz` tools. */
   readonly core: boolean;
+  /** Who runs a call of this version: the declared executor, or the default (see {@link executorOf}). */
+  readonly executor: ToolExecutor;
   readonly definition: ToolDefinition;
   /** Hex SHA-256 of the contract; see {@link contractHash}. */
   readonly contractHash: string;
@@ -109,8 +114,10 @@ export class Catalog {
    * Loads and checks manifests. Throws {@link CatalogError} listing every problem: a manifest that is not an
    * extension manifest, an extension named twice, a non-core extension named `ormuz`, a tool whose prefix differs
    * from its manifest's `metadata.name`, names that are not snake_case, a duplicate name@version, malformed
-   * parameters or combination rules, a JSON Schema ajv cannot compile, a designer parameter without a (valid)
-   * configured value, and designer configuration for parameters no loaded tool declares as designer-controlled.
+   * parameters or combination rules, a JSON Schema ajv cannot compile, a `platform` executor outside the core
+   * manifest, an owner summary template that does not parse or names a value the tool does not have, a designer
+   * parameter without a (valid) configured value, and designer configuration for parameters no loaded tool declares
+   * as designer-controlled.
    */
   static load(manifests: readonly ExtensionManifest[], options: CatalogLoadOptions = {}): Catalog {
     const problems: CatalogProblem[] = [];
@@ -312,6 +319,16 @@ function loadTool(
     }
   }
 
+  const executor = executorOf(definition);
+  if (executor === 'platform' && !core) {
+    fail(
+      'invalid_executor',
+      `${at} declares executor "platform", which only the core manifest's tools may: the platform runs its own tools only. Declare "device", or leave executor out.`,
+    );
+  }
+  const summaryProblem = ownerSummaryProblem(definition);
+  if (summaryProblem) fail('invalid_summary', `${at} owner_summary cannot be used: ${summaryProblem}.`);
+
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, parameter] of Object.entries(definition.parameters)) {
@@ -376,6 +393,7 @@ function loadTool(
     version: definition.version,
     extension: ext,
     core,
+    executor,
     definition,
     contractHash: hash,
     modelParameters,

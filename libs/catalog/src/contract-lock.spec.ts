@@ -20,6 +20,7 @@ describe('contractHash', () => {
     ['the output schema', tool({ output: { description: 'The order status.', schema: { type: 'object' } } })],
     ['the effect', tool({ effect: 'cursor_read' })],
     ['the risk level', tool({ risk_level: 'classify' })],
+    ['the executor', tool({ executor: 'platform' })],
     [
       'a combination rule',
       tool({ combinations: [{ oneOf: [['include_history'], ['store_code']], message: 'Send one.' }] }),
@@ -35,8 +36,15 @@ describe('contractHash', () => {
       output: { ...base.output!, description: 'Where the order is.' },
       timeout_ms: 9_000,
       skills: ['parcels'],
+      owner_summary: 'Track order {order_number}',
     });
     expect(contractHash(reworded)).toBe(contractHash(base));
+  });
+
+  it('hashes the default executor as its absence, so hashes locked before executors were declared still hold', () => {
+    const { executor: _, ...undeclared } = base;
+    expect(contractHash(undeclared)).toBe(contractHash(base));
+    expect(contractHash(tool({ executor: 'platform' }))).not.toBe(contractHash(undeclared));
   });
 
   it('does not depend on the order parameters are declared in', () => {

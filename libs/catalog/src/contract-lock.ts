@@ -1,20 +1,25 @@
 /**
- * Contract hashes and the committed lock of them: a tool's arguments, output, effect and risk level cannot change
- * without a new version.
+ * Contract hashes and the committed lock of them: a tool's arguments, output, effect, risk level and executor cannot
+ * change without a new version.
  */
 import { canonicalJson, sha256Hex } from '@ormuz/contracts';
 import type { Catalog } from './catalog.js';
 import { ContractLockError } from './errors.js';
-import type { ToolDefinition } from './tool-definition.js';
+import { DEFAULT_TOOL_EXECUTOR, executorOf, type ToolDefinition } from './tool-definition.js';
 
 /**
  * Hex SHA-256 of the canonical JSON of what a caller depends on: each parameter's schema, controller and
- * optionality; the combination groups; the output schema; the effect; the risk level. Wording is not contract:
- * the tool's, each parameter's and the output's descriptions and the combination messages are left out, as are
+ * optionality; the combination groups; the output schema; the effect; the risk level; the executor (who runs a
+ * call is a promise to the caller: a device's hands or the platform's). Wording is not contract: the tool's, each
+ * parameter's and the output's descriptions, the combination messages and the owner summary are left out, as are
  * `timeout_ms` and `skills`. Annotations inside the JSON Schemas themselves (e.g. `examples`) do count.
+ *
+ * The default executor (`device`, also when declared explicitly) is hashed as its absence, so every hash locked
+ * before tools declared an executor still holds for the tools that run on the device.
  * Throws when the definition holds values JSON cannot carry (the catalog refuses such a definition at load).
  */
 export function contractHash(definition: ToolDefinition): string {
+  const executor = executorOf(definition);
   const parameters = Object.fromEntries(
     Object.entries(definition.parameters).map(([name, p]) => [
       name,
@@ -28,6 +33,7 @@ export function contractHash(definition: ToolDefinition): string {
       output: definition.output?.schema ?? null,
       effect: definition.effect,
       risk_level: definition.risk_level,
+      ...(executor === DEFAULT_TOOL_EXECUTOR ? {} : { executor }),
     }),
   );
 }
@@ -100,7 +106,7 @@ export function checkContracts(catalog: Catalog, lock: ContractLock): ContractDr
         locked,
         actual,
         message:
-          `${tool}@${version} changed its contract (parameters, combinations, output, effect or risk level) without ` +
+          `${tool}@${version} changed its contract (parameters, combinations, output, effect, risk level or executor) without ` +
           `a new version: the lock has ${locked.slice(0, 12)}…, the catalog ${actual.slice(0, 12)}…. Grants and ` +
           `approvals pinned to version ${version} would silently get the new contract. Restore version ${version} ` +
           `as it was and publish the change as version ${next}, then run \`ormuz catalog lock\`.`,

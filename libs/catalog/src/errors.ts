@@ -11,6 +11,10 @@ export type CatalogProblemRule =
   | 'invalid_parameter'
   | 'invalid_combination'
   | 'invalid_schema'
+  /** A tool declares an executor its manifest may not use (`platform` outside the core manifest). */
+  | 'invalid_executor'
+  /** A tool's `owner_summary` template does not parse, or names a value the tool does not have. */
+  | 'invalid_summary'
   | 'designer_value_missing'
   | 'designer_value_invalid'
   | 'designer_config_unknown';

@@ -11,6 +11,7 @@ export { searchTools, type ToolSearchHit } from './tool-search.js';
 export * from './lint.js';
 export * from './prepare-call.js';
 export * from './tool-name.js';
+export * from './owner-summary.js';
 export { contentWords, MAX_WORDS_TEXT, toSnakeCase } from './text.js';
 export * from './extensions/device.extension.js';
 export * from './extensions/core.extension.js';

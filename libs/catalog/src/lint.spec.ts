@@ -58,6 +58,18 @@ describe('lintCatalog', () => {
     expect(lintCatalog(loadShippedCatalog())).toEqual([]);
   });
 
+  it('warns when a tool leaves its executor to the default, or a high-risk tool has no owner summary', () => {
+    const { executor: _, ...undeclared } = tool({ risk_level: 'high' });
+    const warned = lintCatalog(Catalog.load([manifest('shop', [undeclared])]));
+    expect(warned.map((f) => [f.rule, f.severity])).toEqual([
+      ['executor-not-declared', 'warning'],
+      ['missing-owner-summary', 'warning'],
+    ]);
+    expect(warned[0]!.message).toContain('declare executor: "device"');
+    const written = tool({ risk_level: 'high', owner_summary: 'Track order {order_number}' });
+    expect(lintCatalog(Catalog.load([manifest('shop', [written])]))).toEqual([]);
+  });
+
   it('prints aligned rows: extension, tool, severity, rule, message', () => {
     const rows = formatLintFindings(findings).split('\n');
     expect(rows).toHaveLength(findings.length);

@@ -16,7 +16,9 @@ export type LintRule =
   | 'near-duplicate-description'
   | 'ambiguous-argument-name'
   | 'parameter-description-too-short'
-  | 'missing-output-contract';
+  | 'missing-output-contract'
+  | 'executor-not-declared'
+  | 'missing-owner-summary';
 
 /** One finding. `tool` is `<name>@<version>`. */
 export interface LintFinding {
@@ -99,7 +101,7 @@ export function lintCatalog(catalog: Catalog, options: LintOptions = {}): LintFi
   };
 
   for (const entry of catalog.entries()) {
-    const { description, parameters, output } = entry.definition;
+    const { description, parameters, output, executor, risk_level, owner_summary } = entry.definition;
     const count = wordCount(description);
     if (count < minWords) {
       report(
@@ -149,6 +151,22 @@ export function lintCatalog(catalog: Catalog, options: LintOptions = {}): LintFi
         'missing-output-contract',
         'error',
         'The tool has no output contract; declare output.description and output.schema so results can be checked.',
+      );
+    }
+    if (executor === undefined) {
+      report(
+        entry,
+        'executor-not-declared',
+        'warning',
+        `The tool does not say who runs it, so it runs on the device by default; declare executor: "${entry.executor}" so a reviewer sees it in the manifest.`,
+      );
+    }
+    if (risk_level === 'high' && owner_summary === undefined) {
+      report(
+        entry,
+        'missing-owner-summary',
+        'warning',
+        'The tool is always staged for approval but has no owner_summary, so owners read its raw arguments as JSON; write the sentence they decide on, e.g. "Send a text message to {recipient}: {message_body|quote}".',
       );
     }
   }

@@ -64,6 +64,7 @@ const TOOL_SCHEMA: JsonSchema = {
     },
     effect: { enum: ['read', 'write', 'cursor_read'] },
     risk_level: { enum: ['low', 'high', 'classify'] },
+    executor: { enum: ['device', 'platform'] },
     timeout_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 },
     output: {
       type: 'object',
@@ -72,6 +73,7 @@ const TOOL_SCHEMA: JsonSchema = {
       properties: { description: nonEmptyText, schema: { type: 'object' } },
     },
     skills: { type: 'array', items: nonEmptyText },
+    owner_summary: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
 

@@ -18,6 +18,20 @@ export type ToolEffect = 'read' | 'write' | 'cursor_read';
  */
 export type RiskLevel = 'low' | 'high' | 'classify';
 
+/**
+ * Who runs a call of the tool once policy lets it run. `device`: the phone the conversation acts on, through the
+ * device bridge; a call without a device is refused. `platform`: the runtime itself (model-loop runs the core
+ * `ormuz.*` tools); only the core manifest may declare it. Policy turns it into the call's target when it records
+ * the call, and everything downstream routes by that record, never by the tool's name.
+ */
+export type ToolExecutor = 'device' | 'platform';
+
+/** Every {@link ToolExecutor}. */
+export const TOOL_EXECUTORS: readonly ToolExecutor[] = Object.freeze(['device', 'platform']);
+
+/** The executor of a tool that declares none: extensions published before `executor` existed run on the device. */
+export const DEFAULT_TOOL_EXECUTOR: ToolExecutor = 'device';
+
 /** One declared parameter. Every parameter is required unless `optional` is true. */
 export interface ParameterDefinition {
   /** JSON Schema (draft 2020-12) of this parameter's value. */
@@ -63,12 +77,20 @@ export interface ToolDefinition {
   readonly combinations?: readonly CombinationRule[];
   readonly effect: ToolEffect;
   readonly risk_level: RiskLevel;
+  /** Who runs a call; {@link DEFAULT_TOOL_EXECUTOR} when left out. Part of the contract (see {@link contractHash}). */
+  readonly executor?: ToolExecutor;
   /** How long an executor may take, in milliseconds, before the outcome is unknown. */
   readonly timeout_ms: number;
   /** Optional only so a catalog without one can load and be reported by the lint; every shipped tool has one. */
   readonly output?: OutputContract;
   /** Keywords naming the skills this tool serves; used by search and by suggestions for unknown names. */
   readonly skills?: readonly string[];
+  /**
+   * The sentence an owner reads before approving a call, as a template over the call's values, e.g.
+   * `Send a text message to {recipient}: {message_body|quote}`; see {@link renderOwnerSummary} for the syntax. When
+   * left out, owners read `Run <tool> with <arguments>`. Wording, not contract: changing it needs no new version.
+   */
+  readonly owner_summary?: string;
 }
 
 /**
@@ -85,6 +107,11 @@ export const SNAKE_CASE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 
 /** Longest tool name (`<extension>.<tool>`), in characters: providers cap function names at 64. */
 export const MAX_TOOL_NAME_LENGTH = 64;
+
+/** Who runs calls of `definition`: its declared executor, or {@link DEFAULT_TOOL_EXECUTOR}. */
+export function executorOf(definition: Pick<ToolDefinition, 'executor'>): ToolExecutor {
+  return definition.executor ?? DEFAULT_TOOL_EXECUTOR;
+}
 
 /** True when a call with this effect changes something and therefore needs an idempotency key. */
 export function isWriteEffect(effect: ToolEffect): boolean {

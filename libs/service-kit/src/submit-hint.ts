@@ -7,15 +7,19 @@ import { deriveCallId } from '@ormuz/tool-call';
 import type { UnansweredHint } from './rpc.js';
 
 /**
- * The {@link UnansweredHint} for one submit. The call id is derived from the request's origin exactly as policy
- * derives it, so the caller learns the id even though the reply was lost. An origin that yields no id (policy would
- * refuse it) gives a hint without one. Never throws.
+ * The {@link UnansweredHint} for one submit. `knownCallId` is the id the caller already has from policy (a
+ * conversation's calls are identified by `policy.identify` before they are submitted); without it the id is derived
+ * from the request's origin exactly as policy derives it, so the caller learns the id even though the reply was
+ * lost. An origin that yields no id (policy would refuse it) gives a hint without one. Never throws.
  */
-export function submitUnansweredHint(request: Pick<SubmitCallRequestV1, 'tenant' | 'origin'>): UnansweredHint {
+export function submitUnansweredHint(
+  request: Pick<SubmitCallRequestV1, 'tenant' | 'origin'>,
+  knownCallId?: string,
+): UnansweredHint {
   const { tenant, origin } = request;
-  let callId: string | undefined;
+  let callId = knownCallId;
   try {
-    callId = deriveCallId(tenant, origin);
+    callId ??= deriveCallId(tenant, origin);
   } catch {
     callId = undefined;
   }

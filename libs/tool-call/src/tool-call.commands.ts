@@ -86,7 +86,11 @@ export type AuthorizeCall = ToolCallCommandOf<
   { readonly call_id: string; readonly verdict: LowRiskVerdict }
 >;
 
-/** Hand an authorised call to an executor as request `request_id`, due by `deadline` (RFC 3339). */
+/**
+ * Hand an authorised call to an executor as request `request_id`, due by `deadline` (RFC 3339). Every executor names
+ * the request by the call id (`request_id = call_id`): a call is dispatched at most once, to one executor, so its one
+ * request needs no id of its own (decision 0013). The decider takes whatever id was recorded, as older events have it.
+ */
 export type DispatchCall = ToolCallCommandOf<
   'DispatchCall',
   {

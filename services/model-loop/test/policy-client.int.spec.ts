@@ -46,4 +46,14 @@ describe('the policy client when a submit gets no answer', () => {
       silent.unsubscribe();
     }
   });
+
+  it('names the call by the id policy gave it, when the caller has one', async () => {
+    const silent = nc.subscribe(commandSubject(namespace, 'policy', 'submit'), { callback: () => undefined });
+    try {
+      const err = await client.submit(request, 'call_identified_by_policy').catch((e: unknown) => e);
+      expect((err as Error).message).toContain('call call_identified_by_policy may have been recorded');
+    } finally {
+      silent.unsubscribe();
+    }
+  });
 });

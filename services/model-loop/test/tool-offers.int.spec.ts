@@ -216,11 +216,14 @@ describe('tools offered to the model, and the platform tools model-loop runs', (
       expect(log).toContain('ormuz.conversation.tool_activated.v1');
 
       // Each core call ran on the platform: dispatched to model-loop, started and succeeded by it, on the call's log.
+      // Policy gave it no device target although the session has a phone, and its one request is named by its id.
       for (const call of [search!, activate!, check!]) {
         const events = await timeline(call.call_id);
         expect(events.map((e) => e.type)).toEqual([T.Requested, T.Authorized, T.Dispatched, T.Started, T.Succeeded]);
+        expect(events[0]!.data.target).toBeNull();
         expect(events[1]!.source).toBe('/ormuz/policy');
         expect(events[2]!.data.executor).toEqual({ kind: 'platform', service: 'model-loop' });
+        expect(events[2]!.data.request_id).toBe(call.call_id);
         for (const e of events.slice(2)) expect(e.source).toBe('/ormuz/model-loop');
       }
       // Checking the status acted on nothing: the staged call is still just staged.

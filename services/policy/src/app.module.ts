@@ -16,6 +16,7 @@ import { callStatusProjection } from './projections/call-status.projection.js';
 import { deviceScreensProjection } from './projections/device-screens.projection.js';
 import { DeviceScreensRepository } from './persistence/device-screens.repository.js';
 import { CallStatusHandler } from './queries/call-status.handler.js';
+import { IdentifyCallsHandler } from './queries/identify-calls.handler.js';
 import { PolicyController } from './transport/policy.controller.js';
 
 /** Starts policy's projections with the app and stops them with it. */
@@ -61,6 +62,7 @@ export class PolicyModule {
         SetRiskAppsHandler,
         RiskAppsHandler,
         CallStatusHandler,
+        IdentifyCallsHandler,
         OfferedToolsHandler,
         SearchToolsHandler,
         PolicyProjections,

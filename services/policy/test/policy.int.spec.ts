@@ -135,6 +135,50 @@ describe('policy service', () => {
     expect(again).toMatchObject({ call_id: callId, status: 'authorized', duplicate: true });
   });
 
+  it('identifies calls before they are submitted, with the ids submit records them under, recording nothing', async () => {
+    const conversation_id = `conv-${Math.random().toString(36).slice(2)}`;
+    const origin = (index: number) => ({ kind: 'conversation' as const, conversation_id, turn: 3, index });
+    const sent = ['device__send_message', 'device.sendMessage', 'ormuz__search_tools', 'weather__forecast', 'send message'];
+    const { calls } = await call<{ calls: { call_id: string; tool: string }[] }>('identify', {
+      tenant: 'acme',
+      calls: sent.map((tool, index) => ({ tool, origin: origin(index) })),
+    });
+    expect(calls.map((c) => c.tool)).toEqual([
+      'device.send_message',
+      'device.sendMessage',
+      'ormuz.search_tools',
+      'weather.forecast',
+      'send message',
+    ]);
+    expect(new Set(calls.map((c) => c.call_id)).size).toBe(sent.length);
+    await expect(call('status', { tenant: 'acme', call_id: calls[0]!.call_id })).rejects.toMatchObject({ code: 'call_not_found' });
+    const submitted = await submit({ tool: calls[0]!.tool, arguments: { recipient: 'Ana', message_body: 'hi' }, origin: origin(0) });
+    expect(submitted).toMatchObject({ call_id: calls[0]!.call_id, status: 'staged' });
+    const unknown = await submit({ tool: calls[3]!.tool, arguments: {}, origin: origin(3) });
+    expect(unknown).toMatchObject({ call_id: calls[3]!.call_id, status: 'refused' });
+    await expect(call('identify', { tenant: 'acme', calls: [{ tool: 'x', origin: { kind: 'model' } }] })).rejects.toMatchObject({
+      code: 'schema_violation',
+    });
+  });
+
+  it("targets the session's device only for tools the device runs, as their catalog entry says", async () => {
+    const targetOf = async (r: { call_id: string }) => {
+      const { timeline } = await call<{ timeline: { data: { target?: unknown } }[] }>('status', {
+        tenant: 'acme',
+        call_id: r.call_id,
+        timeline: true,
+      });
+      return timeline[0]!.data.target;
+    };
+    expect(await targetOf(await submit())).toEqual({ device_id: 'phone-1' });
+    expect(await targetOf(await submit({ tool: 'ormuz.search_tools', arguments: { query: 'send text' } }))).toBeNull();
+    const noDevice = await submit({ device_id: null });
+    expect(noDevice).toMatchObject({ status: 'refused', message: expect.stringContaining('no device attached') });
+    expect(await targetOf(noDevice)).toBeNull();
+    const platform = await submit({ tool: 'ormuz.search_tools', arguments: { query: 'send text' }, device_id: null });
+    expect(platform).toMatchObject({ status: 'authorized' });
+  });
+
   it('treats argument key order and Unicode composition as the same bytes', async () => {
     const origin = { kind: 'operation', operation_id: 'op-nfc' };
     const a = await submit({ origin, tool: 'device.list_contacts', arguments: { name_query: 'Zoe\u0301' } });

@@ -38,6 +38,7 @@ export const CORE_EXTENSION: ExtensionManifest = {
       },
       effect: 'read',
       risk_level: 'low',
+      executor: 'platform',
       timeout_ms: 2_000,
       output: {
         description: 'Matching tools, best first.',
@@ -82,6 +83,7 @@ export const CORE_EXTENSION: ExtensionManifest = {
       },
       effect: 'write',
       risk_level: 'low',
+      executor: 'platform',
       timeout_ms: 2_000,
       output: {
         description: 'The activated tool and its argument schema.',
@@ -121,6 +123,7 @@ export const CORE_EXTENSION: ExtensionManifest = {
       },
       effect: 'read',
       risk_level: 'low',
+      executor: 'platform',
       timeout_ms: 5_000,
       output: {
         description: 'The next part of the content and whether more remains.',
@@ -160,6 +163,7 @@ export const CORE_EXTENSION: ExtensionManifest = {
       },
       effect: 'read',
       risk_level: 'low',
+      executor: 'platform',
       timeout_ms: 2_000,
       output: {
         description: 'The call status from the log; status never acts.',

@@ -152,6 +152,7 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'read',
       risk_level: 'low',
+      executor: 'device',
       timeout_ms: 10_000,
       output: {
         description:
@@ -223,6 +224,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       ],
       effect: 'write',
       risk_level: 'classify',
+      executor: 'device',
+      owner_summary: 'Tap {target_text|quote:80|or:an element} in {foreground_package}',
       timeout_ms: 10_000,
       output: {
         description: 'The outcome of the tap, how its target was resolved, and the screen afterwards.',
@@ -253,6 +256,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'write',
       risk_level: 'classify',
+      executor: 'device',
+      owner_summary: 'Type {text|quote:120} in {foreground_package}',
       timeout_ms: 15_000,
       output: {
         description: 'The outcome of typing, the field that received the text, and the screen afterwards.',
@@ -279,6 +284,7 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'write',
       risk_level: 'classify',
+      executor: 'device',
       timeout_ms: 10_000,
       output: {
         description: 'The outcome of the swipe and the screen afterwards.',
@@ -304,6 +310,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'write',
       risk_level: 'classify',
+      executor: 'device',
+      owner_summary: 'Press {key} in {foreground_package}[, which taps {target_text|quote:80}]',
       timeout_ms: 5_000,
       output: {
         description: 'The outcome of the key press and the screen afterwards.',
@@ -334,6 +342,7 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'write',
       risk_level: 'classify',
+      executor: 'device',
       timeout_ms: 15_000,
       output: {
         description: 'The app and screen in front after opening, and whether that changed.',
@@ -363,6 +372,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'write',
       risk_level: 'high',
+      executor: 'device',
+      owner_summary: 'Turn {desired_state} the setting {setting}',
       timeout_ms: 10_000,
       output: {
         description: 'The setting with its state before and after.',
@@ -406,6 +417,7 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'read',
       risk_level: 'low',
+      executor: 'device',
       timeout_ms: 10_000,
       output: {
         description: 'One page of matching contacts, the total that matched, and a continuation when partial.',
@@ -434,6 +446,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       parameters: { contact_names: contactNames },
       effect: 'write',
       risk_level: 'high',
+      executor: 'device',
+      owner_summary: 'Delete these contacts after re-checking each one: {contact_names}',
       timeout_ms: 30_000,
       output: {
         description: 'Which names were deleted and which were skipped, with why.',
@@ -456,6 +470,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       parameters: { contact_names: contactNames },
       effect: 'write',
       risk_level: 'high',
+      executor: 'device',
+      owner_summary: 'Delete these contacts after re-checking each one: {contact_names}',
       timeout_ms: 30_000,
       output: {
         description: 'Which names were deleted and which were skipped, with why.',
@@ -486,6 +502,8 @@ export const DEVICE_EXTENSION: ExtensionManifest = {
       },
       effect: 'write',
       risk_level: 'high',
+      executor: 'device',
+      owner_summary: 'Send a text message to {recipient}: {message_body|quote}',
       timeout_ms: 30_000,
       output: {
         description: 'The sent message id, its recipient, and the time it was sent.',

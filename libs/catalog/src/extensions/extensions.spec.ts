@@ -44,6 +44,14 @@ describe('shipped extensions', () => {
     expect(definition(name).risk_level).toBe(level);
   });
 
+  it('has the platform run its own tools and the device every other one, as each manifest declares', () => {
+    const executors = Object.fromEntries(catalog.entries().map((e) => [e.name, e.executor]));
+    for (const [name, executor] of Object.entries(executors)) {
+      expect([name, executor]).toEqual([name, name.startsWith('ormuz.') ? 'platform' : 'device']);
+    }
+    expect(catalog.entries().every((e) => e.definition.executor === e.executor)).toBe(true);
+  });
+
   it('keeps device.delete_contacts_verified@1 as published and adds changed_since_listed in version 2', () => {
     const reasons = (version: number) => {
       const schema = catalog.resolve('device.delete_contacts_verified', version)!.definition.output!.schema as {

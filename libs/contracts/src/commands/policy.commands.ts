@@ -2,6 +2,7 @@
  * Wire contracts of policy's NATS commands (`<namespace>.cmd.policy.<name>`). Versioned by name; old versions stay
  * readable when a new one is added.
  */
+import { MAX_TOOL_CALLS_PER_REPLY } from '../events/conversation.events.js';
 import type { CallOriginV1 } from '../events/tool-call.events.js';
 import { fragments, registerSchema } from '../schema-registry.js';
 
@@ -40,6 +41,37 @@ export interface SubmitCallReplyV1 {
   readonly approval_id: string | null;
   readonly summary: string | null;
   readonly expires_at: string | null;
+}
+
+/**
+ * `policy.identify`: the id policy gives the call from each origin, and the tool name a transcript shows it under,
+ * before anything is submitted. Records nothing and decides nothing. A conversation writes both into the model's
+ * reply before it submits the reply's requests (so a restart re-submits the same calls); `policy.submit` answers
+ * the same id for the same origin.
+ */
+export interface IdentifyCallsRequestV1 {
+  readonly tenant: string;
+  /** At most {@link MAX_TOOL_CALLS_PER_REPLY} (one model reply's requests). */
+  readonly calls: readonly {
+    /** Tool name as the model sent it. */
+    readonly tool: string;
+    readonly origin: CallOriginV1;
+  }[];
+}
+
+/** One call of `policy.identify`'s answer, in the order asked. */
+export interface IdentifiedCallV1 {
+  readonly call_id: string;
+  /**
+   * The name to show the call under: as sent, with a provider encoding (`shop__order_status`) decoded to its dotted
+   * form. `policy.submit` reads it as it reads any name (case, `@<n>` versions).
+   */
+  readonly tool: string;
+}
+
+/** `policy.identify`'s answer. */
+export interface IdentifyCallsReplyV1 {
+  readonly calls: readonly IdentifiedCallV1[];
 }
 
 /** `policy.status`: read a call's status from the log. Sends nothing to any executor. */
@@ -97,6 +129,7 @@ const origin = {
 };
 
 export const POLICY_SUBMIT_V1 = 'policy.submit.v1';
+export const POLICY_IDENTIFY_V1 = 'policy.identify.v1';
 export const POLICY_STATUS_V1 = 'policy.status.v1';
 export const POLICY_SEAL_V1 = 'policy.seal.v1';
 
@@ -112,6 +145,24 @@ registerSchema(POLICY_SUBMIT_V1, {
     origin,
     device_id: { oneOf: [fragments.identifier, { type: 'null' }] },
     correlation_id: { type: 'string', minLength: 1, maxLength: 256 },
+  },
+});
+registerSchema(POLICY_IDENTIFY_V1, {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tenant', 'calls'],
+  properties: {
+    tenant: fragments.identifier,
+    calls: {
+      type: 'array',
+      maxItems: MAX_TOOL_CALLS_PER_REPLY,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tool', 'origin'],
+        properties: { tool: { type: 'string', maxLength: 4096 }, origin },
+      },
+    },
   },
 });
 registerSchema(POLICY_STATUS_V1, {

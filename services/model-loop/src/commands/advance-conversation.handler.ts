@@ -8,8 +8,6 @@ import {
   type RequestedToolCallV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
-import { canonicalFromProviderName } from '@ormuz/catalog';
-import { deriveCallId } from '@ormuz/tool-call';
 import { configuredPins, MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import {
   nextAction,
@@ -17,7 +15,6 @@ import {
   type LiveConversation,
   type LoopAction,
 } from '../domain/conversation.js';
-import { isCoreTool } from '../domain/core-tools.js';
 import { isConversationStateError } from '../domain/errors.js';
 import {
   LOOP_INSTRUCTIONS,
@@ -49,8 +46,10 @@ export class AdvanceConversationCommand extends Command<LoopAction['kind']> {
  * The loop driver. Each event on a conversation triggers one step: read the conversation from the log, ask the pure
  * `nextAction` what is due, do it, append the result. The appended event triggers the next step, so the loop runs
  * until it waits on something outside (an outcome, an owner) and resumes when that arrives, also after a restart.
- * Every step is safe to repeat: call ids are derived from (conversation, turn, index), so a re-submit is a duplicate
- * that observes the original call, and the decider ignores a second reply for a turn or a second result for a call.
+ * Every step is safe to repeat: policy gives each requested call its id from its origin (conversation, turn, index)
+ * before the reply is recorded, so a re-submit from the same origin is a duplicate that observes the original call,
+ * and the decider ignores a second reply for a turn or a second result for a call. Model-loop derives no id and reads
+ * no tool name: policy identifies every call, and sets where it runs.
  */
 @CommandHandler(AdvanceConversationCommand)
 export class AdvanceConversationHandler implements ICommandHandler<AdvanceConversationCommand> {
@@ -115,35 +114,44 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       const request = requested.get(callId);
       const tracked = state.calls[callId];
       if (!request || !tracked) throw new Error(`call ${callId} is tracked but missing from the transcript`);
-      const outcome = await this.policy.submit({
-        tenant: cmd.tenant,
-        agent_id: state.facts.agent_id,
-        tool: request.name,
-        arguments: request.arguments,
-        origin: { kind: 'conversation', conversation_id: cmd.conversationId, turn: tracked.turn, index: tracked.index },
-        // The platform's own tools act on no device: without a target, model-loop runs them, not the phone.
-        device_id: isCoreTool(request.name) ? null : state.facts.device_id,
-        correlation_id: cmd.conversationId,
-      });
-      if (outcome.kind === 'decided' && outcome.reply.call_id !== callId) {
-        throw new Error(`policy issued ${outcome.reply.call_id} for call ${callId}: the call-id derivations disagree`);
-      }
+      // Everything the session has: policy decides from the tool's executor whether the call runs on the device.
+      const outcome = await this.policy.submit(
+        {
+          tenant: cmd.tenant,
+          agent_id: state.facts.agent_id,
+          tool: request.name,
+          arguments: request.arguments,
+          origin: {
+            kind: 'conversation',
+            conversation_id: cmd.conversationId,
+            turn: tracked.turn,
+            index: tracked.index,
+          },
+          device_id: state.facts.device_id,
+          correlation_id: cmd.conversationId,
+        },
+        callId,
+      );
       const report = reportOfSubmit(outcome);
       if (!report) continue;
+      // The call as policy recorded it: the id its submit answered (the one identify gave), else the one on record.
+      const recorded = outcome.kind === 'decided' ? outcome.reply.call_id : callId;
       const result = toolResult(
-        { call_id: callId, tool: request.name, source: 'ormuz', outcome: report },
+        { call_id: recorded, tool: request.name, source: 'ormuz', outcome: report },
         this.config.toolResultMaxBytes,
       );
       await this.apply(cmd, {
         type: 'AddToolResult',
-        data: { conversation_id: cmd.conversationId, call_id: callId, ...result },
+        data: { conversation_id: cmd.conversationId, call_id: recorded, ...result },
       });
     }
   }
 
   /**
    * Steps 1–2: send the conversation, with the agent's tools fitted to the model's tier, to the model and record its
-   * reply, issuing a call id for each request. Encoded tool names are recorded canonical.
+   * reply with each request as policy identified it (`policy.identify`: its call id, and its tool name as the call
+   * will be recorded, an encoded name decoded). Recording before submitting is what lets a restart re-submit the
+   * same calls rather than ask the model again.
    */
   private async callModel(
     cmd: AdvanceConversationCommand,
@@ -183,11 +191,21 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       });
       return;
     }
+    const identified = await this.policy.identify({
+      tenant: cmd.tenant,
+      calls: reply.tool_calls.map((c, index) => ({
+        tool: c.name,
+        origin: { kind: 'conversation', conversation_id, turn, index },
+      })),
+    });
+    if (identified.length !== reply.tool_calls.length) {
+      throw new Error(`policy identified ${identified.length} calls of the ${reply.tool_calls.length} requested`);
+    }
     const tool_calls = reply.tool_calls.map((c, index) => ({
       index,
-      name: canonicalFromProviderName(c.name) ?? c.name,
+      name: identified[index]!.tool,
       arguments: c.arguments,
-      call_id: deriveCallId(cmd.tenant, { kind: 'conversation', conversation_id, turn, index }),
+      call_id: identified[index]!.call_id,
     }));
     await this.apply(cmd, {
       type: 'AddModelReply',

@@ -5,7 +5,7 @@ import { outputProblems, type Catalog } from '@ormuz/catalog';
 import { sha256Hex, ToolCallEventType as T, type JsonValue, type OrmuzEvent } from '@ormuz/contracts';
 import { ToolCalls, type CallCausation } from '@ormuz/service-kit';
 import { isToolCallError, type CallFacts, type CallOutcome, type ToolCallState } from '@ormuz/tool-call';
-import { isCoreTool, type CoreTool, type CoreToolOutcome } from '../domain/core-tools.js';
+import { isCoreTool, type CoreToolOutcome } from '../domain/core-tools.js';
 import { CORE_CATALOG, CoreToolsExecutor } from '../executors/core-tools.executor.js';
 
 /** Answers true when this event's call was a core tool call that model-loop ran (or finished running) now. */
@@ -27,10 +27,15 @@ const BOOT_ID = `boot_${randomUUID().replaceAll('-', '')}`;
 const ATTEMPTS = 5;
 
 /**
- * Model-loop is the executor of the platform's own tools. When policy authorises an `ormuz.*` call with no device
- * target, this hands it to the platform, wins the start claim (an append that loses to a seal), runs the tool and
- * records its outcome on the call, so the log shows the core tool's run like any other executor's. The tools only
- * read, or record an activation idempotently, so a restart resumes a started call by running it again.
+ * Model-loop is the executor of the platform's own tools. When policy authorises a call with no device target (it
+ * gives one to every tool whose catalog entry says the device runs it, so a call without one is the platform's),
+ * this hands it to the platform, wins the start claim (an append that loses to a seal), runs the tool and records
+ * its outcome on the call, so the log shows the core tool's run like any other executor's. A platform call of a tool
+ * this runtime has no executor for fails with `unsupported_tool`. The tools only read, or record an activation
+ * idempotently, so a restart resumes a started call by running it again.
+ *
+ * The dispatch's request id is the call id, as the device bridge's is: a call is dispatched at most once, so its one
+ * request needs no name of its own (see docs/decisions/0013-one-identity-one-route.md).
  */
 @CommandHandler(RunCoreToolCommand)
 export class RunCoreToolHandler implements ICommandHandler<RunCoreToolCommand> {
@@ -43,11 +48,12 @@ export class RunCoreToolHandler implements ICommandHandler<RunCoreToolCommand> {
   async execute({ event, attempt }: RunCoreToolCommand): Promise<boolean> {
     if (event.type !== T.Authorized) return false;
     const { state } = await this.calls.load(event.tenant, event.subject);
-    if (state.status === 'absent' || !isCoreTool(state.call.tool) || state.call.target !== null) return false;
+    // Routed by what policy recorded: a call with a device target is the device's, whatever its tool is called.
+    if (state.status === 'absent' || state.call.target !== null) return false;
     const cause = { correlationid: correlationOf(state), causationid: event.id };
     const requestId = await this.claim(event.tenant, state, cause);
     if (!requestId) return false;
-    const outcome = await this.outcome(event.tenant, { ...state.call, tool: state.call.tool as CoreTool }, attempt);
+    const outcome = await this.outcome(event.tenant, state.call, attempt);
     await this.calls.execute(
       event.tenant,
       state.call.call_id,
@@ -66,8 +72,7 @@ export class RunCoreToolHandler implements ICommandHandler<RunCoreToolCommand> {
     try {
       if (s.status === 'authorized') {
         const deadline = new Date(Date.now() + timeoutMs).toISOString();
-        const request_id = `req_${callId.replace(/^call_/, '')}`;
-        const data = { call_id: callId, request_id, executor: PLATFORM_EXECUTOR, deadline };
+        const data = { call_id: callId, request_id: callId, executor: PLATFORM_EXECUTOR, deadline };
         s = (await this.calls.execute(tenant, callId, { type: 'DispatchCall', data }, cause)).state;
       }
       if (s.status === 'dispatched' && s.dispatch.executor.kind === 'platform') {
@@ -87,10 +92,12 @@ export class RunCoreToolHandler implements ICommandHandler<RunCoreToolCommand> {
     return s.status === 'started' && s.dispatch.executor.kind === 'platform' ? s.dispatch.request_id : null;
   }
 
-  private async outcome(tenant: string, call: CallFacts & { tool: CoreTool }, attempt: number): Promise<CallOutcome> {
+  private async outcome(tenant: string, call: CallFacts, attempt: number): Promise<CallOutcome> {
     const entry = this.catalog.resolve(call.tool, Number(call.contract_version));
     let result: CoreToolOutcome;
-    if (!entry) {
+    if (!isCoreTool(call.tool)) {
+      result = failed('unsupported_tool', `This runtime has no executor for ${call.tool}; nothing was run.`);
+    } else if (!entry) {
       result = failed(
         'unsupported_version',
         `This runtime cannot run version ${call.contract_version} of ${call.tool}.`,
@@ -99,7 +106,7 @@ export class RunCoreToolHandler implements ICommandHandler<RunCoreToolCommand> {
       const args = await this.arguments(tenant, call.call_id, call.payload_sha256);
       try {
         result = args
-          ? await this.executor.run({ tenant, ...call, args })
+          ? await this.executor.run({ tenant, ...call, tool: call.tool, args })
           : failed('payload_mismatch', 'The recorded arguments do not match their hash; nothing was run.');
       } catch (err) {
         if (attempt < ATTEMPTS) throw err;

@@ -20,7 +20,11 @@ export type CoreTool = (typeof CoreTool)[keyof typeof CoreTool];
 
 const CORE_TOOLS: ReadonlySet<string> = new Set(Object.values(CoreTool));
 
-/** True for the `ormuz.*` tools model-loop runs; they act on no device. */
+/**
+ * True for the platform tools model-loop has an executor for. Which calls model-loop runs is not decided here: it
+ * runs the calls policy recorded without a device target (see `run-core-tool.handler.ts`), and this says whether it
+ * can.
+ */
 export function isCoreTool(name: string): name is CoreTool {
   return CORE_TOOLS.has(name);
 }

@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type {
   CallStatusRequestV1,
+  IdentifiedCallV1,
+  IdentifyCallsReplyV1,
+  IdentifyCallsRequestV1,
   OfferedToolV1,
   SearchToolsRequestV1,
   SubmitCallReplyV1,
@@ -74,15 +77,24 @@ export class PolicyClient {
   ) {}
 
   /**
-   * Submits one request. A re-submit of a recorded call is a duplicate that observes the original. Throws
-   * ServiceUnavailableError or a transient RemoteError, which the caller retries; their message says that the call
-   * may have been recorded and how to find out.
+   * The ids policy gives the calls from these origins and the tool names it records them under, in the order asked.
+   * Records nothing. Throws what `callService` throws.
    */
-  async submit(request: SubmitCallRequestV1): Promise<SubmitOutcome> {
+  async identify(request: IdentifyCallsRequestV1): Promise<readonly IdentifiedCallV1[]> {
+    if (request.calls.length === 0) return [];
+    return (await this.call<IdentifyCallsReplyV1>('identify', request)).calls;
+  }
+
+  /**
+   * Submits one request, whose id `callId` policy gave it (see {@link identify}). A re-submit of a recorded call is
+   * a duplicate that observes the original. Throws ServiceUnavailableError or a transient RemoteError, which the
+   * caller retries; their message says that the call may have been recorded and how to find out.
+   */
+  async submit(request: SubmitCallRequestV1, callId?: string): Promise<SubmitOutcome> {
     try {
       // A lost answer leaves the call possibly recorded: the error says so, and the step's retry (same origin, so
       // the same call id) observes the original rather than running anything twice.
-      const reply = await this.call<SubmitCallReplyV1>('submit', request, submitUnansweredHint(request));
+      const reply = await this.call<SubmitCallReplyV1>('submit', request, submitUnansweredHint(request, callId));
       return { kind: 'decided', reply };
     } catch (err) {
       if (!isTransientPolicyError(err)) {

@@ -4,12 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { Catalog, Grant } from '@ormuz/catalog';
 import type { TenantAppLists } from '@ormuz/risk';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
-import { deriveCallId, type ToolCallCommand, type ToolCallState } from '@ormuz/tool-call';
+import type { ToolCallCommand, ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { UnknownToolNameError } from '../domain/errors.js';
 import { decideGate, type GateDecision, type GateRequest, type RecordedDecision } from '../domain/gate.js';
+import { callIdOf } from '../domain/identity.js';
 import { isScreenAction } from '../domain/screen-target.js';
 import { DeviceScreensRepository, ObservationLaggingError } from '../persistence/device-screens.repository.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
@@ -23,7 +24,9 @@ export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
 
 /**
  * The one place every transport's tool request passes through. Decides (pure), records the request with its
- * canonical bytes and hash, then records the decision. A duplicate observes the original and nothing else happens.
+ * canonical bytes and hash under the id its origin gives it (the id `policy.identify` answers), then records the
+ * decision. The call's target comes from the gate, which takes it from the tool's executor. A duplicate observes the
+ * original and nothing else happens.
  */
 @CommandHandler(SubmitCallCommand)
 export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
@@ -43,7 +46,7 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     ]);
     const gate = await this.decide(request, grant, apps);
     if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
-    const callId = deriveCallId(request.tenant, request.origin);
+    const callId = callIdOf(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
     const submitted = await this.calls.execute(
       request.tenant,
@@ -58,8 +61,8 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
           payload_sha256: gate.payload.sha256,
           origin: request.origin,
           agent_id: request.agent_id,
-          // Platform tools (ormuz.*) never run on a device, whatever device the session has.
-          target: request.device_id && !gate.tool.startsWith('ormuz.') ? { device_id: request.device_id } : null,
+          // Decided by the gate from the tool's executor: a platform tool never runs on the session's device.
+          target: gate.target,
         },
       },
       cause,

@@ -15,10 +15,11 @@ import { canonicalPayload, type CanonicalPayload, type JudgedTargetV1 } from '@o
 import {
   prepareCall,
   recordableToolName,
+  renderOwnerSummary,
   type Catalog,
   type DesignerConfig,
   type Grant,
-  type ToolDefinition,
+  type ToolExecutor,
 } from '@ormuz/catalog';
 import { classifyRisk, MAX_REASONS, type TenantAppLists } from '@ormuz/risk';
 import { observedScreen, resolveScreenTarget, type ScreenObservation } from './screen-target.js';
@@ -41,6 +42,12 @@ interface Recorded {
   /** Canonical tool name when the catalog knows it, else the name as sent. */
   readonly tool: string;
   readonly contractVersion: string;
+  /**
+   * Where the call runs, from the catalog entry's executor: the session's device for a device tool, `null` for a
+   * platform tool (the platform runs it) and for a name the catalog does not know (it runs nowhere). Everything
+   * downstream routes by this record.
+   */
+  readonly target: { readonly device_id: string } | null;
 }
 
 /** A decision that becomes a call: recorded with its bytes, then refused, staged or authorized. */
@@ -100,15 +107,17 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
       payload: canonicalPayload(request.arguments ?? {}),
       tool,
       contractVersion: 'unknown',
+      target: targetOf(ctx.catalog.resolve(tool)?.executor, request.deviceId),
     };
   }
-  const { definition, args } = prepared;
+  const { definition, args, entry } = prepared;
   const recorded: Recorded = {
     payload: canonicalPayload(args),
     tool: definition.name,
     contractVersion: String(prepared.version),
+    target: targetOf(entry.executor, request.deviceId),
   };
-  if (definition.name.startsWith('device.') && !request.deviceId) {
+  if (entry.executor === 'device' && !request.deviceId) {
     return {
       ...recorded,
       kind: 'refuse',
@@ -152,7 +161,7 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
     return {
       ...recorded,
       kind: 'stage',
-      summary: ownerSummary(definition, { ...args, target_text: targetText ?? undefined }),
+      summary: renderOwnerSummary(definition, { ...args, target_text: targetText ?? undefined }),
       expiresAt: new Date(now.getTime() + ctx.approvalTtlMs),
       verdict: { level: 'high', reasons: [...verdict.reasons], ...judged },
     };
@@ -160,29 +169,7 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
   return { ...recorded, kind: 'authorize', verdict: { level: 'low', reasons: [...verdict.reasons], ...judged } };
 }
 
-const quote = (v: unknown, max = 200) => {
-  const text = typeof v === 'string' ? v : JSON.stringify(v);
-  return `"${text.length > max ? `${text.slice(0, max)}…` : text}"`;
-};
-
-/** One sentence an owner can decide on: what will happen, to whom or what. */
-export function ownerSummary(def: ToolDefinition, args: Record<string, unknown>): string {
-  switch (def.name) {
-    case 'device.send_message':
-      return `Send a text message to ${String(args.recipient)}: ${quote(args.message_body)}`;
-    case 'device.delete_contacts_verified':
-      return `Delete these contacts after re-checking each one: ${(args.contact_names as string[] | undefined)?.join(', ') ?? '(none)'}`;
-    case 'device.toggle_setting':
-      return `Turn ${String(args.desired_state)} the setting ${String(args.setting)}`;
-    case 'device.tap':
-      return `Tap ${args.target_text ? quote(args.target_text, 80) : 'an element'} in ${String(args.foreground_package)}`;
-    case 'device.type_text':
-      return `Type ${quote(args.text, 120)} in ${String(args.foreground_package)}`;
-    case 'device.press_key':
-      return args.key === 'enter' && args.target_text
-        ? `Press enter in ${String(args.foreground_package)}, which taps ${quote(args.target_text, 80)}`
-        : `Press ${String(args.key)} in ${String(args.foreground_package)}`;
-    default:
-      return `Run ${def.name} with ${quote(args, 300)}`;
-  }
+/** The session's device for a tool the device runs; no target for one the platform runs or the catalog does not know. */
+function targetOf(executor: ToolExecutor | undefined, deviceId: string | null): Recorded['target'] {
+  return executor === 'device' && deviceId ? { device_id: deviceId } : null;
 }

@@ -4,6 +4,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   assertValid,
   POLICY_AGENT_V1,
+  POLICY_IDENTIFY_V1,
   POLICY_SEARCH_TOOLS_V1,
   POLICY_SET_GRANT_V1,
   POLICY_SEAL_V1,
@@ -15,6 +16,7 @@ import {
   type TenantRequestV1,
   type AgentRequestV1,
   type CallStatusRequestV1,
+  type IdentifyCallsRequestV1,
   type SearchToolsRequestV1,
   type SetGrantRequestV1,
   type SealCallRequestV1,
@@ -26,6 +28,7 @@ import { SetGrantCommand } from '../commands/set-grant.handler.js';
 import { SetRiskAppsCommand } from '../commands/set-risk-apps.handler.js';
 import { RiskAppsQuery } from '../queries/risk-apps.handler.js';
 import { CallStatusQuery } from '../queries/call-status.handler.js';
+import { IdentifyCallsQuery } from '../queries/identify-calls.handler.js';
 import { OfferedToolsQuery, SearchToolsQuery } from '../queries/offered-tools.handler.js';
 
 /** NATS commands of policy: decode, validate against the wire schema, dispatch. Errors map in NatsRpcServer. */
@@ -39,6 +42,12 @@ export class PolicyController {
   @MessagePattern('submit')
   submit(@Payload() body: unknown) {
     return this.commands.execute(new SubmitCallCommand(assertValid<SubmitCallRequestV1>(POLICY_SUBMIT_V1, body)));
+  }
+
+  /** The ids (and recorded names) calls from these origins get, before they are submitted; records nothing. */
+  @MessagePattern('identify')
+  identify(@Payload() body: unknown) {
+    return this.queries.execute(new IdentifyCallsQuery(assertValid<IdentifyCallsRequestV1>(POLICY_IDENTIFY_V1, body)));
   }
 
   @MessagePattern('status')

@@ -250,7 +250,7 @@ function benchInProcess(rows: Row[], out: Record<string, unknown>) {
     const p = prepareCall(catalog, grant, { tool: request.tool, arguments: request.arguments });
     payloads.push(p.ok ? p.args : (request.arguments ?? {}));
     if (!p.ok || p.definition.risk_level !== 'classify') continue;
-    if (p.definition.name.startsWith('device.') && !request.deviceId) continue;
+    if (p.entry.executor === 'device' && !request.deviceId) continue;
     riskInputs.push({
       tool: p.definition.name,
       args: p.args,
