@@ -2,6 +2,7 @@
  * The shape every aggregate's pure domain logic takes. No I/O, no clock: time is passed in.
  */
 import type { EventDraft } from '@ormuz/contracts';
+import type { EventGuard } from './event-types.js';
 
 export interface Decider<State, Command, Event extends EventDraft> {
   readonly initialState: State;
@@ -13,4 +14,10 @@ export interface Decider<State, Command, Event extends EventDraft> {
    * folding the aggregate's events, so changing the state shape only needs this number bumped.
    */
   readonly stateVersion: number;
+  /**
+   * Tells the aggregate's events from any other (the guard from @ormuz/contracts). When present, every event folded
+   * from the log is checked with it, so a foreign event on the aggregate's subject is a {@link ForeignEventError}
+   * rather than something `evolve` was never written for. {@link AggregateRepository} requires it.
+   */
+  readonly isEvent?: EventGuard<Event>;
 }

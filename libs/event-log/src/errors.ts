@@ -47,6 +47,23 @@ export class CorruptEventError extends OrmuzError {
   }
 }
 
+/**
+ * A stored event of a type its reader does not read: a call's subject holding a conversation event, say. Only a writer
+ * that bypassed the aggregate's decider can put it there, so it is reported (a projection or reaction parks it, a load
+ * refuses the aggregate) rather than handed to code written for other events.
+ */
+export class ForeignEventError extends OrmuzError {
+  readonly code = 'foreign_event';
+  constructor(
+    readonly subject: string,
+    readonly sequence: number,
+    readonly eventType: string,
+    readonly reader: string,
+  ) {
+    super(`The event at sequence ${sequence} on ${subject} is ${eventType}, which ${reader} does not read.`);
+  }
+}
+
 /** The NATS server cannot be reached at all. */
 export class NatsUnavailableError extends OrmuzError {
   readonly code = 'nats_unavailable';
@@ -63,6 +80,7 @@ export class NatsUnavailableError extends OrmuzError {
 
 export const isConcurrencyConflictError = (e: unknown): e is ConcurrencyConflictError =>
   e instanceof ConcurrencyConflictError;
+export const isForeignEventError = (e: unknown): e is ForeignEventError => e instanceof ForeignEventError;
 export const isStreamMissingError = (e: unknown): e is StreamMissingError => e instanceof StreamMissingError;
 export const isNatsUnavailableError = (e: unknown): e is NatsUnavailableError => e instanceof NatsUnavailableError;
 

@@ -16,6 +16,7 @@ import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jets
 import { assertValidEvent, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
 import type { Decider } from './decider.js';
 import { AppendTimeoutError, ConcurrencyConflictError, CorruptEventError, StreamMissingError } from './errors.js';
+import { expectEvent } from './event-types.js';
 
 /** Header carrying the JSON state of the aggregate after the event. Derived data: never read by projections. */
 export const SNAPSHOT_HEADER = 'Ormuz-Snapshot';
@@ -59,6 +60,21 @@ export function decodeEvent<E extends OrmuzEvent>(subject: string, seq: number, 
   } catch (err) {
     throw new CorruptEventError(subject, seq, (err as Error).message);
   }
+}
+
+/**
+ * A folded event as the decider's own. A decider with a guard has each one checked ({@link ForeignEventError}); one
+ * without (a bench's counter) is taken at its word, since its subjects are appended to only through it.
+ */
+function eventOf<S, C, E extends EventDraft>(
+  decider: Decider<S, C, E>,
+  subject: string,
+  seq: number,
+  event: OrmuzEvent,
+): E {
+  const draft: EventDraft = event;
+  if (!decider.isEvent) return draft as E;
+  return expectEvent(decider.isEvent, event, { subject, seq, reader: "the aggregate's decider" });
 }
 
 /** No stream holds the subject (the server answers a publish to it with no responders). */
@@ -191,7 +207,7 @@ export class EventStore {
     let state = decider.initialState;
     let version = 0;
     for await (const { seq, event } of this.readSubject(stream, subject)) {
-      state = decider.evolve(state, event as unknown as E);
+      state = decider.evolve(state, eventOf(decider, subject, seq, event));
       version = seq;
     }
     this.remember(subject, state, version);

@@ -3,6 +3,7 @@ export { connectNats, type NatsConnectOptions } from './connection.js';
 export { ensureStreams, streamConfig, streamName, MAX_EVENT_BYTES } from './topology.js';
 export { checkServer, compareVersions, MIN_PRODUCTION_NATS, type ServerCheck } from './server-check.js';
 export type { Decider } from './decider.js';
+export { expectEvent, type Enveloped, type EventGuard, type ReadsEvents } from './event-types.js';
 export {
   EventStore,
   decodeEvent,
@@ -13,6 +14,12 @@ export {
   type Loaded,
 } from './event-store.js';
 export { runCommand, type CommandContext, type CommandResult, type RunCommandOptions } from './command-runner.js';
+export {
+  AggregateRepository,
+  type AggregateRecord,
+  type AggregateType,
+  type Causation,
+} from './aggregate-repository.js';
 export {
   Bookkeeping,
   CheckpointMovedError,

@@ -12,7 +12,19 @@ if (!hasSchema(INCREMENTED)) {
   });
 }
 
+/** Another event type, which the counter does not read (a foreign event on a counter's subject). */
+export const NOTED = 'ormuz.test.noted.v1';
+if (!hasSchema(NOTED)) {
+  registerSchema(NOTED, {
+    type: 'object',
+    additionalProperties: false,
+    required: ['note'],
+    properties: { note: { type: 'string' } },
+  });
+}
+
 export type Incremented = EventDraft<typeof INCREMENTED, { by: number; total: number }>;
+export const isIncremented = (event: EventDraft): event is Incremented => event.type === INCREMENTED;
 export interface CounterState {
   total: number;
   count: number;

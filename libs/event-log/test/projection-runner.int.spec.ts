@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { sql, type Kysely } from 'kysely';
-import { aggregateSubject, contextFilter, type OrmuzEvent } from '@ormuz/contracts';
+import { aggregateSubject, contextFilter, envelope, type OrmuzEvent } from '@ormuz/contracts';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import {
@@ -14,7 +14,7 @@ import {
   streamName,
   type Projection,
 } from '../src/index.js';
-import { counter } from './counter.fixture.js';
+import { counter, isIncremented, NOTED, type Incremented } from './counter.fixture.js';
 
 describe('projection runner', () => {
   let nc: NatsConnection;
@@ -229,6 +229,46 @@ describe('projection runner', () => {
     expect((await rows('deadlocks')).find((r) => r.id.endsWith('w1'))).toEqual(
       expect.objectContaining({ total: 8, events: 2 }),
     );
+  });
+
+  it('hands a projection typed for one aggregate only its events, and parks another event on the stream', async () => {
+    await increment('t1', 2);
+    const foreign = envelope(
+      { type: NOTED, data: { note: 'not a counter event' } },
+      { source: '/test', tenant: 'acme', subject: 't2', correlationid: 'c', causationid: 'c', time: new Date() },
+    );
+    const { seq } = await store.record(aggregateSubject(ns, 'calls', 'acme', 't2'), foreign);
+    await increment('t1', 3);
+    const typed: Projection<any, Incremented> = {
+      ...projection('typed'),
+      accepts: isIncremented,
+      async apply(trx, event, at) {
+        // `event.data` is the counter's own type here: no cast.
+        const { total } = event.data;
+        await trx
+          .withSchema('readmodels')
+          .insertInto('counters')
+          .values({ projection: 'typed', id: event.subject, total, events: 1, last_seq: at })
+          .onConflict((oc) =>
+            oc.columns(['projection', 'id']).doUpdateSet({ total, events: sql`counters.events + 1`, last_seq: at }),
+          )
+          .execute();
+      },
+    };
+    const runner = new ProjectionRunner(js, jsm, db, typed);
+    await runner.start();
+    await runner.catchUp();
+    await runner.stop();
+    const parked = await runner.parked();
+    expect(parked).toEqual([
+      expect.objectContaining({
+        seq,
+        error: expect.stringMatching(/is ormuz\.test\.noted\.v1, which projection typed does not read/),
+      }),
+    ]);
+    const typedRows = await rows('typed');
+    expect(typedRows.find((r) => r.id === 't1')).toEqual({ id: 't1', total: 5, events: 2 });
+    expect(typedRows.find((r) => r.id === 't2')).toBeUndefined();
   });
 
   it('stops for good when stop() comes while start() is still opening the consumer', async () => {

@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
-import { aggregateSubject, contextFilter, type OrmuzEvent } from '@ormuz/contracts';
+import { aggregateSubject, contextFilter, envelope, type OrmuzEvent } from '@ormuz/contracts';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import {
@@ -14,7 +14,7 @@ import {
   streamName,
   type Reaction,
 } from '../src/index.js';
-import { counter } from './counter.fixture.js';
+import { counter, isIncremented, NOTED, type Incremented } from './counter.fixture.js';
 
 describe('reaction runner', () => {
   let nc: NatsConnection;
@@ -104,6 +104,36 @@ describe('reaction runner', () => {
     expect(await runner.retryParked()).toMatchObject({ retried: 1, stillParked: [], rebuilt: false });
     expect((await runner.status()).parked).toBe(0);
     await runner.stop();
+  });
+
+  it('hands a reaction typed for one aggregate only its events, and parks another event at once', async () => {
+    await increment('t1', 2);
+    const foreign = envelope(
+      { type: NOTED, data: { note: 'not a counter event' } },
+      { source: '/test', tenant: 'acme', subject: 't2', correlationid: 'c', causationid: 'c', time: new Date() },
+    );
+    const { seq } = await store.record(aggregateSubject(ns, 'calls', 'acme', 't2'), foreign);
+    await increment('t1', 3);
+    const totals: number[] = [];
+    const typed: Reaction<Incremented> = {
+      ...reaction('typed', async () => undefined),
+      accepts: isIncremented,
+      // `event.data` is the counter's own type here: no cast.
+      handle: async (event) => {
+        if (event.subject === 't1') totals.push(event.data.total);
+      },
+    };
+    const runner = new ReactionRunner(js, jsm, db, typed, { maxAttempts: 3, retryDelayMs: 5 });
+    await runner.start();
+    await runner.waitFor(await head());
+    await runner.stop();
+    expect(totals).toEqual([2, 5]);
+    expect(await runner.parked()).toEqual([
+      expect.objectContaining({
+        seq,
+        error: expect.stringMatching(/is ormuz\.test\.noted\.v1, which reaction typed does not read/),
+      }),
+    ]);
   });
 
   it('stops while a failing event holds the whole window', async () => {

@@ -4,3 +4,11 @@ export { waitFor, WaitTimeoutError, type WaitForOptions } from './wait-for.js';
 export { freePort } from './free-port.js';
 export { createTestDatabase, type TestDatabase } from './database.js';
 export { submitFrame } from './device-frames.js';
+export {
+  deciderSpec,
+  type DeciderSpec,
+  type ErrorClass,
+  type Given,
+  type SpecDecider,
+  type When,
+} from './decider-spec.js';

@@ -4,11 +4,13 @@
 // the same, and is otherwise a payload conflict that names the id and every field that differs, with both values.
 import fc from 'fast-check';
 import { canonicalPayload, type CallOriginV1, type ToolCallEventDraft } from '@ormuz/contracts';
+import { deciderSpec } from '@ormuz/testing';
 import type { SubmitCall } from './tool-call.commands.js';
-import { decide, evolve, initialState } from './tool-call.decider.js';
+import { toolCallDecider } from './tool-call.decider.js';
 import { PayloadConflictError, type SubmitIdentityField } from './tool-call.errors.js';
 import { CALL_ID, ev, NOW } from './tool-call.fixtures.js';
-import type { ToolCallState } from './tool-call.state.js';
+
+const { given } = deciderSpec(toolCallDecider, { now: NOW });
 
 // Small pools, so that equal and unequal values both come up often.
 const request = fc.record({
@@ -70,25 +72,16 @@ describe('submit under a call id that is already recorded', () => {
     const seen = { duplicates: 0, conflicts: 0 };
     fc.assert(
       fc.property(request, request, fc.constantFrom(...afterwards), (first, second, later) => {
-        const recorded = decide(submitOf(first), initialState, NOW);
-        const state = [...recorded, ...later].reduce<ToolCallState>((s, e) => evolve(s, e), initialState);
+        const recorded = given().when(submitOf(first)).events;
+        const resubmitted = given(...recorded, ...later).when(submitOf(second));
         const differences = expectedDifferences(first, second);
-        let events: ToolCallEventDraft[] | undefined;
-        let thrown: unknown;
-        try {
-          events = decide(submitOf(second), state, NOW);
-        } catch (err) {
-          thrown = err;
-        }
         if (differences.length === 0) {
           seen.duplicates++;
-          expect(thrown).toBeUndefined();
-          expect(events).toEqual([]);
+          resubmitted.then([]);
           return;
         }
         seen.conflicts++;
-        expect(thrown).toBeInstanceOf(PayloadConflictError);
-        const conflict = thrown as PayloadConflictError;
+        const conflict = resubmitted.thenThrows(PayloadConflictError);
         expect(conflict.callId).toBe(CALL_ID);
         expect(conflict.message).toContain(CALL_ID);
         expect(conflict.differences.map((d) => d.field)).toEqual(differences);

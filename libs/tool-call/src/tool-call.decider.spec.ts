@@ -1,12 +1,11 @@
 import {
-  assertValid,
   canonicalPayload,
   isOrmuzError,
   MAX_TOOL_CALL_PAYLOAD_BYTES,
   OUTCOME_UNKNOWN_CAUSES,
   ToolCallEventType as T,
-  type ToolCallEventDraft,
 } from '@ormuz/contracts';
+import { deciderSpec } from '@ormuz/testing';
 import type { ToolCallCommand } from './tool-call.commands.js';
 import { decide, evolve, initialState, statusView, toolCallDecider } from './tool-call.decider.js';
 import {
@@ -47,36 +46,8 @@ import {
 } from './tool-call.fixtures.js';
 import type { ToolCallState } from './tool-call.state.js';
 
-type ErrorClass = abstract new (...args: never[]) => Error;
-
-/** Given these events, when this command is decided (at `now`), then these events, or this error. */
-function given(...history: ToolCallEventDraft[]) {
-  const state = history.reduce<ToolCallState>((s, e) => evolve(s, e), initialState);
-  return {
-    state,
-    when(command: ToolCallCommand, now: Date = NOW) {
-      return {
-        then(expected: ToolCallEventDraft[] | ErrorClass, message?: RegExp): void {
-          if (Array.isArray(expected)) {
-            const events = decide(command, state, now);
-            expect(events).toEqual(expected);
-            for (const e of events) assertValid(e.type, e.data);
-            events.reduce((s, e) => evolve(s, e), state);
-            return;
-          }
-          let thrown: unknown;
-          try {
-            decide(command, state, now);
-          } catch (err) {
-            thrown = err;
-          }
-          expect(thrown).toBeInstanceOf(expected);
-          if (message) expect((thrown as Error).message).toMatch(message);
-        },
-      };
-    },
-  };
-}
+/** Given these events, when this command is decided (at `NOW` unless given), then these events, or this error. */
+const { given } = deciderSpec(toolCallDecider, { now: NOW });
 
 const at = (iso: string) => new Date(iso);
 const staged = [ev.requested(), ev.staged()];
@@ -108,40 +79,35 @@ describe('submit', () => {
   it('refuses the same id with different bytes as a conflict that names the id', () => {
     given(ev.requested())
       .when(cmd.submit({ payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 }))
-      .then(PayloadConflictError, new RegExp(`Call ${CALL_ID} was already submitted as another request`));
+      .thenThrows(PayloadConflictError, new RegExp(`Call ${CALL_ID} was already submitted as another request`));
   });
 
   it.each([
-    ['tool', { tool: 'messaging.delete_message' }, /the tool was messaging\.send_message, now messaging\.delete_message/],
+    [
+      'tool',
+      { tool: 'messaging.delete_message' },
+      /the tool was messaging\.send_message, now messaging\.delete_message/,
+    ],
     ['agent', { agent_id: 'agent-2' }, /the agent was agent-1, now agent-2/],
     ['device', { target: { device_id: 'pixel-8' } }, /the device was pixel-7, now pixel-8/],
     ['device (none now)', { target: null }, /the device was pixel-7, now none/],
     ['contract version', { contract_version: 'v4-0a1b2c' }, /the contract version was v3-9f2c1e, now v4-0a1b2c/],
   ] as const)('refuses the same id with another %s as a conflict that says what differs', (_field, change, message) => {
-    given(ev.requested())
-      .when(cmd.submit(change))
-      .then(PayloadConflictError, message);
+    given(ev.requested()).when(cmd.submit(change)).thenThrows(PayloadConflictError, message);
   });
 
   it('refuses the same id with a device when the original had none', () => {
     given(ev.requested({ target: null }))
       .when(cmd.submit())
-      .then(PayloadConflictError, /the device was none, now pixel-7/);
+      .thenThrows(PayloadConflictError, /the device was none, now pixel-7/);
   });
 
   it('lists every difference at once', () => {
-    const { state } = given(ev.requested());
-    let thrown: unknown;
-    try {
-      const other = { agent_id: 'agent-2', target: null, payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 };
-      decide(cmd.submit(other), state, NOW);
-    } catch (err) {
-      thrown = err;
-    }
-    expect(thrown).toBeInstanceOf(PayloadConflictError);
-    expect((thrown as PayloadConflictError).differences.map((d) => d.field)).toEqual(['agent', 'device', 'arguments']);
-    expect((thrown as PayloadConflictError).code).toBe('payload_conflict');
-    expect((thrown as Error).message).toBe(
+    const other = { agent_id: 'agent-2', target: null, payload: OTHER_ARGS.payload, payload_sha256: OTHER_ARGS.sha256 };
+    const thrown = given(ev.requested()).when(cmd.submit(other)).thenThrows(PayloadConflictError);
+    expect(thrown.differences.map((d) => d.field)).toEqual(['agent', 'device', 'arguments']);
+    expect(thrown.code).toBe('payload_conflict');
+    expect(thrown.message).toBe(
       `Call ${CALL_ID} was already submitted as another request (the agent was agent-1, now agent-2; the device was ` +
         `pixel-7, now none; the arguments hash (sha256) was ${ARGS.sha256}, now ${OTHER_ARGS.sha256}); one call id ` +
         `identifies one request of one agent on one target. Check call ${CALL_ID}'s status instead of resubmitting, ` +
@@ -152,7 +118,7 @@ describe('submit', () => {
   it('refuses a hash that is not the hash of the payload', () => {
     given()
       .when(cmd.submit({ payload_sha256: OTHER_ARGS.sha256 }))
-      .then(InvalidCommandError, /not the SHA-256/);
+      .thenThrows(InvalidCommandError, /not the SHA-256/);
   });
 
   it('counts the payload limit in UTF-8 bytes, not characters', () => {
@@ -161,7 +127,7 @@ describe('submit', () => {
     expect(big.payload.length).toBeLessThan(MAX_TOOL_CALL_PAYLOAD_BYTES);
     given()
       .when(cmd.submit({ payload: big.payload, payload_sha256: big.sha256 }))
-      .then(PayloadTooLargeError, /at most 262144 are accepted/);
+      .thenThrows(PayloadTooLargeError, /at most 262144 are accepted/);
   });
 
   it('accepts a payload of exactly the limit', () => {
@@ -174,7 +140,7 @@ describe('submit', () => {
   it('refuses a submit decided against another call', () => {
     given(ev.requested())
       .when(cmd.submit({ call_id: 'call_ffffffffffffffffffffffffffffffff' }))
-      .then(InvalidCommandError, /decided against call/);
+      .thenThrows(InvalidCommandError, /decided against call/);
   });
 });
 
@@ -194,13 +160,13 @@ describe('any command but submit', () => {
   ])('is refused on a call that does not exist ($type)', (command) => {
     given()
       .when(command)
-      .then(CallNotFoundError, /Submit the call first/);
+      .thenThrows(CallNotFoundError, /Submit the call first/);
   });
 
   it('is refused when decided against the state of another call', () => {
     given(ev.requested())
       .when(cmd.seal({ call_id: 'call_ffffffffffffffffffffffffffffffff' }))
-      .then(InvalidCommandError);
+      .thenThrows(InvalidCommandError);
   });
 });
 
@@ -220,22 +186,22 @@ describe('policy decision', () => {
   it('never authorises a high-risk call directly', () => {
     given(ev.requested())
       .when(cmd.authorize({ verdict: { level: 'high', reasons: ['pays'] } as never }))
-      .then(ApprovalRequiredError, /Stage it/);
+      .thenThrows(ApprovalRequiredError, /Stage it/);
   });
 
   it('refuses to stage a low-risk verdict', () => {
     given(ev.requested())
       .when(cmd.stage({ verdict: { level: 'low', reasons: [] } as never }))
-      .then(InvalidCommandError, /high-risk/);
+      .thenThrows(InvalidCommandError, /high-risk/);
   });
 
   it('refuses an approval window that has already closed or cannot be read', () => {
     given(ev.requested())
       .when(cmd.stage({ expires_at: NOW.toISOString() }))
-      .then(InvalidCommandError, /not after/);
+      .thenThrows(InvalidCommandError, /not after/);
     given(ev.requested())
       .when(cmd.stage({ expires_at: 'tomorrow' }))
-      .then(InvalidCommandError, /RFC 3339/);
+      .thenThrows(InvalidCommandError, /RFC 3339/);
   });
 
   it('observes a repeated identical decision', () => {
@@ -254,27 +220,27 @@ describe('policy decision', () => {
   it('is only taken from requested', () => {
     given(...authorized)
       .when(cmd.refuse())
-      .then(InvalidTransitionError, /is authorized, so RefuseCall is not possible/);
+      .thenThrows(InvalidTransitionError, /is authorized, so RefuseCall is not possible/);
     given(ev.requested(), ev.refused())
       .when(cmd.stage())
-      .then(InvalidTransitionError, /will not run/);
+      .thenThrows(InvalidTransitionError, /will not run/);
     given(...staged)
       .when(cmd.authorize())
-      .then(InvalidTransitionError, /waits for the owner's confirmation/);
+      .thenThrows(InvalidTransitionError, /waits for the owner's confirmation/);
     given(ev.requested(), ev.refused())
       .when(cmd.refuse({ reason_code: 'other_reason' }))
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
     given(...started)
       .when(cmd.stage({ approval_id: 'apr-2' }))
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
   });
 
   it('tells the policy that a sealed call will not run', () => {
     given(ev.requested(), ev.sealed())
       .when(cmd.authorize())
-      .then(SealedCallError, /sealed by owner-1/);
-    given(ev.requested(), ev.sealed()).when(cmd.stage()).then(SealedCallError);
-    given(ev.requested(), ev.sealed()).when(cmd.refuse()).then(SealedCallError);
+      .thenThrows(SealedCallError, /sealed by owner-1/);
+    given(ev.requested(), ev.sealed()).when(cmd.stage()).thenThrows(SealedCallError);
+    given(ev.requested(), ev.sealed()).when(cmd.refuse()).thenThrows(SealedCallError);
   });
 });
 
@@ -288,19 +254,19 @@ describe('approve', () => {
   it('binds to the approval id, the payload hash and the contract version', () => {
     given(...staged)
       .when(cmd.approve({ approval_id: 'apr-other' }))
-      .then(ApprovalMismatchError, /approval is apr_/);
+      .thenThrows(ApprovalMismatchError, /approval is apr_/);
     given(...staged)
       .when(cmd.approve({ payload_sha256: OTHER_ARGS.sha256 }))
-      .then(ApprovalMismatchError, new RegExp(`payload sha256 is ${ARGS.sha256}`));
+      .thenThrows(ApprovalMismatchError, new RegExp(`payload sha256 is ${ARGS.sha256}`));
     given(...staged)
       .when(cmd.approve({ contract_version: 'v4' }))
-      .then(ApprovalMismatchError, /contract version is v3/);
+      .thenThrows(ApprovalMismatchError, /contract version is v3/);
   });
 
   it('is refused at the expiry instant and accepted just before it', () => {
     given(...staged)
       .when(cmd.approve(), at(EXPIRES_AT))
-      .then(ApprovalExpiredError, /can no longer be approved/);
+      .thenThrows(ApprovalExpiredError, /can no longer be approved/);
     given(...staged)
       .when(cmd.approve(), new Date(Date.parse(EXPIRES_AT) - 1))
       .then([ev.approved(), ev.authorizedByApproval()]);
@@ -318,11 +284,13 @@ describe('approve', () => {
   it('refuses a second decision by someone else', () => {
     given(...approvedCall)
       .when(cmd.approve({ decided_by: 'owner-2' }))
-      .then(ApprovalAlreadyDecidedError, /approved by owner-1/);
+      .thenThrows(ApprovalAlreadyDecidedError, /approved by owner-1/);
   });
 
   it('says when the first decision was recorded once the handler that read the log adds its time', () => {
-    const err = new ApprovalAlreadyDecidedError(CALL_ID, APPROVAL_ID, 'denied', 'owner-1').at('2030-01-01T00:02:00.000Z');
+    const err = new ApprovalAlreadyDecidedError(CALL_ID, APPROVAL_ID, 'denied', 'owner-1').at(
+      '2030-01-01T00:02:00.000Z',
+    );
     expect(err).toBeInstanceOf(ApprovalAlreadyDecidedError);
     expect(err.decidedAt).toBe('2030-01-01T00:02:00.000Z');
     expect(err.message).toMatch(/already denied by owner-1 at 2030-01-01T00:02:00\.000Z; .* changed nothing/);
@@ -331,23 +299,23 @@ describe('approve', () => {
   it('refuses an approval after a denial or an expiry', () => {
     given(...staged, ev.denied())
       .when(cmd.approve())
-      .then(ApprovalAlreadyDecidedError, /denied by owner-1/);
+      .thenThrows(ApprovalAlreadyDecidedError, /denied by owner-1/);
     given(...staged, ev.expired())
       .when(cmd.approve())
-      .then(ApprovalExpiredError);
+      .thenThrows(ApprovalExpiredError);
   });
 
   it('refuses an approval of a sealed call', () => {
     given(...staged, ev.sealed())
       .when(cmd.approve())
-      .then(SealedCallError, /will not run/);
+      .thenThrows(SealedCallError, /will not run/);
   });
 
   it('is only possible on a call that was staged', () => {
-    given(ev.requested()).when(cmd.approve()).then(InvalidTransitionError);
+    given(ev.requested()).when(cmd.approve()).thenThrows(InvalidTransitionError);
     given(...authorized)
       .when(cmd.approve())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
   });
 });
 
@@ -367,28 +335,28 @@ describe('deny', () => {
       .then([]);
     given(...staged, ev.denied())
       .when(cmd.deny({ decided_by: 'owner-2' }))
-      .then(ApprovalAlreadyDecidedError);
+      .thenThrows(ApprovalAlreadyDecidedError);
   });
 
   it('refuses a denial after an approval, after an expiry, or for another approval', () => {
     given(...approvedCall)
       .when(cmd.deny())
-      .then(ApprovalAlreadyDecidedError, /approved by owner-1/);
+      .thenThrows(ApprovalAlreadyDecidedError, /approved by owner-1/);
     given(...staged, ev.expired())
       .when(cmd.deny())
-      .then(ApprovalExpiredError);
+      .thenThrows(ApprovalExpiredError);
     given(...staged)
       .when(cmd.deny({ approval_id: 'apr-other' }))
-      .then(ApprovalMismatchError);
+      .thenThrows(ApprovalMismatchError);
   });
 
   it('refuses a denial of a sealed call or of a call with no approval', () => {
     given(...staged, ev.sealed())
       .when(cmd.deny())
-      .then(SealedCallError);
+      .thenThrows(SealedCallError);
     given(...authorized)
       .when(cmd.deny())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
   });
 });
 
@@ -402,7 +370,7 @@ describe('expire', () => {
   it('refuses to expire an approval that is still open', () => {
     given(...staged)
       .when(cmd.expire(), NOW)
-      .then(ApprovalNotYetExpiredError, /open until/);
+      .thenThrows(ApprovalNotYetExpiredError, /open until/);
   });
 
   it('does nothing for an approval that was already closed', () => {
@@ -423,10 +391,10 @@ describe('expire', () => {
   it('refuses another approval id and calls that were never staged', () => {
     given(...staged)
       .when(cmd.expire({ approval_id: 'apr-other' }), at(EXPIRES_AT))
-      .then(ApprovalMismatchError);
+      .thenThrows(ApprovalMismatchError);
     given(...authorized)
       .when(cmd.expire(), at(EXPIRES_AT))
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
   });
 });
 
@@ -452,10 +420,10 @@ describe('dispatch', () => {
   it('refuses another request for a call already dispatched or started', () => {
     given(...dispatched)
       .when(cmd.dispatch({ request_id: 'req_2' }))
-      .then(InvalidTransitionError, /was sent to its executor/);
+      .thenThrows(InvalidTransitionError, /was sent to its executor/);
     given(...started)
       .when(cmd.dispatch({ request_id: 'req_2' }))
-      .then(CallAlreadyStartedError);
+      .thenThrows(CallAlreadyStartedError);
   });
 
   it('hands a call without a device target to the platform service that runs it', () => {
@@ -468,32 +436,32 @@ describe('dispatch', () => {
   it('refuses to hand a call aimed at a device to the platform', () => {
     given(...authorized)
       .when(cmd.dispatch({ executor: { kind: 'platform', service: 'model-loop' } }))
-      .then(InvalidCommandError, /only that device may run it/);
+      .thenThrows(InvalidCommandError, /only that device may run it/);
   });
 
   it('is only possible once authorised', () => {
-    given(ev.requested()).when(cmd.dispatch()).then(InvalidTransitionError);
+    given(ev.requested()).when(cmd.dispatch()).thenThrows(InvalidTransitionError);
     given(...staged)
       .when(cmd.dispatch())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
     given(...staged, ev.denied())
       .when(cmd.dispatch())
-      .then(InvalidTransitionError, /will not run/);
+      .thenThrows(InvalidTransitionError, /will not run/);
   });
 
   it('refuses a sealed call', () => {
     given(...authorized, ev.sealed())
       .when(cmd.dispatch())
-      .then(SealedCallError);
+      .thenThrows(SealedCallError);
     given(...dispatched, ev.sealed())
       .when(cmd.dispatch())
-      .then(SealedCallError);
+      .thenThrows(SealedCallError);
   });
 
   it('refuses a deadline that has passed', () => {
     given(...authorized)
       .when(cmd.dispatch(), at(DEADLINE))
-      .then(InvalidCommandError, /deadline/);
+      .thenThrows(InvalidCommandError, /deadline/);
   });
 });
 
@@ -524,17 +492,17 @@ describe('seal', () => {
   ])('refuses a call that has already started (%s)', (_status, history) => {
     given(...history)
       .when(cmd.seal())
-      .then(CallAlreadyStartedError, /can no longer be sealed/);
+      .thenThrows(CallAlreadyStartedError, /can no longer be sealed/);
   });
 
   it('refuses a call that will never run', () => {
-    given(ev.requested(), ev.refused()).when(cmd.seal()).then(InvalidTransitionError);
+    given(ev.requested(), ev.refused()).when(cmd.seal()).thenThrows(InvalidTransitionError);
     given(...staged, ev.denied())
       .when(cmd.seal())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
     given(...staged, ev.expired())
       .when(cmd.seal())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
   });
 });
 
@@ -548,13 +516,13 @@ describe('claim start', () => {
   it('refuses a request that is not the current delivery', () => {
     given(...dispatched)
       .when(cmd.claimStart({ request_id: 'req_0' }))
-      .then(RequestMismatchError, /Do not run it/);
+      .thenThrows(RequestMismatchError, /Do not run it/);
   });
 
   it('tells the loser of the race against a seal that the call is sealed', () => {
     given(...dispatched, ev.sealed())
       .when(cmd.claimStart())
-      .then(SealedCallError, /sealed by owner-1 \(Changed my mind\.\) and will not run\. Submit a new call/);
+      .thenThrows(SealedCallError, /sealed by owner-1 \(Changed my mind\.\) and will not run\. Submit a new call/);
   });
 
   it('observes a repeated claim by the winning executor and boot', () => {
@@ -566,25 +534,25 @@ describe('claim start', () => {
   it('refuses a claim by another boot or executor', () => {
     given(...started)
       .when(cmd.claimStart({ boot_id: 'boot-2' }))
-      .then(CallAlreadyStartedError, /Do not run it/);
+      .thenThrows(CallAlreadyStartedError, /Do not run it/);
     given(...started)
       .when(cmd.claimStart({ executor_id: 'worker-9' }))
-      .then(CallAlreadyStartedError);
+      .thenThrows(CallAlreadyStartedError);
   });
 
   it('refuses any claim once the outcome is recorded or unknown, even by the same boot', () => {
     given(...unknown)
       .when(cmd.claimStart())
-      .then(CallAlreadyStartedError);
+      .thenThrows(CallAlreadyStartedError);
     given(...succeeded)
       .when(cmd.claimStart())
-      .then(CallAlreadyStartedError);
+      .thenThrows(CallAlreadyStartedError);
   });
 
   it('is only possible once dispatched', () => {
     given(...authorized)
       .when(cmd.claimStart())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
   });
 });
 
@@ -619,31 +587,31 @@ describe('record outcome', () => {
   it('refuses a different outcome after a final one', () => {
     given(...succeeded)
       .when(cmd.fail())
-      .then(OutcomeConflictError, /already has a recorded outcome \(succeeded\)/);
+      .thenThrows(OutcomeConflictError, /already has a recorded outcome \(succeeded\)/);
     given(...failed)
       .when(cmd.succeed())
-      .then(OutcomeConflictError);
+      .thenThrows(OutcomeConflictError);
     given(...succeeded)
       .when(cmd.succeed({ sent: false }))
-      .then(OutcomeConflictError);
+      .thenThrows(OutcomeConflictError);
   });
 
   it('refuses an outcome for another request', () => {
     given(...started)
       .when(cmd.succeed(null, { request_id: 'req_0' }))
-      .then(RequestMismatchError);
+      .thenThrows(RequestMismatchError);
     given(...succeeded)
       .when(cmd.succeed(null, { request_id: 'req_0' }))
-      .then(RequestMismatchError);
+      .thenThrows(RequestMismatchError);
   });
 
   it('refuses an outcome for a call no executor started', () => {
     given(...dispatched)
       .when(cmd.succeed())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
     given(...dispatched, ev.sealed())
       .when(cmd.succeed())
-      .then(SealedCallError);
+      .thenThrows(SealedCallError);
   });
 });
 
@@ -678,10 +646,10 @@ describe('mark outcome unknown', () => {
   it('refuses another request and calls that were never dispatched', () => {
     given(...started)
       .when(cmd.markUnknown({ request_id: 'req_0' }))
-      .then(RequestMismatchError);
+      .thenThrows(RequestMismatchError);
     given(...authorized)
       .when(cmd.markUnknown())
-      .then(InvalidTransitionError);
+      .thenThrows(InvalidTransitionError);
   });
 });
 
@@ -805,12 +773,9 @@ describe('statusView', () => {
 
 describe('errors', () => {
   it('carry a stable code and no transport status, and have predicates', () => {
-    let err: unknown;
-    try {
-      decide(cmd.claimStart(), given(...dispatched, ev.sealed()).state, NOW);
-    } catch (e) {
-      err = e;
-    }
+    const err: unknown = given(...dispatched, ev.sealed())
+      .when(cmd.claimStart())
+      .thenThrows(Error);
     expect(isSealedCallError(err)).toBe(true);
     expect(isOrmuzError(err, ToolCallErrorCode.CallSealed)).toBe(true);
     expect(isCallAlreadyStartedError(err)).toBe(false);

@@ -8,6 +8,7 @@
  */
 import {
   canonicalJson,
+  isToolCallEvent,
   MAX_TOOL_CALL_PAYLOAD_BYTES,
   sha256Hex,
   ToolCallEventType as T,
@@ -845,11 +846,12 @@ export function statusView(state: ToolCallState): ToolCallStatusView {
 
 /**
  * The decider as one value, in the shape the event log's command runner takes
- * (`initialState`, `evolve`, `decide`, `stateVersion`).
+ * (`initialState`, `evolve`, `decide`, `stateVersion`, and `isEvent`, which tells its events from others).
  */
 export const toolCallDecider = Object.freeze({
   initialState,
   evolve,
   decide,
   stateVersion: TOOL_CALL_STATE_VERSION,
+  isEvent: isToolCallEvent,
 });

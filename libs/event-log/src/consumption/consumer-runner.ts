@@ -4,6 +4,9 @@
  */
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
+import type { EventDraft, OrmuzEvent } from '@ormuz/contracts';
+import { decodeEvent } from '../event-store.js';
+import { expectEvent, type EventGuard } from '../event-types.js';
 import type { ParkedMessage } from './bookkeeping.js';
 import {
   LogConsumer,
@@ -15,16 +18,29 @@ import {
 
 export abstract class ConsumerRunner implements LogSink {
   protected readonly consumer: LogConsumer;
+  private readonly accepts: EventGuard<EventDraft> | undefined;
 
   protected constructor(
     js: JetStreamClient,
     jsm: JetStreamManager,
     db: Kysely<any>,
-    source: LogSource,
+    source: LogSource & { readonly accepts?: EventGuard<EventDraft> },
     private readonly kind: ConsumerStatus['kind'],
     opts: LogConsumerOptions,
   ) {
     this.consumer = new LogConsumer(js, jsm, db, source, this, opts);
+    this.accepts = source.accepts;
+  }
+
+  /**
+   * A stored message as an event the consumer reads: throws CorruptEventError when it is not an Ormuz event, and
+   * ForeignEventError when the consumer names its events (`accepts`) and this is another one. Either way the runner
+   * parks the message; the consumer's code only ever sees the events it was typed for.
+   */
+  protected read(subject: string, seq: number, data: Uint8Array): OrmuzEvent {
+    const event = decodeEvent(subject, seq, data);
+    if (!this.accepts) return event;
+    return expectEvent(this.accepts, event, { subject, seq, reader: `${this.kind} ${this.name}` });
   }
 
   get name(): string {

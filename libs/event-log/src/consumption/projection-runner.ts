@@ -11,8 +11,8 @@
  */
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Kysely, Transaction } from 'kysely';
-import type { OrmuzEvent } from '@ormuz/contracts';
-import { decodeEvent } from '../event-store.js';
+import type { EventDraft } from '@ormuz/contracts';
+import type { Enveloped, ReadsEvents } from '../event-types.js';
 import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
 import { ConsumerRunner } from './consumer-runner.js';
 import type { LogConsumerOptions, LogSource } from './log-consumer.js';
@@ -22,16 +22,26 @@ export interface AfterCommit {
   defer(effect: () => void): void;
 }
 
-/** A read model: how events change its tables. `apply` must only use `trx`. */
-export interface Projection<DB = any> extends LogSource {
-  apply(trx: Transaction<DB>, event: OrmuzEvent, seq: number, after: AfterCommit): Promise<void>;
+/**
+ * A read model: how the events `E` change its tables. `apply` must only use `trx`.
+ *
+ * A projection of one aggregate's stream names its events with the contracts' guard
+ * (`Projection<DB, ToolCallEventDraft>` with `accepts: isToolCallEvent`) and is handed them typed: switching on
+ * `event.type` narrows `event.data`. Another event on the stream (only a writer that bypassed the aggregate's decider
+ * can put one there) is parked as a ForeignEventError, never applied. A projection of every event (an archive) names
+ * none.
+ */
+export type Projection<DB = any, E extends EventDraft = EventDraft> = ProjectionOf<DB, E> & ReadsEvents<E>;
+
+interface ProjectionOf<DB, E extends EventDraft> extends LogSource {
+  apply(trx: Transaction<DB>, event: Enveloped<E>, seq: number, after: AfterCommit): Promise<void>;
   /**
    * Optional: applies a whole batch at once (e.g. one multi-row upsert), in stream order. Used for healthy batches;
    * when a batch fails, its messages go through `apply` one by one so a poison message can be parked.
    */
   applyBatch?(
     trx: Transaction<DB>,
-    items: readonly { event: OrmuzEvent; seq: number }[],
+    items: readonly { event: Enveloped<E>; seq: number }[],
     after: AfterCommit,
   ): Promise<void>;
   /** Empties the read model's tables, for a rebuild from sequence 1. */
@@ -90,7 +100,7 @@ export class ProjectionRunner extends ConsumerRunner {
     let retried = 0;
     for (const message of parked) {
       try {
-        const event = decodeEvent(message.subject, message.seq, new TextEncoder().encode(message.payload));
+        const event = this.read(message.subject, message.seq, new TextEncoder().encode(message.payload));
         const effects: (() => void)[] = [];
         const applied = await this.db.transaction().execute(async (trx) => {
           if (!(await this.consumer.bookkeeping.unpark(trx, message.seq))) return false;
@@ -131,7 +141,7 @@ export class ProjectionRunner extends ConsumerRunner {
   async settle(): Promise<void> {}
 
   private async commit(msgs: readonly JsMsg[]): Promise<void> {
-    const items = msgs.map((msg) => ({ event: decodeEvent(msg.subject, msg.seq, msg.data), seq: msg.seq }));
+    const items = msgs.map((msg) => ({ event: this.read(msg.subject, msg.seq, msg.data), seq: msg.seq }));
     const last = msgs.at(-1)!.seq;
     const effects: (() => void)[] = [];
     const after: AfterCommit = { defer: (effect) => effects.push(effect) };

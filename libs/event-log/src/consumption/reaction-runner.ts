@@ -9,8 +9,8 @@
  */
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
-import type { OrmuzEvent } from '@ormuz/contracts';
-import { decodeEvent } from '../event-store.js';
+import type { EventDraft, OrmuzEvent } from '@ormuz/contracts';
+import type { Enveloped, ReadsEvents } from '../event-types.js';
 import type { ParkedMessage } from './bookkeeping.js';
 import { ConsumerRunner } from './consumer-runner.js';
 import type { LogConsumerOptions, LogSource } from './log-consumer.js';
@@ -22,10 +22,15 @@ export interface Delivery {
   readonly seq: number;
 }
 
-/** What to do with the events of one stream. */
-export interface Reaction extends LogSource {
+/**
+ * What to do with the events `E` of one stream. Like a {@link Projection}, a reaction to one aggregate's events names
+ * them (`accepts`) and is handed them typed; another event on the stream is parked at once (ForeignEventError).
+ */
+export type Reaction<E extends EventDraft = EventDraft> = ReactionOf<E> & ReadsEvents<E>;
+
+interface ReactionOf<E extends EventDraft> extends LogSource {
   /** Handles one event; must be idempotent. Throwing retries the message later. */
-  handle(event: OrmuzEvent, delivery: Delivery): Promise<void>;
+  handle(event: Enveloped<E>, delivery: Delivery): Promise<void>;
 }
 
 export interface ReactionRunnerOptions extends LogConsumerOptions {
@@ -90,7 +95,7 @@ export class ReactionRunner extends ConsumerRunner {
     let retried = 0;
     for (const parked of await this.parked()) {
       try {
-        const event = decodeEvent(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
+        const event = this.read(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
         // The row stays claimed (locked) while the handler runs, so a concurrent retry waits and then finds it gone.
         const handled = await this.consumer.bookkeeping.db.transaction().execute(async (trx) => {
           if (!(await this.consumer.bookkeeping.unpark(trx, parked.seq))) return false;
@@ -138,7 +143,7 @@ export class ReactionRunner extends ConsumerRunner {
   private async process(msg: JsMsg): Promise<boolean> {
     let event: OrmuzEvent;
     try {
-      event = decodeEvent(msg.subject, msg.seq, msg.data);
+      event = this.read(msg.subject, msg.seq, msg.data);
     } catch (err) {
       return this.park(msg, err);
     }

@@ -1,31 +1,31 @@
 import type { Transaction } from 'kysely';
-import { contextFilter, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
-import { streamName, type Projection } from '@ormuz/event-log';
+import { contextFilter, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
+import { streamName, type Enveloped, type Projection } from '@ormuz/event-log';
 import { APPROVALS_SCHEMA } from '../persistence/migrations.js';
 import type { ApprovalsDB } from '../persistence/inbox.repository.js';
 
 /** Builds the owner's inbox from the calls stream: staged calls and how they were decided. */
-export function inboxProjection(namespace: string): Projection<ApprovalsDB> {
+export function inboxProjection(namespace: string): Projection<ApprovalsDB, ToolCallEventDraft> {
   return {
     name: 'approvals_inbox',
     schema: APPROVALS_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
-    async apply(trx: Transaction<ApprovalsDB>, event: OrmuzEvent) {
-      const e = event as unknown as ToolCallEventDraft;
+    accepts: isToolCallEvent,
+    async apply(trx: Transaction<ApprovalsDB>, event: Enveloped<ToolCallEventDraft>) {
       const t = trx.withSchema(APPROVALS_SCHEMA);
       const decided = (status: string, decidedBy: string | null) =>
         t
           .updateTable('inbox')
           .set({ status, decided_by: decidedBy, decided_at: new Date(event.time) })
           .where('tenant', '=', event.tenant)
-          .where('approval_id', '=', 'approval_id' in e.data ? (e.data.approval_id as string) : '')
+          .where('approval_id', '=', 'approval_id' in event.data ? (event.data.approval_id as string) : '')
           .execute();
-      switch (e.type) {
+      switch (event.type) {
         case 'ormuz.toolcall.requested.v1':
           await t
             .insertInto('requests')
-            .values({ tenant: event.tenant, call_id: e.data.call_id, tool: e.data.tool })
+            .values({ tenant: event.tenant, call_id: event.data.call_id, tool: event.data.tool })
             .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
             .execute();
           return;
@@ -34,20 +34,20 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB> {
             .selectFrom('requests')
             .select('tool')
             .where('tenant', '=', event.tenant)
-            .where('call_id', '=', e.data.call_id)
+            .where('call_id', '=', event.data.call_id)
             .executeTakeFirst();
           await t
             .insertInto('inbox')
             .values({
               tenant: event.tenant,
-              approval_id: e.data.approval_id,
-              call_id: e.data.call_id,
+              approval_id: event.data.approval_id,
+              call_id: event.data.call_id,
               tool: req?.tool ?? 'unknown',
-              summary: e.data.summary,
-              payload_sha256: e.data.payload_sha256,
-              contract_version: e.data.contract_version,
+              summary: event.data.summary,
+              payload_sha256: event.data.payload_sha256,
+              contract_version: event.data.contract_version,
               status: 'pending',
-              expires_at: new Date(e.data.expires_at),
+              expires_at: new Date(event.data.expires_at),
               staged_at: new Date(event.time),
               decided_by: null,
               decided_at: null,
@@ -57,10 +57,10 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB> {
           return;
         }
         case 'ormuz.toolcall.approved.v1':
-          await decided('approved', e.data.decided_by);
+          await decided('approved', event.data.decided_by);
           return;
         case 'ormuz.toolcall.denied.v1':
-          await decided('denied', e.data.decided_by);
+          await decided('denied', event.data.decided_by);
           return;
         case 'ormuz.toolcall.expired.v1':
           await decided('expired', null);
@@ -69,9 +69,9 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB> {
           // A staged call sealed before anyone decided: nothing is left to approve.
           await t
             .updateTable('inbox')
-            .set({ status: 'sealed', decided_by: e.data.sealed_by, decided_at: new Date(event.time) })
+            .set({ status: 'sealed', decided_by: event.data.sealed_by, decided_at: new Date(event.time) })
             .where('tenant', '=', event.tenant)
-            .where('call_id', '=', e.data.call_id)
+            .where('call_id', '=', event.data.call_id)
             .where('status', '=', 'pending')
             .execute();
           return;

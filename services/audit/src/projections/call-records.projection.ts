@@ -1,6 +1,6 @@
 import { sql, type Transaction, type UpdateObject } from 'kysely';
-import { contextFilter, ToolCallEventType as T, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
-import { streamName, type Projection } from '@ormuz/event-log';
+import { contextFilter, isToolCallEvent, ToolCallEventType as T, type ToolCallEventDraft } from '@ormuz/contracts';
+import { streamName, type Enveloped, type Projection } from '@ormuz/event-log';
 import { MissingCallRecordError, UnknownCallEventError } from '../domain/errors.js';
 import type { AuditDB } from '../persistence/audit.tables.js';
 import { AUDIT_SCHEMA } from '../persistence/migrations.js';
@@ -89,18 +89,18 @@ function unknownEvent(e: never, seq: number): never {
  * gives the same table. An update guarded by `last_seq < seq` makes a redelivered event a no-op; an event for a call
  * without a row is an error (parked and reported), never silently skipped.
  */
-export function callRecordsProjection(namespace: string): Projection<AuditDB> {
+export function callRecordsProjection(namespace: string): Projection<AuditDB, ToolCallEventDraft> {
   return {
     name: 'audit_call_records',
     schema: AUDIT_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
-    async apply(trx: Transaction<AuditDB>, event: OrmuzEvent, seq: number) {
-      const e = event as unknown as ToolCallEventDraft;
+    accepts: isToolCallEvent,
+    async apply(trx: Transaction<AuditDB>, event: Enveloped<ToolCallEventDraft>, seq: number) {
       const t = trx.withSchema(AUDIT_SCHEMA);
       const time = new Date(event.time);
-      if (e.type === T.Requested) {
-        const d = e.data;
+      if (event.type === T.Requested) {
+        const d = event.data;
         await t
           .insertInto('call_records')
           .values({
@@ -114,7 +114,7 @@ export function callRecordsProjection(namespace: string): Projection<AuditDB> {
             target_device_id: d.target?.device_id ?? null,
             payload: d.payload,
             payload_sha256: d.payload_sha256,
-            status: statusOf(e.type),
+            status: statusOf(event.type),
             requested_at: time,
             updated_at: time,
             last_seq: seq,
@@ -125,9 +125,9 @@ export function callRecordsProjection(namespace: string): Projection<AuditDB> {
       }
       const updated = await t
         .updateTable('call_records')
-        .set({ ...changes(e, time, seq), status: statusOf(e.type), last_seq: seq, updated_at: time })
+        .set({ ...changes(event, time, seq), status: statusOf(event.type), last_seq: seq, updated_at: time })
         .where('tenant', '=', event.tenant)
-        .where('call_id', '=', e.data.call_id)
+        .where('call_id', '=', event.data.call_id)
         .where('last_seq', '<', seq)
         .executeTakeFirst();
       if (updated.numUpdatedRows > 0n) return;
@@ -135,9 +135,9 @@ export function callRecordsProjection(namespace: string): Projection<AuditDB> {
         .selectFrom('call_records')
         .select('last_seq')
         .where('tenant', '=', event.tenant)
-        .where('call_id', '=', e.data.call_id)
+        .where('call_id', '=', event.data.call_id)
         .executeTakeFirst();
-      if (!exists) throw new MissingCallRecordError(event.tenant, e.data.call_id, e.type, seq);
+      if (!exists) throw new MissingCallRecordError(event.tenant, event.data.call_id, event.type, seq);
     },
     async reset(trx: Transaction<AuditDB>) {
       await trx.withSchema(AUDIT_SCHEMA).deleteFrom('call_records').execute();

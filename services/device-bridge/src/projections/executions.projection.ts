@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Transaction } from 'kysely';
-import { contextFilter, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
-import { streamName, type AfterCommit, type Projection } from '@ormuz/event-log';
+import { contextFilter, isToolCallEvent, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
+import { streamName, type AfterCommit, type Enveloped, type Projection } from '@ormuz/event-log';
 import { DEVICE_BRIDGE_SCHEMA } from '../persistence/migrations.js';
 import type { DeviceBridgeDB, ExecutionRow, ExecutionStatus } from '../persistence/executions.repository.js';
 
@@ -15,14 +15,16 @@ interface RowChange {
 }
 
 /** What one event does to the executions table: a new row (a request for a device), a change, or nothing. */
-function effectOf(event: OrmuzEvent, seq: number): { insert: Insertable<ExecutionRow> } | { change: RowChange } | undefined {
-  const e = event as unknown as ToolCallEventDraft;
+function effectOf(
+  e: Enveloped<ToolCallEventDraft>,
+  seq: number,
+): { insert: Insertable<ExecutionRow> } | { change: RowChange } | undefined {
   switch (e.type) {
     case 'ormuz.toolcall.requested.v1':
       if (!e.data.target) return undefined;
       return {
         insert: {
-          tenant: event.tenant,
+          tenant: e.tenant,
           call_id: e.data.call_id,
           device_id: e.data.target.device_id,
           tool: e.data.tool,
@@ -38,7 +40,7 @@ function effectOf(event: OrmuzEvent, seq: number): { insert: Insertable<Executio
         },
       };
     case 'ormuz.toolcall.authorized.v1':
-      return { change: { status: 'ready', verdict: JSON.stringify(e.data.verdict), authorized_at: event.time } };
+      return { change: { status: 'ready', verdict: JSON.stringify(e.data.verdict), authorized_at: e.time } };
     case 'ormuz.toolcall.dispatched.v1':
       return { change: { status: 'dispatched', request_id: e.data.request_id, deadline: e.data.deadline } };
     case 'ormuz.toolcall.started.v1':
@@ -64,7 +66,7 @@ function effectOf(event: OrmuzEvent, seq: number): { insert: Insertable<Executio
  */
 async function applyEvents(
   trx: Transaction<DeviceBridgeDB>,
-  items: readonly { event: OrmuzEvent; seq: number }[],
+  items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[],
   after: AfterCommit,
   onSealed?: SealedListener,
 ): Promise<void> {
@@ -157,12 +159,16 @@ async function tellSealed(
  * Builds the executions table from the calls stream; only calls that target a device get a row. `onSealed` hears of
  * calls sealed while dispatched, so the device can be told (`seal` frame).
  */
-export function executionsProjection(namespace: string, onSealed?: SealedListener): Projection<DeviceBridgeDB> {
+export function executionsProjection(
+  namespace: string,
+  onSealed?: SealedListener,
+): Projection<DeviceBridgeDB, ToolCallEventDraft> {
   return {
     name: 'device_bridge_executions',
     schema: DEVICE_BRIDGE_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
+    accepts: isToolCallEvent,
     apply: (trx, event, seq, after) => applyEvents(trx, [{ event, seq }], after, onSealed),
     applyBatch: (trx, items, after) => applyEvents(trx, items, after, onSealed),
     async reset(trx) {

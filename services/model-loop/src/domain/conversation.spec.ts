@@ -1,8 +1,7 @@
-import { ConversationEventType as E, type ConversationEventDraft } from '@ormuz/contracts';
+import { ConversationEventType as E } from '@ormuz/contracts';
+import { deciderSpec } from '@ormuz/testing';
 import {
-  decide,
-  evolve,
-  initialState,
+  conversationDecider,
   nextAction,
   type ConversationCommand,
   type ConversationState,
@@ -92,15 +91,11 @@ const outcome = {
   denied: { status: 'denied', reason: null } as CallOutcomeReport,
 };
 
-/** Given: the state after these commands were each decided and applied in turn. */
-function given(...commands: ConversationCommand[]): ConversationState {
-  return commands.reduce((state, c) => decide(c, state, NOW).reduce(evolve, state), initialState);
-}
-
-/** When: the events a command produces on that state. */
-function when(state: ConversationState, command: ConversationCommand, now = NOW): ConversationEventDraft[] {
-  return decide(command, state, now);
-}
+/**
+ * Given these events (`given`), or the state after these commands were each decided and applied in turn (`after`),
+ * when this command is decided at `NOW`, then these events, or this error.
+ */
+const { given, after, givenState } = deciderSpec(conversationDecider, { now: NOW });
 
 function live(state: ConversationState): LiveConversation {
   if (state.status === 'absent') throw new Error('expected a started conversation');
@@ -109,69 +104,71 @@ function live(state: ConversationState): LiveConversation {
 
 describe('start', () => {
   it('records the facts with a deadline from the wall-time limit, then the task as the first user message', () => {
-    const events = when(initialState, cmd.start());
-    expect(events).toEqual([
-      {
-        type: E.Started,
-        data: {
-          conversation_id: ID,
-          agent_id: 'agent-1',
-          model: 'scripted:demo',
-          task: 'Tell Alice I am late',
-          device_id: 'phone-1',
-          pinned_tools: [],
-          limits: { max_steps: 4, max_tool_calls: 4, max_tokens: 10_000, deadline: '2030-01-01T00:01:00.000Z' },
+    given()
+      .when(cmd.start())
+      .then([
+        {
+          type: E.Started,
+          data: {
+            conversation_id: ID,
+            agent_id: 'agent-1',
+            model: 'scripted:demo',
+            task: 'Tell Alice I am late',
+            device_id: 'phone-1',
+            pinned_tools: [],
+            limits: { max_steps: 4, max_tool_calls: 4, max_tokens: 10_000, deadline: '2030-01-01T00:01:00.000Z' },
+          },
         },
-      },
-      {
-        type: E.MessageAdded,
-        data: { turn: 0, message: { role: 'user', content: 'Tell Alice I am late' }, usage: null },
-      },
-    ]);
+        {
+          type: E.MessageAdded,
+          data: { turn: 0, message: { role: 'user', content: 'Tell Alice I am late' }, usage: null },
+        },
+      ]);
   });
 
   it('does nothing when the same start is sent again', () => {
-    expect(when(given(cmd.start()), cmd.start())).toEqual([]);
+    after(cmd.start()).when(cmd.start()).then([]);
   });
 
   it('refuses a start that reuses the id with a different task, naming the difference', () => {
-    expect(() => when(given(cmd.start()), cmd.start('Something else'))).toThrow(ConversationConflictError);
-    expect(() => when(given(cmd.start()), cmd.start('Something else'))).toThrow(/different task/);
+    after(cmd.start())
+      .when(cmd.start('Something else'))
+      .thenThrows(ConversationConflictError, /different task/);
   });
 
   it('records pinned tools as facts: the same list repeats, another one conflicts', () => {
-    const pinned = given(cmd.start('Tell Alice I am late', ['device.screen_observe']));
-    expect(live(pinned).facts.pinned_tools).toEqual(['device.screen_observe']);
-    expect(when(pinned, cmd.start('Tell Alice I am late', ['device.screen_observe']))).toEqual([]);
-    expect(() => when(pinned, cmd.start())).toThrow(/different pinned_tools/);
+    const pinned = after(cmd.start('Tell Alice I am late', ['device.screen_observe']));
+    expect(live(pinned.state).facts.pinned_tools).toEqual(['device.screen_observe']);
+    pinned.when(cmd.start('Tell Alice I am late', ['device.screen_observe'])).then([]);
+    pinned.when(cmd.start()).thenThrows(ConversationConflictError, /different pinned_tools/);
   });
 
   it('reads a start event written before pinning existed as pinning nothing', () => {
-    const [started] = when(initialState, cmd.start());
-    const { pinned_tools: _none, ...older } = started!.data as unknown as Record<string, unknown>;
-    const state = evolve(initialState, { ...started!, data: older } as unknown as ConversationEventDraft);
-    expect(live(state).facts.pinned_tools).toEqual([]);
+    const [started] = given().when(cmd.start()).events;
+    if (started?.type !== E.Started) throw new Error('expected the start event first');
+    const { pinned_tools: _none, ...older } = started.data;
+    expect(live(given({ ...started, data: older }).state).facts.pinned_tools).toEqual([]);
   });
 
   it('adds only the task when a crash left the start without it', () => {
-    const [startedOnly] = when(initialState, cmd.start());
-    const state = evolve(initialState, startedOnly!);
-    expect(nextAction(state, NOW)).toEqual({ kind: 'idle' });
-    expect(when(state, cmd.start()).map((e) => e.type)).toEqual([E.MessageAdded]);
+    const [startedOnly] = given().when(cmd.start()).events;
+    const crashed = given(startedOnly!);
+    expect(nextAction(crashed.state, NOW)).toEqual({ kind: 'idle' });
+    expect(crashed.when(cmd.start()).events.map((e) => e.type)).toEqual([E.MessageAdded]);
   });
 
   it('answers not found for any other command on a conversation that never started', () => {
-    expect(() => when(initialState, cmd.reply(0))).toThrow(ConversationNotFoundError);
+    given().when(cmd.reply(0)).thenThrows(ConversationNotFoundError);
   });
 
   it('asks for the first model turn once started', () => {
-    expect(nextAction(given(cmd.start()), NOW)).toEqual({ kind: 'call_model', turn: 0 });
+    expect(nextAction(after(cmd.start()).state, NOW)).toEqual({ kind: 'call_model', turn: 0 });
   });
 });
 
 describe('model reply', () => {
   it('records the tool requests with their runtime-issued ids and hands them to policy next', () => {
-    const events = when(given(cmd.start()), cmd.reply(0, [OBSERVE, SEND]));
+    const { events } = after(cmd.start()).when(cmd.reply(0, [OBSERVE, SEND]));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: E.MessageAdded,
@@ -186,68 +183,77 @@ describe('model reply', () => {
         },
       },
     });
-    const state = given(cmd.start(), cmd.reply(0, [OBSERVE, SEND]));
+    const { state } = after(cmd.start(), cmd.reply(0, [OBSERVE, SEND]));
     expect(nextAction(state, NOW)).toEqual({ kind: 'submit', call_ids: [OBSERVE, SEND] });
   });
 
   it('ignores a second reply for a turn that already has one', () => {
-    expect(when(given(cmd.start(), cmd.reply(0, [OBSERVE])), cmd.reply(0, [OTHER]))).toEqual([]);
+    after(cmd.start(), cmd.reply(0, [OBSERVE]))
+      .when(cmd.reply(0, [OTHER]))
+      .then([]);
   });
 
   it("refuses a reply while the turn's tool calls are still outstanding", () => {
-    expect(() => when(given(cmd.start(), cmd.reply(0, [OBSERVE])), cmd.reply(1))).toThrow(ConversationStateError);
+    after(cmd.start(), cmd.reply(0, [OBSERVE]))
+      .when(cmd.reply(1))
+      .thenThrows(ConversationStateError);
   });
 
   it('refuses a reply that uses one call id twice', () => {
-    expect(() => when(given(cmd.start()), cmd.reply(0, [OBSERVE, OBSERVE]))).toThrow(InvalidConversationCommandError);
+    after(cmd.start())
+      .when(cmd.reply(0, [OBSERVE, OBSERVE]))
+      .thenThrows(InvalidConversationCommandError);
   });
 });
 
 describe('tool activation', () => {
   const ACTIVATE = 'call_00000000000000000000000000000009';
-  const asked = () => given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE));
+  const asked = () => after(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE));
 
   it('records the tool an activate_tool call activated, for every later turn', () => {
-    expect(when(asked(), cmd.activate(ACTIVATE))).toEqual([
-      { type: E.ToolActivated, data: { call_id: ACTIVATE, tool: 'device.send_message', version: 1 } },
-    ]);
+    asked()
+      .when(cmd.activate(ACTIVATE))
+      .then([{ type: E.ToolActivated, data: { call_id: ACTIVATE, tool: 'device.send_message', version: 1 } }]);
     expect(
-      live(given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE))).activated,
+      live(after(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE)).state).activated,
     ).toEqual({
       'device.send_message': 1,
     });
   });
 
   it('is a no-op when repeated, and the newer version stands when the grant moved', () => {
-    const activated = given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE));
-    expect(when(activated, cmd.activate(ACTIVATE))).toEqual([]);
-    const moved = given(
+    const activated = after(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE));
+    activated.when(cmd.activate(ACTIVATE)).then([]);
+    const moved = after(
       cmd.start(),
       cmd.ask(0, 'ormuz.activate_tool', ACTIVATE),
       cmd.activate(ACTIVATE),
       cmd.activate(ACTIVATE, 'device.send_message', 2),
     );
-    expect(live(moved).activated).toEqual({ 'device.send_message': 2 });
+    expect(live(moved.state).activated).toEqual({ 'device.send_message': 2 });
   });
 
   it('leaves the phase alone: the activation call still waits for its own result', () => {
-    const activated = given(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE));
-    expect(nextAction(activated, NOW)).toEqual({ kind: 'submit', call_ids: [ACTIVATE] });
+    const { state } = after(cmd.start(), cmd.ask(0, 'ormuz.activate_tool', ACTIVATE), cmd.activate(ACTIVATE));
+    expect(nextAction(state, NOW)).toEqual({ kind: 'submit', call_ids: [ACTIVATE] });
   });
 
   it('refuses an activation by a call the conversation never made, or by another tool', () => {
-    expect(() => when(asked(), cmd.activate(OTHER))).toThrow(UnknownToolCallError);
-    const observed = given(cmd.start(), cmd.reply(0, [OBSERVE]));
-    expect(() => when(observed, cmd.activate(OBSERVE))).toThrow(/not ormuz\.activate_tool/);
-    expect(() => when(asked(), cmd.activate(ACTIVATE, 'device.tap', 0))).toThrow(InvalidConversationCommandError);
+    asked().when(cmd.activate(OTHER)).thenThrows(UnknownToolCallError);
+    after(cmd.start(), cmd.reply(0, [OBSERVE]))
+      .when(cmd.activate(OBSERVE))
+      .thenThrows(InvalidConversationCommandError, /not ormuz\.activate_tool/);
+    asked()
+      .when(cmd.activate(ACTIVATE, 'device.tap', 0))
+      .thenThrows(InvalidConversationCommandError);
   });
 });
 
 describe('tool result', () => {
-  const asked = () => given(cmd.start(), cmd.reply(0, [OBSERVE, SEND]));
+  const asked = () => after(cmd.start(), cmd.reply(0, [OBSERVE, SEND]));
 
   it('is added as a tool message of its call’s turn, with its provenance', () => {
-    const [event] = when(asked(), cmd.result(OBSERVE, outcome.succeeded));
+    const [event] = asked().when(cmd.result(OBSERVE, outcome.succeeded)).events;
     expect(event).toMatchObject({
       type: E.MessageAdded,
       data: {
@@ -269,43 +275,46 @@ describe('tool result', () => {
   });
 
   it('is added once per call: a second result for the same call is a no-op', () => {
-    const state = given(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(OBSERVE, outcome.succeeded));
-    expect(when(state, cmd.result(OBSERVE, outcome.succeeded))).toEqual([]);
+    after(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(OBSERVE, outcome.succeeded))
+      .when(cmd.result(OBSERVE, outcome.succeeded))
+      .then([]);
   });
 
   it('keeps the final result after a pending confirmation, and ignores a pending one after the final', () => {
-    const pending = given(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(SEND, outcome.pending));
-    expect(when(pending, cmd.result(SEND, outcome.pending))).toEqual([]);
-    expect(when(pending, cmd.result(SEND, outcome.denied))).toHaveLength(1);
-    const final = given(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(SEND, outcome.denied));
-    expect(when(final, cmd.result(SEND, outcome.pending))).toEqual([]);
+    const pending = after(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(SEND, outcome.pending));
+    pending.when(cmd.result(SEND, outcome.pending)).then([]);
+    expect(pending.when(cmd.result(SEND, outcome.denied)).events).toHaveLength(1);
+    after(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(SEND, outcome.denied))
+      .when(cmd.result(SEND, outcome.pending))
+      .then([]);
   });
 
   it('refuses a result for a call the conversation never requested', () => {
-    expect(() => when(asked(), cmd.result(OTHER, outcome.succeeded))).toThrow(UnknownToolCallError);
+    asked().when(cmd.result(OTHER, outcome.succeeded)).thenThrows(UnknownToolCallError);
   });
 
   it('waits for every call of the turn, counting a pending confirmation as a result', () => {
-    const one = given(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(SEND, outcome.pending));
-    expect(nextAction(one, NOW)).toEqual({ kind: 'submit', call_ids: [OBSERVE] });
-    const both = given(
+    const one = after(cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(SEND, outcome.pending));
+    expect(nextAction(one.state, NOW)).toEqual({ kind: 'submit', call_ids: [OBSERVE] });
+    const both = after(
       cmd.start(),
       cmd.reply(0, [OBSERVE, SEND]),
       cmd.result(SEND, outcome.pending),
       cmd.result(OBSERVE, outcome.succeeded),
     );
-    expect(nextAction(both, NOW)).toEqual({ kind: 'call_model', turn: 1 });
+    expect(nextAction(both.state, NOW)).toEqual({ kind: 'call_model', turn: 1 });
   });
 
   it('is no longer added once the conversation completed', () => {
-    const done = given(cmd.start(), cmd.reply(0, [OBSERVE]), cmd.complete());
-    expect(when(done, cmd.result(OBSERVE, outcome.succeeded))).toEqual([]);
+    after(cmd.start(), cmd.reply(0, [OBSERVE]), cmd.complete())
+      .when(cmd.result(OBSERVE, outcome.succeeded))
+      .then([]);
   });
 });
 
 describe('pause and resume', () => {
   const waitingForOwner = () =>
-    given(
+    after(
       cmd.start(),
       cmd.reply(0, [OBSERVE, SEND]),
       cmd.result(SEND, outcome.pending),
@@ -314,9 +323,9 @@ describe('pause and resume', () => {
     );
 
   it('pauses after the model answered while an approval is open, listing what it waits on', () => {
-    const state = waitingForOwner();
-    expect(nextAction(state, NOW)).toEqual({ kind: 'pause' });
-    expect(when(state, cmd.pause())).toEqual([
+    const waiting = waitingForOwner();
+    expect(nextAction(waiting.state, NOW)).toEqual({ kind: 'pause' });
+    waiting.when(cmd.pause()).then([
       {
         type: E.Paused,
         data: {
@@ -328,49 +337,47 @@ describe('pause and resume', () => {
   });
 
   it('stays paused until the pending call has its final outcome, then resumes and asks the model again', () => {
-    const paused = given(
+    const paused = after(
       ...[cmd.start(), cmd.reply(0, [OBSERVE, SEND]), cmd.result(SEND, outcome.pending)],
       cmd.result(OBSERVE, outcome.succeeded),
       cmd.reply(1, [], 'Waiting.'),
       cmd.pause(),
     );
-    expect(live(paused).status).toBe('paused');
-    expect(nextAction(paused, NOW)).toEqual({ kind: 'idle' });
-    expect(() => when(paused, cmd.resume())).toThrow(ConversationStateError);
+    expect(live(paused.state).status).toBe('paused');
+    expect(nextAction(paused.state, NOW)).toEqual({ kind: 'idle' });
+    paused.when(cmd.resume()).thenThrows(ConversationStateError);
 
-    const decided = [...when(paused, cmd.result(SEND, outcome.denied))].reduce(evolve, paused);
-    expect(nextAction(decided, NOW)).toEqual({ kind: 'resume' });
-    const resumed = when(decided, cmd.resume()).reduce(evolve, decided);
+    const decided = givenState(paused.when(cmd.result(SEND, outcome.denied)).state);
+    expect(nextAction(decided.state, NOW)).toEqual({ kind: 'resume' });
+    const resumed = decided.when(cmd.resume()).state;
     expect(live(resumed).status).toBe('running');
     expect(nextAction(resumed, NOW)).toEqual({ kind: 'call_model', turn: 2 });
   });
 
   it('refuses to pause while the model still has to speak', () => {
-    expect(() => when(given(cmd.start()), cmd.pause())).toThrow(ConversationStateError);
+    after(cmd.start()).when(cmd.pause()).thenThrows(ConversationStateError);
   });
 
   it('completes with the model’s answer when nothing is pending', () => {
-    const state = given(cmd.start(), cmd.reply(0, [], 'All done.'));
+    const { state } = after(cmd.start(), cmd.reply(0, [], 'All done.'));
     expect(nextAction(state, NOW)).toEqual({ kind: 'complete', reason: 'answered', final_text: 'All done.' });
   });
 });
 
 describe('bounds', () => {
   it('stops with step_limit when the model has used every turn', () => {
-    let state = given(cmd.start());
+    const commands = [cmd.start()];
     for (let turn = 0; turn < LIMITS.maxSteps; turn++) {
       const id = `call_${String(turn).padStart(32, '0')}`;
-      state = [cmd.reply(turn, [id]), cmd.result(id, outcome.succeeded)].reduce(
-        (s, c) => decide(c, s, NOW).reduce(evolve, s),
-        state,
-      );
+      commands.push(cmd.reply(turn, [id]), cmd.result(id, outcome.succeeded));
     }
-    expect(nextAction(state, NOW)).toMatchObject({ kind: 'complete', reason: 'step_limit' });
-    expect(() => when(state, cmd.reply(LIMITS.maxSteps))).toThrow(/step limit/);
+    const used = after(...commands);
+    expect(nextAction(used.state, NOW)).toMatchObject({ kind: 'complete', reason: 'step_limit' });
+    used.when(cmd.reply(LIMITS.maxSteps)).thenThrows(ConversationStateError, /step limit/);
   });
 
   it('stops with token_limit once the tokens spent reach the limit', () => {
-    const state = given(
+    const { state } = after(
       cmd.start(),
       cmd.reply(0, [OBSERVE], '', LIMITS.maxTokens),
       cmd.result(OBSERVE, outcome.succeeded),
@@ -379,7 +386,7 @@ describe('bounds', () => {
   });
 
   it('stops with time_limit at the deadline instead of starting another model turn', () => {
-    const state = given(cmd.start());
+    const { state } = after(cmd.start());
     expect(nextAction(state, new Date(NOW.getTime() + LIMITS.maxWallTimeMs - 1))).toEqual({
       kind: 'call_model',
       turn: 0,
@@ -398,15 +405,15 @@ describe('bounds', () => {
       'call_00000000000000000000000000000004',
       'call_00000000000000000000000000000005',
     ];
-    const state = given(cmd.start(), cmd.reply(0, ids));
+    const { state } = after(cmd.start(), cmd.reply(0, ids));
     expect(live(state).calls).toEqual({});
     expect(nextAction(state, NOW)).toMatchObject({ kind: 'complete', reason: 'tool_limit' });
   });
 
   it('ignores a reply that arrives after the loop stopped', () => {
-    const done = given(cmd.start(), cmd.complete());
-    expect(when(done, cmd.reply(0))).toEqual([]);
-    expect(when(done, cmd.complete())).toEqual([]);
-    expect(nextAction(done, NOW)).toEqual({ kind: 'idle' });
+    const done = after(cmd.start(), cmd.complete());
+    done.when(cmd.reply(0)).then([]);
+    done.when(cmd.complete()).then([]);
+    expect(nextAction(done.state, NOW)).toEqual({ kind: 'idle' });
   });
 });

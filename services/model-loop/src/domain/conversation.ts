@@ -17,6 +17,7 @@
  */
 import {
   ConversationEventType as E,
+  isConversationEvent,
   type CompletionReasonV1,
   type ConversationEventDraft,
   type ConversationLimitsV1,
@@ -615,4 +616,5 @@ export const conversationDecider = Object.freeze({
   evolve,
   decide,
   stateVersion: CONVERSATION_STATE_VERSION,
+  isEvent: isConversationEvent,
 });

@@ -130,7 +130,7 @@ export class CoreToolsExecutor {
     const target = await this.readCall(call, handle.call_id);
     if (!target) return invalid;
     const settled = target.timeline.findLast((e) => e.type === T.Succeeded || e.type === T.Failed);
-    const report = settled ? reportOf(settled as unknown as ToolCallEventDraft) : null;
+    const report = settled ? reportOf(settled) : null;
     const data = report ? resultData(report) : undefined;
     if (data === undefined) {
       return failure(
@@ -169,11 +169,11 @@ export class CoreToolsExecutor {
       }
       throw err;
     }
-    const requested = reply.timeline?.find((e) => e.type === T.Requested)?.data as CallRequestedV1 | undefined;
-    if (!requested || !sameScope(call, requested)) return undefined;
-    const timeline: readonly CallTimelineEntry[] = (reply.timeline ?? []).filter((e) =>
-      isToolCallEvent({ type: e.type, data: e.data }),
+    const timeline = (reply.timeline ?? []).filter((e): e is CallTimelineEntry & ToolCallEventDraft =>
+      isToolCallEvent(e),
     );
+    const requested = timeline.flatMap((e) => (e.type === T.Requested ? [e.data] : []))[0];
+    if (!requested || !sameScope(call, requested)) return undefined;
     return { call_id: callId, view: reply.status, timeline };
   }
 }

@@ -2,11 +2,11 @@ import type { Transaction } from 'kysely';
 import {
   contextFilter,
   ConversationEventType as E,
+  isConversationEvent,
   type ConversationEventDraft,
-  type OrmuzEvent,
   type PendingConfirmationV1,
 } from '@ormuz/contracts';
-import { streamName, type Projection } from '@ormuz/event-log';
+import { streamName, type Enveloped, type Projection } from '@ormuz/event-log';
 import type { ConversationViewDB } from '../persistence/conversation-view.tables.js';
 import { MODEL_LOOP_SCHEMA } from '../persistence/migrations.js';
 
@@ -16,18 +16,18 @@ type Trx = Transaction<ConversationViewDB>;
  * Builds `model_loop.conversations` and `model_loop.conversation_messages` from the conversations stream: where each
  * conversation stands, the approvals it waits on (listed from the moment a call is staged) and every message.
  */
-export function conversationViewProjection(namespace: string): Projection<ConversationViewDB> {
+export function conversationViewProjection(namespace: string): Projection<ConversationViewDB, ConversationEventDraft> {
   return {
     name: 'model_loop_conversation_view',
     schema: MODEL_LOOP_SCHEMA,
     stream: streamName(namespace, 'conversations'),
     filterSubject: contextFilter(namespace, 'conversations'),
-    async apply(trx: Trx, event: OrmuzEvent, seq: number) {
-      const e = event as unknown as ConversationEventDraft & OrmuzEvent;
+    accepts: isConversationEvent,
+    async apply(trx: Trx, e: Enveloped<ConversationEventDraft>, seq: number) {
       const t = trx.withSchema(MODEL_LOOP_SCHEMA);
-      const tenant = event.tenant;
-      const conversationId = event.subject;
-      const time = new Date(event.time);
+      const tenant = e.tenant;
+      const conversationId = e.subject;
+      const time = new Date(e.time);
       const update = (set: Partial<ConversationViewDB['conversations']>) =>
         t
           .updateTable('conversations')

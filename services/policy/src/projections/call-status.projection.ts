@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import { contextFilter, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
-import { streamName, type Projection } from '@ormuz/event-log';
+import { contextFilter, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
+import { streamName, type Enveloped, type Projection } from '@ormuz/event-log';
 import { POLICY_SCHEMA } from '../persistence/migrations.js';
 
 interface CallStatusDB {
@@ -25,26 +25,26 @@ function statusOf(type: string): string {
 }
 
 /** Builds `policy.call_status`: one row per call, its latest status. */
-export function callStatusProjection(namespace: string): Projection<CallStatusDB> {
+export function callStatusProjection(namespace: string): Projection<CallStatusDB, ToolCallEventDraft> {
   return {
     name: 'policy_call_status',
     schema: POLICY_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
-    async apply(trx: Transaction<CallStatusDB>, event: OrmuzEvent, seq: number) {
-      const e = event as unknown as ToolCallEventDraft & OrmuzEvent;
+    accepts: isToolCallEvent,
+    async apply(trx: Transaction<CallStatusDB>, event: Enveloped<ToolCallEventDraft>, seq: number) {
       const t = trx.withSchema(POLICY_SCHEMA);
       const time = new Date(event.time);
-      if (e.type === 'ormuz.toolcall.requested.v1') {
+      if (event.type === 'ormuz.toolcall.requested.v1') {
         await t
           .insertInto('call_status')
           .values({
             tenant: event.tenant,
-            call_id: e.data.call_id,
-            tool: e.data.tool,
-            agent_id: e.data.agent_id,
+            call_id: event.data.call_id,
+            tool: event.data.tool,
+            agent_id: event.data.agent_id,
             correlation_id: event.correlationid,
-            payload_sha256: e.data.payload_sha256,
+            payload_sha256: event.data.payload_sha256,
             status: 'requested',
             approval_id: null,
             last_seq: seq,
@@ -55,10 +55,10 @@ export function callStatusProjection(namespace: string): Projection<CallStatusDB
           .execute();
         return;
       }
-      const approvalId = e.type === 'ormuz.toolcall.staged.v1' ? e.data.approval_id : undefined;
+      const approvalId = event.type === 'ormuz.toolcall.staged.v1' ? event.data.approval_id : undefined;
       await t
         .updateTable('call_status')
-        .set({ status: statusOf(e.type), last_seq: seq, updated_at: time, ...(approvalId ? { approval_id: approvalId } : {}) })
+        .set({ status: statusOf(event.type), last_seq: seq, updated_at: time, ...(approvalId ? { approval_id: approvalId } : {}) })
         .where('tenant', '=', event.tenant)
         .where('call_id', '=', event.subject)
         .where('last_seq', '<', seq)
