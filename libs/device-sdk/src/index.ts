@@ -36,8 +36,6 @@ export {
 export {
   SIM_PACKAGES,
   SIM_SCREEN,
-  SIM_TOOLS,
-  SimulatedDevice,
   type SimBounds,
   type SimContact,
   type SimContactSkipReason,
@@ -47,8 +45,8 @@ export {
   type SimObservedElement,
   type SimSetting,
   type SimTransfer,
-  type SimulatedDeviceOptions,
-} from './sim/simulated-device.js';
+} from './sim/sim-apps.js';
+export { SIM_TOOLS, SimulatedDevice, type SimulatedDeviceOptions } from './sim/simulated-device.js';
 export { SimFaultKnobs, type SimFaultEvent, type SimFaultName, type SimFaultSettings } from './sim/sim-faults.js';
 export {
   runSimulatedDevice,

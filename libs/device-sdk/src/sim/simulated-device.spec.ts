@@ -1,4 +1,5 @@
-import { SIM_PACKAGES, SimulatedDevice } from './simulated-device.js';
+import { SIM_PACKAGES } from './sim-apps.js';
+import { SimulatedDevice } from './simulated-device.js';
 
 type Observation = {
   foreground_package: string;
