@@ -1,18 +1,19 @@
 export {
-  DEFAULT_DENIED_PACKAGES,
   DeviceClient,
-  DeviceToolError,
   type BackoffOptions,
   type DeviceClientCloseOptions,
   type DeviceClientLogger,
   type DeviceClientOptions,
+} from './device-client.js';
+export {
+  DeviceToolError,
   type DeviceExecutor,
   type ExecutionContext,
-  type ProtocolStep,
-  type ProtocolStepHook,
   type TargetPackageResolver,
   type ToolArguments,
-} from './device-client.js';
+} from './device-executor.js';
+export { type ProtocolStep, type ProtocolStepHook } from './execution-protocol.js';
+export { DEFAULT_DENIED_PACKAGES } from './package-policy.js';
 export { judgedTargetRefusal, type ActingOn } from './judged-target.js';
 export {
   DeviceJournal,

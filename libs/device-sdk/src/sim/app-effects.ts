@@ -3,7 +3,7 @@
  * it): navigate, open an app, flip a switch, focus a field, and the two buttons that act: the messages app's Send and
  * the bank app's Confirm transfer.
  */
-import { DeviceToolError } from '../device-client.js';
+import { DeviceToolError } from '../device-executor.js';
 import { deliver, findContact } from './contact-tools.js';
 import { AMOUNT, APPS, SIM_PACKAGES, TRANSFER_PAYEE, euros, type Effect } from './sim-apps.js';
 import type { SimState } from './sim-state.js';

@@ -1,6 +1,6 @@
 /** The apps and settings tools of the simulated device: `device.open_app` and `device.toggle_setting`. */
 import type { JsonValue } from '@ormuz/contracts';
-import { DeviceToolError, type ToolArguments } from '../device-client.js';
+import { DeviceToolError, type ToolArguments } from '../device-executor.js';
 import { APPS, SETTING_LABELS, installedPackages, type SimSetting } from './sim-apps.js';
 import { oneOf, requiredText } from './sim-arguments.js';
 import type { SimState } from './sim-state.js';

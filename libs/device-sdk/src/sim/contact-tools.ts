@@ -3,7 +3,7 @@
  * `device.delete_contacts_verified`, plus the contact lookup and delivery the messages app's Send button shares.
  */
 import type { JsonValue } from '@ormuz/contracts';
-import { DeviceToolError, type ToolArguments } from '../device-client.js';
+import { DeviceToolError, type ToolArguments } from '../device-executor.js';
 import type { SimContact, SimContactSkipReason, SimMessage } from './sim-apps.js';
 import { decodeHandle, encodeHandle, fold, invalid, optionalInteger, requiredText } from './sim-arguments.js';
 import type { SimState } from './sim-state.js';

@@ -4,7 +4,7 @@
  * the target's text, what the verdict was judged on) and the outcome each reports.
  */
 import type { JsonValue, RiskVerdictV1 } from '@ormuz/contracts';
-import { DeviceToolError, type ToolArguments } from '../device-client.js';
+import { DeviceToolError, type ToolArguments } from '../device-executor.js';
 import { judgedTargetRefusal } from '../judged-target.js';
 import { applyEffect } from './app-effects.js';
 import {

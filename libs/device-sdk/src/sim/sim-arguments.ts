@@ -3,7 +3,7 @@
  * to pass instead. Also the opaque continuation handles of paged results, and how typed text is compared.
  */
 import type { JsonValue } from '@ormuz/contracts';
-import { DeviceToolError, type ToolArguments } from '../device-client.js';
+import { DeviceToolError, type ToolArguments } from '../device-executor.js';
 
 export function invalid(message: string): DeviceToolError {
   return new DeviceToolError('invalid_arguments', message);

@@ -3,7 +3,7 @@
  * account, settings), what is on screen (the app in front, scroll, focus, what was typed) and what it ran. Only
  * screen bookkeeping lives here; what each tool does lives in its group's module.
  */
-import type { ToolArguments } from '../device-client.js';
+import type { ToolArguments } from '../device-executor.js';
 import {
   MAX_RECENT_APPS,
   SIM_PACKAGES,

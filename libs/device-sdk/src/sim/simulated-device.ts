@@ -7,7 +7,7 @@
  * (screen-tools.ts, app-tools.ts, contact-tools.ts); the apps and their screens are in sim-apps.ts.
  */
 import type { JsonValue, RiskVerdictV1 } from '@ormuz/contracts';
-import { DeviceToolError, type ExecutionContext, type ToolArguments } from '../device-client.js';
+import { DeviceToolError, type ExecutionContext, type ToolArguments } from '../device-executor.js';
 import { openApp, toggleSetting } from './app-tools.js';
 import { deleteContactsVerified, listContacts, sendMessage } from './contact-tools.js';
 import { observe, pressKey, swipe, tap, typeText } from './screen-tools.js';
