@@ -4,17 +4,21 @@
  *
  * This module is the client an app creates: its options, and the class that owns the journal, the connection
  * (device-connection.ts: connect, hello/welcome, heartbeat, backoff) and the execution protocol (execution-protocol.ts:
- * claims, grants, runs, outcomes), and routes each frame the bridge sends to the protocol.
+ * claims, grants, runs, outcomes), and routes the protocol's frames from the one to the other.
  */
 import { randomUUID } from 'node:crypto';
 import {
   DEVICE_MAX_FRAME_BYTES,
-  type DeviceFrame,
   type DeviceRequestState,
   type WelcomeFrameV1,
   type WireErrorV1,
 } from '@ormuz/contracts';
-import { DeviceConnection, type DeviceLink } from './device-connection.js';
+import {
+  DeviceConnection,
+  type DeviceConnectionEvents,
+  type DeviceLink,
+  type ProtocolFrame,
+} from './device-connection.js';
 import type { DeviceExecutor, TargetPackageResolver } from './device-executor.js';
 import { ExecutionProtocol, type ProtocolStepHook } from './execution-protocol.js';
 import { DeviceJournal, type JournalEntry } from './journal.js';
@@ -93,6 +97,9 @@ export interface DeviceClientOptions {
   readonly onAuthenticationRefused?: (error: WireErrorV1) => void;
 }
 
+/** Shared by every client without a logger. */
+const NO_LOGGER: DeviceClientLogger = {};
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -117,7 +124,6 @@ export class DeviceClient {
   /** Identifies this process start in `hello` and in the journal's start records. */
   readonly bootId: string;
   private readonly journal: DeviceJournal;
-  private readonly logger: DeviceClientLogger;
   private readonly connection: DeviceConnection;
   private readonly protocol: ExecutionProtocol;
 
@@ -125,19 +131,15 @@ export class DeviceClient {
   constructor(private readonly options: DeviceClientOptions) {
     this.bootId = options.bootId ?? randomUUID();
     this.journal = DeviceJournal.open(options.journalDir);
-    this.logger = options.logger ?? {};
     const setup = {
       bootId: this.bootId,
       maxFrameBytes: options.maxFrameBytes ?? DEVICE_MAX_FRAME_BYTES,
-      logger: this.logger,
+      logger: options.logger ?? NO_LOGGER,
       scheduler: options.scheduler ?? NODE_SCHEDULER,
     };
-    this.connection = new DeviceConnection(options, setup, {
-      welcomed: (link) => this.protocol.onWelcomed(link),
-      frame: (link, frame) => this.route(link, frame),
-      closed: (link) => this.protocol.onClosed(link),
-    });
-    this.protocol = new ExecutionProtocol(options, setup, this.journal, this.connection);
+    const router = new FrameRouter();
+    this.connection = new DeviceConnection(options, setup, router);
+    this.protocol = router.protocol = new ExecutionProtocol(options, setup, this.journal, this.connection);
   }
 
   /** Starts connecting (and reconnecting). Idempotent. */
@@ -186,9 +188,26 @@ export class DeviceClient {
     await Promise.race([this.protocol.idle(), delay(this.options.closeGraceMs ?? 5_000)]);
     this.journal.close();
   }
+}
 
-  /** Hands a frame of a welcomed connection to the protocol step it belongs to. */
-  private route(link: DeviceLink, frame: DeviceFrame): void {
+/**
+ * Hands what the connection reports to the execution protocol: a welcome or a close, and each of the protocol's
+ * frames to the step it belongs to. One small object per client rather than a closure per event: a fleet runs
+ * thousands of clients in one process.
+ */
+class FrameRouter implements DeviceConnectionEvents {
+  /** Set right after construction: the protocol sends through the connection that reports here. */
+  protocol!: ExecutionProtocol;
+
+  welcomed(link: DeviceLink): void {
+    this.protocol.onWelcomed(link);
+  }
+
+  closed(link: DeviceLink): void {
+    this.protocol.onClosed(link);
+  }
+
+  frame(link: DeviceLink, frame: ProtocolFrame): void {
     const protocol = this.protocol;
     switch (frame.type) {
       case 'submit':
@@ -205,28 +224,9 @@ export class DeviceClient {
         return protocol.onSeal(link, frame.request_id, undefined);
       case 'cancel':
         return protocol.onCancel(link, frame.request_id, frame.reason);
-      case 'heartbeat':
-        return;
       case 'error':
-        this.logger.warn?.('the bridge reported an error', {
-          code: frame.code,
-          message: frame.message,
-          requestId: frame.request_id,
-        });
         if (frame.code === 'internal' && frame.request_id) protocol.retryLater(link, frame.request_id);
-        this.connection.noteRefusal(frame);
         return;
-      case 'welcome':
-      case 'hello':
-      case 'start_claim':
-      case 'progress':
-      case 'outcome':
-      case 'status_report':
-        return this.connection.sendError(
-          link,
-          'unexpected_frame',
-          `A device does not accept ${frame.type} frames${frame.type === 'welcome' ? ' twice' : ''}.`,
-        );
       default: {
         const unknown: never = frame;
         throw new Error(`unhandled frame ${JSON.stringify(unknown)}`);

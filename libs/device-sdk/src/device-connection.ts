@@ -1,8 +1,8 @@
 /**
  * The device's connection to its bridge: one WebSocket at a time, opened with `hello` and accepted by `welcome`,
  * watched by heartbeat, and opened again with backoff after every loss until the client closes. It knows frames as
- * frames only: it encodes and decodes them, answers what cannot be read, and hands every welcomed frame to the client,
- * which routes it to the execution protocol.
+ * frames only: it encodes and decodes them, answers what cannot be read or is never sent to a device, and hands each
+ * frame of the execution protocol to the client, which routes it to the protocol step it belongs to.
  */
 import { WebSocket, type RawData } from 'ws';
 import {
@@ -13,6 +13,7 @@ import {
   isDeviceProtocolError,
   type DeviceFrame,
   type DeviceFrameDraft,
+  type DeviceFrameOf,
   type ErrorFrameV1,
   type WelcomeFrameV1,
 } from '@ormuz/contracts';
@@ -24,17 +25,27 @@ export interface DeviceLink {
   readonly ws: WebSocket;
   readonly codec: DeviceFrameCodec;
   welcome?: WelcomeFrameV1;
+  /**
+   * Requests whose start claim was sent on this connection and not answered yet. The execution protocol keeps it;
+   * it lives on the link because a claim is answered on the connection it was sent on, or never.
+   */
+  readonly claims: Set<string>;
   lastSeen: number;
   /** Cancels the hello timeout before the welcome, the heartbeat check after it. */
   cancelTimer?: CancelTimer;
 }
 
+/** Frames of a welcomed connection that belong to the execution protocol; the connection handles the others. */
+export type ProtocolFrame = DeviceFrameOf<
+  'submit' | 'start_granted' | 'start_refused' | 'outcome_ack' | 'status_query' | 'seal' | 'cancel' | 'error'
+>;
+
 /** What the connection tells its owner. A handler that throws is answered with an `internal` error frame. */
 export interface DeviceConnectionEvents {
   /** The bridge welcomed this link (and its identity checked out): resend what it has not acknowledged. */
   welcomed(link: DeviceLink): void;
-  /** A frame arrived on a welcomed link. */
-  frame(link: DeviceLink, frame: DeviceFrame): void;
+  /** A frame of the execution protocol arrived on a welcomed link (an `error` frame after it was logged). */
+  frame(link: DeviceLink, frame: ProtocolFrame): void;
   /** This link closed, current or not; nothing sent on it is answered any more. */
   closed(link: DeviceLink): void;
 }
@@ -179,7 +190,7 @@ export class DeviceConnection {
   }
 
   /** Tells the owner when an `error` frame refuses the device's credential, so it can get another or give up. */
-  noteRefusal(frame: ErrorFrameV1): void {
+  private noteRefusal(frame: ErrorFrameV1): void {
     if (frame.fatal && CREDENTIAL_REFUSALS.has(frame.code))
       this.options.onAuthenticationRefused?.({ code: frame.code, message: frame.message });
   }
@@ -187,7 +198,12 @@ export class DeviceConnection {
   private connect(): void {
     if (this.stopping) return;
     const ws = new WebSocket(this.options.url, { maxPayload: this.setup.maxFrameBytes, perMessageDeflate: false });
-    const link: DeviceLink = { ws, codec: new DeviceFrameCodec(this.setup.maxFrameBytes), lastSeen: Date.now() };
+    const link: DeviceLink = {
+      ws,
+      codec: new DeviceFrameCodec(this.setup.maxFrameBytes),
+      claims: new Set(),
+      lastSeen: Date.now(),
+    };
     this.link = link;
     ws.on('open', () => void this.sendHello(link));
     ws.on('message', (data: RawData, isBinary: boolean) => this.onMessage(link, data, isBinary));
@@ -268,7 +284,7 @@ export class DeviceConnection {
       return;
     }
     try {
-      if (link.welcome) this.events.frame(link, frame);
+      if (link.welcome) this.afterWelcome(link, frame);
       else this.beforeWelcome(link, frame);
     } catch (err) {
       // A journal write failed (disk full, I/O error): nothing was run; say so rather than crash the connection.
@@ -293,6 +309,36 @@ export class DeviceConnection {
         'unexpected_frame',
         `A ${frame.type} frame arrived before welcome; the bridge must answer hello first.`,
       );
+  }
+
+  /** Heartbeats and frames a device never accepts end here; the execution protocol's frames go to the owner. */
+  private afterWelcome(link: DeviceLink, frame: DeviceFrame): void {
+    switch (frame.type) {
+      case 'heartbeat':
+        return;
+      case 'error':
+        this.setup.logger.warn?.('the bridge reported an error', {
+          code: frame.code,
+          message: frame.message,
+          requestId: frame.request_id,
+        });
+        this.events.frame(link, frame);
+        this.noteRefusal(frame);
+        return;
+      case 'welcome':
+      case 'hello':
+      case 'start_claim':
+      case 'progress':
+      case 'outcome':
+      case 'status_report':
+        return this.sendError(
+          link,
+          'unexpected_frame',
+          `A device does not accept ${frame.type} frames${frame.type === 'welcome' ? ' twice' : ''}.`,
+        );
+      default:
+        return this.events.frame(link, frame);
+    }
   }
 
   private onWelcome(link: DeviceLink, welcome: WelcomeFrameV1): void {

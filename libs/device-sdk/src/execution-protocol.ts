@@ -67,8 +67,6 @@ export class ExecutionProtocol {
   private readonly running = new Map<string, AbortController>();
   /** Attempts so far, per request whose claim or outcome the bridge failed to record. */
   private readonly retries = new Map<string, number>();
-  /** Requests whose start claim was sent on a link and not answered yet, per link; forgotten when it closes. */
-  private readonly claims = new WeakMap<DeviceLink, Set<string>>();
   private queue: Promise<void> = Promise.resolve();
   private reportedInterrupted = false;
 
@@ -117,7 +115,7 @@ export class ExecutionProtocol {
 
   /** A link closed: its claims will never be answered. */
   onClosed(link: DeviceLink): void {
-    this.claims.delete(link);
+    link.claims.clear();
   }
 
   onSubmit(link: DeviceLink, frame: SubmitFrameV1): void {
@@ -149,7 +147,7 @@ export class ExecutionProtocol {
     if (admission.kind === 'duplicate') {
       if (entry.outcome) return this.sendOutcome(link, entry);
       const waiting = entry.state === 'received' || entry.state === 'claimed';
-      if (!waiting || this.granted.has(entry.requestId) || this.claimsOn(link).has(entry.requestId))
+      if (!waiting || this.granted.has(entry.requestId) || link.claims.has(entry.requestId))
         return this.report(link, entry.requestId);
     }
     // New, or known but never claimed successfully (a claim lost with a connection or a restart): claim it.
@@ -164,7 +162,7 @@ export class ExecutionProtocol {
   }
 
   onGranted(link: DeviceLink, requestId: string): void {
-    this.claimsOn(link).delete(requestId);
+    link.claims.delete(requestId);
     this.retries.delete(requestId);
     const entry = this.journal.get(requestId);
     if (entry?.state !== 'claimed' || !this.pending.has(requestId) || this.granted.has(requestId)) {
@@ -186,7 +184,7 @@ export class ExecutionProtocol {
   }
 
   onRefused(link: DeviceLink, requestId: string, reason: WireErrorV1): void {
-    this.claimsOn(link).delete(requestId);
+    link.claims.delete(requestId);
     this.retries.delete(requestId);
     const state = this.journal.get(requestId)?.state;
     if ((state === 'claimed' || state === 'received') && !this.granted.has(requestId)) {
@@ -215,7 +213,7 @@ export class ExecutionProtocol {
    * anyway. Nothing runs without a grant, and a repeated outcome is recorded once, so a retry is always safe.
    */
   retryLater(link: DeviceLink, requestId: string): void {
-    this.claimsOn(link).delete(requestId);
+    link.claims.delete(requestId);
     const attempt = this.retries.get(requestId) ?? 0;
     this.retries.set(requestId, attempt + 1);
     this.setup.scheduler.timeout(
@@ -227,7 +225,7 @@ export class ExecutionProtocol {
           entry?.state === 'claimed' &&
           this.pending.has(requestId) &&
           !this.granted.has(requestId) &&
-          !this.claimsOn(link).has(requestId)
+          !link.claims.has(requestId)
         )
           this.sendClaim(link, requestId);
       },
@@ -241,7 +239,7 @@ export class ExecutionProtocol {
       this.retries.delete(requestId);
       this.journal.seal(requestId, reason);
       this.pending.delete(requestId);
-      this.claimsOn(link).delete(requestId);
+      link.claims.delete(requestId);
     }
     this.report(link, requestId);
   }
@@ -264,12 +262,6 @@ export class ExecutionProtocol {
     this.connection.send(link, this.statusReport(requestId));
   }
 
-  private claimsOn(link: DeviceLink): Set<string> {
-    let claims = this.claims.get(link);
-    if (!claims) this.claims.set(link, (claims = new Set()));
-    return claims;
-  }
-
   /** True when the fault hook asked to cut the connection at this step (and it was cut). */
   private faultAt(link: DeviceLink, step: ProtocolStep, requestId: string): boolean {
     if (this.options.onProtocolStep?.(step, requestId) !== 'drop') return false;
@@ -281,7 +273,7 @@ export class ExecutionProtocol {
   private sendClaim(link: DeviceLink, requestId: string): void {
     if (!link.welcome) return;
     if (this.faultAt(link, 'before_claim', requestId)) return;
-    if (this.connection.send(link, { type: 'start_claim', request_id: requestId })) this.claimsOn(link).add(requestId);
+    if (this.connection.send(link, { type: 'start_claim', request_id: requestId })) link.claims.add(requestId);
   }
 
   private statusReport(requestId: string): DeviceFrameDraft<StatusReportFrameV1> {
