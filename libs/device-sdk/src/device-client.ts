@@ -97,6 +97,14 @@ export interface DeviceClientOptions {
   readonly onAuthenticationRefused?: (error: WireErrorV1) => void;
 }
 
+/** What a client resolved from its options; its connection and execution protocol share it. */
+export interface DeviceClientSetup {
+  readonly bootId: string;
+  readonly maxFrameBytes: number;
+  readonly logger: DeviceClientLogger;
+  readonly scheduler: DeviceScheduler;
+}
+
 /** Shared by every client without a logger. */
 const NO_LOGGER: DeviceClientLogger = {};
 
@@ -131,7 +139,7 @@ export class DeviceClient {
   constructor(private readonly options: DeviceClientOptions) {
     this.bootId = options.bootId ?? randomUUID();
     this.journal = DeviceJournal.open(options.journalDir);
-    const setup = {
+    const setup: DeviceClientSetup = {
       bootId: this.bootId,
       maxFrameBytes: options.maxFrameBytes ?? DEVICE_MAX_FRAME_BYTES,
       logger: options.logger ?? NO_LOGGER,

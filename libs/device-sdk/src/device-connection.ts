@@ -17,8 +17,8 @@ import {
   type ErrorFrameV1,
   type WelcomeFrameV1,
 } from '@ormuz/contracts';
-import type { DeviceClientLogger, DeviceClientOptions } from './device-client.js';
-import type { CancelTimer, DeviceScheduler } from './scheduler.js';
+import type { DeviceClientOptions, DeviceClientSetup } from './device-client.js';
+import type { CancelTimer } from './scheduler.js';
 
 /** One WebSocket to the bridge, from connect to close. */
 export interface DeviceLink {
@@ -48,14 +48,6 @@ export interface DeviceConnectionEvents {
   frame(link: DeviceLink, frame: ProtocolFrame): void;
   /** This link closed, current or not; nothing sent on it is answered any more. */
   closed(link: DeviceLink): void;
-}
-
-/** What the client resolved from its options, which the connection shares. */
-export interface DeviceConnectionSetup {
-  readonly bootId: string;
-  readonly maxFrameBytes: number;
-  readonly logger: DeviceClientLogger;
-  readonly scheduler: DeviceScheduler;
 }
 
 /** Fatal error codes by which the bridge refuses the device's credential. */
@@ -88,27 +80,27 @@ export class DeviceConnection {
   private attempt = 0;
   private cancelReconnect: CancelTimer | undefined;
   private started = false;
-  private stopping = false;
+  private stopped = false;
   /** Server clock minus device clock, in milliseconds, measured at the last welcome. */
   private offsetMs = 0;
 
   constructor(
     private readonly options: DeviceClientOptions,
-    private readonly setup: DeviceConnectionSetup,
+    private readonly setup: DeviceClientSetup,
     private readonly events: DeviceConnectionEvents,
   ) {}
 
   /** Starts connecting (and reconnecting). Idempotent; does nothing once stopped. */
   start(): void {
-    if (!this.started && !this.stopping) {
+    if (!this.started && !this.stopped) {
       this.started = true;
       this.connect();
     }
   }
 
-  /** True once {@link stop} was called: no reconnecting, nothing new run. */
+  /** True once {@link stop} was called: the client is closing, so nothing reconnects and nothing new runs. */
   get closing(): boolean {
-    return this.stopping;
+    return this.stopped;
   }
 
   /** True while a connection is open and welcomed. */
@@ -138,7 +130,7 @@ export class DeviceConnection {
 
   /** Stops reconnecting; the current connection stays until {@link disconnect}. */
   stop(): void {
-    this.stopping = true;
+    this.stopped = true;
     this.cancelReconnect?.();
   }
 
@@ -196,7 +188,7 @@ export class DeviceConnection {
   }
 
   private connect(): void {
-    if (this.stopping) return;
+    if (this.stopped) return;
     const ws = new WebSocket(this.options.url, { maxPayload: this.setup.maxFrameBytes, perMessageDeflate: false });
     const link: DeviceLink = {
       ws,
@@ -246,7 +238,7 @@ export class DeviceConnection {
     this.events.closed(link);
     if (this.link !== link) return;
     this.link = undefined;
-    if (this.stopping) return;
+    if (this.stopped) return;
     const base = this.options.backoff?.initialDelayMs ?? 250;
     const max = this.options.backoff?.maxDelayMs ?? 30_000;
     // This connection was current, so the newer one that replaced it is not ours: another process holds this

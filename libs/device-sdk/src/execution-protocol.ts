@@ -17,12 +17,11 @@ import {
   type SubmitFrameV1,
   type WireErrorV1,
 } from '@ormuz/contracts';
-import type { DeviceClientLogger, DeviceClientOptions } from './device-client.js';
+import type { DeviceClientLogger, DeviceClientOptions, DeviceClientSetup } from './device-client.js';
 import { clip, type DeviceConnection, type DeviceLink } from './device-connection.js';
 import { DeviceToolError, type ToolArguments } from './device-executor.js';
 import type { DeviceJournal, JournalEntry, JournalOutcome } from './journal.js';
 import { PackagePolicy } from './package-policy.js';
-import type { DeviceScheduler } from './scheduler.js';
 
 /**
  * Protocol steps at which {@link DeviceClientOptions.onProtocolStep} is consulted:
@@ -38,14 +37,6 @@ export type ProtocolStep = 'before_claim' | 'after_grant' | 'after_outcome';
  * The client then reconnects as usual. Production clients leave it unset.
  */
 export type ProtocolStepHook = (step: ProtocolStep, requestId: string) => 'drop' | undefined;
-
-/** What the client resolved from its options, which the protocol shares. */
-export interface ExecutionProtocolSetup {
-  readonly bootId: string;
-  readonly maxFrameBytes: number;
-  readonly logger: DeviceClientLogger;
-  readonly scheduler: DeviceScheduler;
-}
 
 interface Pending {
   readonly frame: SubmitFrameV1;
@@ -72,7 +63,7 @@ export class ExecutionProtocol {
 
   constructor(
     private readonly options: DeviceClientOptions,
-    private readonly setup: ExecutionProtocolSetup,
+    private readonly setup: DeviceClientSetup,
     private readonly journal: DeviceJournal,
     private readonly connection: DeviceConnection,
   ) {
