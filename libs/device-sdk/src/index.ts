@@ -1,18 +1,19 @@
 export {
-  DEFAULT_DENIED_PACKAGES,
   DeviceClient,
-  DeviceToolError,
   type BackoffOptions,
   type DeviceClientCloseOptions,
   type DeviceClientLogger,
   type DeviceClientOptions,
+} from './device-client.js';
+export {
+  DeviceToolError,
   type DeviceExecutor,
   type ExecutionContext,
-  type ProtocolStep,
-  type ProtocolStepHook,
   type TargetPackageResolver,
   type ToolArguments,
-} from './device-client.js';
+} from './device-executor.js';
+export { type ProtocolStep, type ProtocolStepHook } from './execution-protocol.js';
+export { DEFAULT_DENIED_PACKAGES } from './package-policy.js';
 export { judgedTargetRefusal, type ActingOn } from './judged-target.js';
 export {
   DeviceJournal,
@@ -36,8 +37,6 @@ export {
 export {
   SIM_PACKAGES,
   SIM_SCREEN,
-  SIM_TOOLS,
-  SimulatedDevice,
   type SimBounds,
   type SimContact,
   type SimContactSkipReason,
@@ -47,8 +46,8 @@ export {
   type SimObservedElement,
   type SimSetting,
   type SimTransfer,
-  type SimulatedDeviceOptions,
-} from './sim/simulated-device.js';
+} from './sim/sim-apps.js';
+export { SIM_TOOLS, SimulatedDevice, type SimulatedDeviceOptions } from './sim/simulated-device.js';
 export { SimFaultKnobs, type SimFaultEvent, type SimFaultName, type SimFaultSettings } from './sim/sim-faults.js';
 export {
   runSimulatedDevice,

@@ -4,7 +4,7 @@
  * it would act on and calls {@link judgedTargetRefusal}. Pure: no I/O.
  */
 import type { RiskVerdictV1 } from '@ormuz/contracts';
-import { DeviceToolError } from './device-client.js';
+import { DeviceToolError } from './device-executor.js';
 
 /** What a screen action is about to act on, as the executor resolved it on the screen shown now. */
 export interface ActingOn {

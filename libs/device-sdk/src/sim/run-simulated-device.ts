@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WireErrorV1 } from '@ormuz/contracts';
-import { DeviceClient, type BackoffOptions, type DeviceClientLogger, type DeviceExecutor } from '../device-client.js';
+import { DeviceClient, type BackoffOptions, type DeviceClientLogger } from '../device-client.js';
+import type { DeviceExecutor } from '../device-executor.js';
 import { NODE_SCHEDULER, type DeviceScheduler } from '../scheduler.js';
 import { SimFaultKnobs } from './sim-faults.js';
 import { SimulatedDevice } from './simulated-device.js';

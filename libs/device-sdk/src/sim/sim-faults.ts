@@ -2,7 +2,8 @@
  * Fault knobs of a simulated device: cut the connection at a protocol step, slow an execution down, or make it
  * never answer. Used by tests and load runs to show that every fault leaves the platform with a truthful record.
  */
-import type { ExecutionContext, ProtocolStep, ProtocolStepHook } from '../device-client.js';
+import type { ExecutionContext } from '../device-executor.js';
+import type { ProtocolStep, ProtocolStepHook } from '../execution-protocol.js';
 import type { DeviceScheduler } from '../scheduler.js';
 
 /**

@@ -8,7 +8,8 @@ import {
   outputProblems,
   validateArguments,
 } from '@ormuz/catalog';
-import { SIM_PACKAGES, SIM_TOOLS, SimulatedDevice, type SimulatedDeviceOptions } from './simulated-device.js';
+import { SIM_PACKAGES } from './sim-apps.js';
+import { SIM_TOOLS, SimulatedDevice, type SimulatedDeviceOptions } from './simulated-device.js';
 
 const catalog = Catalog.load([DEVICE_EXTENSION], { core: CORE_EXTENSION, designer: DEFAULT_DESIGNER_CONFIG });
 
