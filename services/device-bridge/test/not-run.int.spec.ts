@@ -50,8 +50,10 @@ describe('a claimed call the device never began', () => {
 
     await handle.reboot();
 
+    // A reboot, a reconnect and the journal's report: seconds on a loaded machine.
     await waitFor(async () => (await state(waiting)).status === 'failed', {
       message: 'the waiting call settled as not run',
+      timeoutMs: 30_000,
     });
     const settled = (await state(waiting)) as unknown as {
       outcome: { error: { code: string } };
@@ -64,6 +66,7 @@ describe('a claimed call the device never began', () => {
 
     await waitFor(async () => (await state(running)).status === 'outcome_unknown', {
       message: 'the running call unknown',
+      timeoutMs: 30_000,
     });
     expect(handle.client.requestState(running)).toBe('interrupted');
     // Neither ran to completion on the device, and the waiting one never began.

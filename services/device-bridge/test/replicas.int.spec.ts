@@ -70,6 +70,9 @@ describe('device-bridge replicas', () => {
     device.faults.set({ hang: true });
     const { callId } = await authorizeCall(calls, TENANT, 'op-hang', 'device.screen_observe', {}, 'phone-2');
     await waitFor(async () => (await status(callId)) === 'started', { message: 'the hanging call started' });
+    // The log says started once the claim is recorded; the grant may still be on its way to the device, and a cancel
+    // that overtakes it stops an unanswered claim (not_run). Cancel what the device is running.
+    await waitFor(() => device.client.requestState(callId) === 'started', { message: 'the device runs the call' });
     a.svc.app.get(DeviceLinkHost).sendCancel({ tenant: TENANT, deviceId: 'phone-2' }, callId, 'operator cancelled it');
     await waitFor(async () => (await status(callId)) === 'failed', { message: 'the cancelled call failed' });
     expect(await types(callId)).toEqual(['requested', 'authorized', 'dispatched', 'started', 'failed']);
