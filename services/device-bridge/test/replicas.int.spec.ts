@@ -9,7 +9,13 @@ import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sd
 import { callService, type ToolCalls } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
 import { DeviceLinkHost } from '../src/index.js';
-import { authorizeCall, startBridge, startReplica, type BridgeUnderTest, type ReplicaUnderTest } from './bridge.fixture.js';
+import {
+  authorizeCall,
+  startBridge,
+  startReplica,
+  type BridgeUnderTest,
+  type ReplicaUnderTest,
+} from './bridge.fixture.js';
 import { RawDevice } from './raw-device.fixture.js';
 
 const TENANT = 'acme';
