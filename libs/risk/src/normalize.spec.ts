@@ -11,6 +11,7 @@ import {
   stripMarks,
   visualOrder,
 } from './normalize.js';
+import { HIGH_RISK_CONCEPTS, READ_ONLY_NEIGHBOURS, READ_ONLY_PHRASES } from './lexicon.js';
 
 describe('normalizeForMatching', () => {
   it.each([
@@ -220,6 +221,97 @@ describe('segmentWords (property)', () => {
         expect(segmentWords(text)).toEqual(segmentWithIcu(text));
       }),
       { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('segmentWords fast path (scripts written with spaces)', () => {
+  // Scripts whose words the fast path reads without Intl.Segmenter, and Hangul syllables, which ICU keeps together
+  // per run but splits from other letters and digits.
+  const SCRIPTS = [
+    'Latin',
+    'Greek',
+    'Cyrillic',
+    'Armenian',
+    'Georgian',
+    'Ethiopic',
+    'Arabic',
+    'Hebrew',
+    'Devanagari',
+    'Bengali',
+    'Gurmukhi',
+    'Gujarati',
+    'Oriya',
+    'Tamil',
+    'Telugu',
+    'Kannada',
+    'Malayalam',
+    'Sinhala',
+  ];
+  const scripts = SCRIPTS.map((s) => `\\p{sc=${s}}`).join('');
+  const letter = new RegExp(`^[\\p{L}&&[${scripts}]]$`, 'v');
+  const digit = /^\p{Nd}$/u;
+  const mark = new RegExp(`^[\\p{M}&&[\\p{sc=Inherited}${scripts}]]$`, 'v');
+  const letters: string[] = [];
+  const digits: string[] = [];
+  const marks: string[] = [];
+  for (let cp = 0; cp < 0x110000; cp++) {
+    if (cp >= 0xd800 && cp < 0xe000) continue;
+    const c = String.fromCodePoint(cp);
+    if (letter.test(c)) letters.push(c);
+    else if (digit.test(c)) digits.push(c);
+    else if (mark.test(c)) marks.push(c);
+  }
+  const hangul = Array.from({ length: 0xd7a3 - 0xac00 + 1 }, (_, i) => String.fromCharCode(0xac00 + i));
+
+  function sameAsIcu(texts: readonly string[]): string[] {
+    return texts.filter((t) => JSON.stringify(segmentWords(t)) !== JSON.stringify(segmentWithIcu(t)));
+  }
+
+  it('reads every letter of those scripts as Intl.Segmenter does, alone and beside others', () => {
+    expect(letters.length).toBeGreaterThan(4000);
+    const texts = letters.flatMap((l) => [l, `a${l}`, `${l}1`, `1${l}`, `${l}\u0301`, `가${l}`, `${l}가 ${l}`]);
+    expect(sameAsIcu(texts)).toEqual([]);
+  });
+
+  it('reads every digit and every mark of those scripts as Intl.Segmenter does', () => {
+    const texts = [
+      ...digits.flatMap((d) => [d, `a${d}`, `${d}a`, `가${d}`, `${d}\u0301`]),
+      ...marks.flatMap((m) => [`a${m}`, `a${m}b`, `1${m}`, `${m}가`, `क${m}क`]),
+    ];
+    expect(sameAsIcu(texts)).toEqual([]);
+  });
+
+  it('reads Hangul syllables as Intl.Segmenter does, in runs and beside other letters and digits', () => {
+    const sample = hangul.filter((_, i) => i % 13 === 0);
+    const texts = sample.flatMap((h) => [h, `${h}${h}${h}`, `ab${h}12cd`, `${h}é ${h}`, `1${h}`]);
+    expect(sameAsIcu(texts)).toEqual([]);
+  });
+
+  it('reads every word of the lexicon as Intl.Segmenter does', () => {
+    const words = [
+      ...HIGH_RISK_CONCEPTS.flatMap((c) => Object.values(c.words).flatMap((w) => w ?? [])),
+      ...Object.values(READ_ONLY_PHRASES).flatMap((w) => w ?? []),
+      ...Object.values(READ_ONLY_NEIGHBOURS).flatMap((n) => [...(n.before ?? []), ...(n.after ?? [])]),
+    ];
+    expect(sameAsIcu(words.map(foldText))).toEqual([]);
+  });
+
+  it('gives the same words on random text of those scripts as Intl.Segmenter does', () => {
+    const unit = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...letters) },
+      { weight: 3, arbitrary: fc.constantFrom(' ', '\t', '\u00A0', '\u3000', '\n') },
+      { weight: 2, arbitrary: fc.constantFrom(...digits) },
+      { weight: 2, arbitrary: fc.constantFrom(...marks) },
+      { weight: 2, arbitrary: fc.constantFrom(...hangul) },
+      // Characters that send text to Intl.Segmenter: punctuation, joiners, Thai, jamo, a mark of another script.
+      { weight: 1, arbitrary: fc.constantFrom('.', "'", '-', '_', '\u200D', '\u200C', 'ส', '\u1100', '\u{16FF0}') },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 24 }), (text) => {
+        expect(segmentWords(text)).toEqual(segmentWithIcu(text));
+      }),
+      { numRuns: 3_000 },
     );
   });
 });

@@ -22,7 +22,8 @@
  * word that mixes them into Latin letters separately (see {@link latinSkeleton} and {@link cyrillicSkeleton}).
  */
 
-const ASCII_ONLY = /^\p{ASCII}*$/u;
+/** Text of ASCII characters only. */
+export const ASCII_ONLY = /^\p{ASCII}*$/u;
 /** Printable ASCII and ASCII white space: nothing to remove or fold but case. */
 const PLAIN_ASCII = /^[\x20-\x7E\t\n\v\f\r]*$/;
 /**
@@ -110,18 +111,36 @@ export function normalizeForMatching(text: string): string {
 const WORDS = new Intl.Segmenter('und', { granularity: 'word' });
 const APOSTROPHES = /['\u2019]/;
 const APOSTROPHES_G = /['\u2019]+/g;
-// Text made only of words in Latin, Greek, Cyrillic, Arabic, Hebrew or Devanagari, each word a letter or digit
-// followed by letters, digits and combining marks, segments exactly as Intl.Segmenter would: no rule breaks inside
-// such a run. It skips the segmenter, the costliest step; all other text (punctuation, symbols, Hangul, which ICU
-// splits from Latin, Han, Kana, Thai) goes through Intl.Segmenter. A property test holds the two paths equal.
-const SPACED_LETTER = '[\\p{sc=Latin}\\p{sc=Greek}\\p{sc=Cyrillic}\\p{sc=Arabic}\\p{sc=Hebrew}\\p{sc=Devanagari}]';
-const PLAIN_WORD = `(?:(?=\\p{L})${SPACED_LETTER}|\\p{Nd})(?:(?=\\p{L})${SPACED_LETTER}|\\p{Nd}|\\p{M})*`;
-// White space between words is required, so a run of letters can be read only one way (no backtracking blow-up).
+// The fast path. Text made only of words of letters, digits and combining marks, in scripts that separate words with
+// spaces, segments exactly as Intl.Segmenter would (no rule breaks inside such a run), so it skips the segmenter, the
+// costliest step by far. Two kinds of letters:
+// - letters of Latin, Greek, Cyrillic, Armenian, Georgian, Ethiopic, Arabic, Hebrew and the Indic scripts (Unicode
+//   word rules keep a run of them and digits together, marks included);
+// - Hangul syllables, which ICU keeps together as one word per run but splits from any other letter or digit beside
+//   them (`ab보내기12cd` → `ab`, `보내기`, `12cd`), and which are never followed by a mark here.
+// All other text (punctuation, symbols, Hangul jamo, and Thai, Lao, Khmer, Myanmar, Han and Kana, which ICU splits
+// with dictionaries) goes through Intl.Segmenter. Tests hold the two paths equal, letter by letter and on random text.
+const SPACED_SCRIPTS =
+  '\\p{sc=Latin}\\p{sc=Greek}\\p{sc=Cyrillic}\\p{sc=Armenian}\\p{sc=Georgian}\\p{sc=Ethiopic}\\p{sc=Arabic}\\p{sc=Hebrew}' +
+  '\\p{sc=Devanagari}\\p{sc=Bengali}\\p{sc=Gurmukhi}\\p{sc=Gujarati}\\p{sc=Oriya}\\p{sc=Tamil}\\p{sc=Telugu}\\p{sc=Kannada}' +
+  '\\p{sc=Malayalam}\\p{sc=Sinhala}';
+const SPACED_LETTER = `[\\p{L}&&[${SPACED_SCRIPTS}]]`;
+// Marks of those scripts and the shared (inherited) ones; a mark of another script (Han's U+16FF0, say) may not
+// follow them the same way in ICU.
+const SPACED_MARK = `[\\p{M}&&[\\p{sc=Inherited}${SPACED_SCRIPTS}]]`;
+const HANGUL_SYLLABLE = '[\\uAC00-\\uD7A3]';
+// One way only to read a run (a mark belongs to the letter or digit before it, a syllable stands alone, white space
+// is required between runs), so the pattern cannot backtrack its way into a blow-up.
+const PLAIN_RUN = `(?:${HANGUL_SYLLABLE}|(?:${SPACED_LETTER}|\\p{Nd})${SPACED_MARK}*)+`;
 const PLAIN_WORDS = new RegExp(
-  `^\\p{White_Space}*(?:${PLAIN_WORD}(?:\\p{White_Space}+${PLAIN_WORD})*)?\\p{White_Space}*$`,
-  'u',
+  `^\\p{White_Space}*(?:${PLAIN_RUN}(?:\\p{White_Space}+${PLAIN_RUN})*)?\\p{White_Space}*$`,
+  'v',
 );
 const WHITE_SPACE = /\p{White_Space}+/u;
+const HANGUL = /[\uAC00-\uD7A3]/;
+/** A run with a Hangul syllable beside any other letter or digit. */
+const HANGUL_AND_OTHER = /[\uAC00-\uD7A3][^\uAC00-\uD7A3]|[^\uAC00-\uD7A3][\uAC00-\uD7A3]/;
+const HANGUL_BOUNDARY = /(?<=[\uAC00-\uD7A3])(?=[^\uAC00-\uD7A3])|(?<=[^\uAC00-\uD7A3])(?=[\uAC00-\uD7A3])/;
 
 /**
  * Splits text into words with `Intl.Segmenter` (Unicode word boundaries, dictionary segmentation for Thai, Chinese
@@ -132,7 +151,11 @@ const WHITE_SPACE = /\p{White_Space}+/u;
  */
 export function segmentWords(text: string): string[] {
   if (!PLAIN_WORDS.test(text)) return segmentWithIcu(text);
-  const words = text.split(WHITE_SPACE).filter((w) => w !== '');
+  let words = text.split(WHITE_SPACE);
+  if (words[0] === '' || words.at(-1) === '') words = words.filter((w) => w !== '');
+  if (HANGUL.test(text) && HANGUL_AND_OTHER.test(text)) {
+    words = words.flatMap((w) => (HANGUL_AND_OTHER.test(w) ? w.split(HANGUL_BOUNDARY) : [w]));
+  }
   return DIGIT.test(text) ? splitAmounts(words) : words;
 }
 
@@ -207,8 +230,8 @@ export function visualOrder(text: string): string | null {
 }
 
 const HAS_LATIN = /\p{Script=Latin}/u;
-const HAS_CYRILLIC_OR_GREEK = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
-const LETTER = /\p{L}/gu;
+/** Text with a Cyrillic or Greek character somewhere. */
+export const HAS_CYRILLIC_OR_GREEK = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
 /** Cyrillic and Greek letters that look like Latin ones once lower-cased (from Unicode's confusables, trimmed). */
 const CONFUSABLES: Readonly<Record<string, string>> = {
   а: 'a',
@@ -248,6 +271,9 @@ const CONFUSABLES: Readonly<Record<string, string>> = {
   ζ: 'z',
 };
 const CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'gu');
+/** A letter with no Latin look-alike. */
+const UNCONFUSABLE_LETTER = new RegExp(`[\\p{L}--[${Object.keys(CONFUSABLES).join('')}]]`, 'v');
+const HAS_LETTER = /\p{L}/u;
 
 /**
  * The Latin reading of a word written with Cyrillic or Greek look-alike letters, or `null` when there is none. A word
@@ -256,10 +282,10 @@ const CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'g
  */
 export function latinSkeleton(word: string): string | null {
   if (ASCII_ONLY.test(word) || !HAS_CYRILLIC_OR_GREEK.test(word)) return null;
-  const skeleton = word.replace(CONFUSABLE_CHARS, (c) => CONFUSABLES[c] ?? c);
-  if (HAS_LATIN.test(word)) return skeleton;
-  const letters = word.match(LETTER) ?? [];
-  return letters.length > 0 && letters.every((c) => CONFUSABLES[c] !== undefined) ? skeleton : null;
+  // Without Latin letters, only a word of look-alikes alone has a Latin reading (checked without allocating: most
+  // Cyrillic and Greek words have a letter with no look-alike, often the first).
+  if (!HAS_LATIN.test(word) && (UNCONFUSABLE_LETTER.test(word) || !HAS_LETTER.test(word))) return null;
+  return word.replace(CONFUSABLE_CHARS, (c) => CONFUSABLES[c] ?? c);
 }
 
 const HAS_CYRILLIC = /\p{Script=Cyrillic}/u;

@@ -288,8 +288,8 @@ export class RiskClassifier {
   private readonly toolNames = new Map<string, readonly string[]>();
   /** Foreground package → what the built-in lists and its name say of it. */
   private readonly packages = new Lru<string, PackageReading>(MAX_CACHED_PACKAGES);
-  /** The target-text reasons of each (cached, shared) list of word matches. */
-  private readonly targetReasons = new WeakMap<readonly WordMatch[], readonly string[]>();
+  /** The target-text reason of each word match (matches are shared between texts, so few are ever made). */
+  private readonly targetReasons = new WeakMap<WordMatch, string>();
 
   constructor(options: RiskClassifierOptions = {}) {
     this.words = new WordMatcher(options.extraWords ?? []);
@@ -390,13 +390,11 @@ export class RiskClassifier {
       if (text === targetText) low.push('no high-risk word in the target text');
       return;
     }
-    // Matches of short texts are cached and frozen; their reasons are kept with them.
-    let reasons = this.targetReasons.get(matches);
-    if (!reasons) {
-      reasons = matches.map((m) => wordReason('target text', m));
-      if (Object.isFrozen(matches)) this.targetReasons.set(matches, reasons);
+    for (const m of matches) {
+      let reason = this.targetReasons.get(m);
+      if (reason === undefined) this.targetReasons.set(m, (reason = wordReason('target text', m)));
+      high.push(reason);
     }
-    for (const r of reasons) high.push(r);
   }
 
   /**
