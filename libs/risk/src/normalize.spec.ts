@@ -3,12 +3,16 @@ import {
   cyrillicSkeleton,
   findDisguises,
   foldText,
+  foldTextFully,
+  hasCyrillicOrGreek,
+  hasUnspacedScript,
   hasVisibleText,
   latinSkeleton,
   normalizeForMatching,
   segmentWithIcu,
   segmentWords,
   stripMarks,
+  stripMarksFully,
   visualOrder,
 } from './normalize.js';
 import { HIGH_RISK_CONCEPTS, READ_ONLY_NEIGHBOURS, READ_ONLY_PHRASES } from './lexicon.js';
@@ -313,5 +317,106 @@ describe('segmentWords fast path (scripts written with spaces)', () => {
       }),
       { numRuns: 3_000 },
     );
+  });
+});
+
+describe('segmentWords piece by piece (text that needs Intl.Segmenter)', () => {
+  // Intl.Segmenter iterated the plain way, split at apostrophes and amounts as segmentWords documents.
+  const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
+  function iterated(text: string): string[] {
+    const words = [...segmenter.segment(text)]
+      .filter((s) => s.isWordLike)
+      .flatMap((s) => s.segment.split(/['\u2019]+/).filter((w) => w !== ''));
+    if (!/\p{Nd}/u.test(text)) return words;
+    return words.flatMap((w) => w.split(/(?<=\p{L}\p{M}*)(?=\p{Nd})|(?<=\p{Nd})(?=\p{L})/u));
+  }
+  const unit = fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        'ส่งข้อความ',
+        'ชำระเงิน',
+        '确认付款',
+        '今すぐ購入する',
+        'ផ្ញើសារ',
+        'ສົ່ງ',
+        'ပေးပို့မည်',
+        '送信済み',
+      ),
+    },
+    { weight: 4, arbitrary: fc.constantFrom(' ', '  ', '\n', '\u00A0', '\u3000', '\u202F') },
+    { weight: 2, arbitrary: fc.constantFrom('Pay', '49.99', '€', "l'achat", 'sign-in', '보내기', 'a1', '!', '…') },
+    { weight: 1, arbitrary: fc.constantFrom('\u0301', '\u200D', '\u200B', '👍', '\u{1F3FD}', '\uFF9E', '\u0E48') },
+  );
+
+  it('gives, piece by piece and again from kept pieces, what Intl.Segmenter gives for the whole text', () => {
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const text = units.join('');
+        const expected = segmentWithIcu(text);
+        expect(segmentWords(text)).toEqual(expected);
+        expect(segmentWords(text)).toEqual(expected);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('steps through the segments that iterating Intl.Segmenter gives', () => {
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const text = units.join('');
+        expect(segmentWithIcu(text)).toEqual(iterated(text));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('keeps what the segmenter returned from being changed through a result', () => {
+    const first = segmentWords('确认付款 确认付款');
+    first.push('changed');
+    first[0] = 'changed';
+    expect(segmentWords('确认付款 确认付款')).toEqual(['确认', '付款', '确认', '付款']);
+  });
+});
+
+describe('normalisation shortcuts, character by character', () => {
+  // The shortcuts read facts about each character from a table; every character of the BMP (lone surrogates too),
+  // alone and in company, gets from them what the full definitions give.
+  const all = Array.from({ length: 0x10000 }, (_, i) => String.fromCharCode(i));
+
+  it('fold every character as the full fold does', () => {
+    const differ = all.filter((c) =>
+      [c, `A${c}b`, `${c}\u0301`, `Σ${c}`, `${c}Σ`].some((t) => foldText(t) !== foldTextFully(t)),
+    );
+    expect(differ).toEqual([]);
+  });
+
+  it('strip marks from every character as the full strip does, folded or not', () => {
+    const differ = all.filter((c) =>
+      [c, `a${c}`, `${c}\u0301`, `${c}\u1161`, foldText(`${c}z`)].some((t) => stripMarks(t) !== stripMarksFully(t)),
+    );
+    expect(differ).toEqual([]);
+  });
+
+  it('tell visible characters and scripts as their patterns do', () => {
+    const invisible = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\p{Default_Ignorable_Code_Point}]*$/u;
+    const cyrillicOrGreek = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
+    const unspaced =
+      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Hangul}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+    const differ = all.filter(
+      (c) =>
+        hasVisibleText(c) === invisible.test(c) ||
+        hasCyrillicOrGreek(`a${c}`) !== cyrillicOrGreek.test(c) ||
+        hasUnspacedScript(`${c}1`) !== unspaced.test(c),
+    );
+    expect(differ).toEqual([]);
+  });
+
+  it('read text with characters outside the BMP by the patterns themselves', () => {
+    expect(hasVisibleText('\u200B\u{E0001}')).toBe(false);
+    expect(hasVisibleText('\u200B\u{1D400}')).toBe(true);
+    expect(hasUnspacedScript('a\u{20000}')).toBe(true);
+    expect(hasCyrillicOrGreek('a\u{1D6A8}')).toBe(false);
+    expect(foldText('\u{1D400}\u{1F600}b')).toBe('ab');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Unicode normalisation and word segmentation for risk matching. Pure functions; every pattern is compiled once at
- * module load.
+ * module load, and the segmentation of pieces of text that need `Intl.Segmenter` is kept (bounded).
  *
  * Matching folds text in two layers:
  *
@@ -22,8 +22,8 @@
  * word that mixes them into Latin letters separately (see {@link latinSkeleton} and {@link cyrillicSkeleton}).
  */
 
-/** Text of ASCII characters only. */
-export const ASCII_ONLY = /^\p{ASCII}*$/u;
+import { Lru } from './lru.js';
+
 /** Printable ASCII and ASCII white space: nothing to remove or fold but case. */
 const PLAIN_ASCII = /^[\x20-\x7E\t\n\v\f\r]*$/;
 /**
@@ -67,6 +67,112 @@ const LETTER_FOLDS: Readonly<Record<string, string>> = {
   þ: 'th',
 };
 const LETTER_FOLD_CHARS = new RegExp(`[${Object.keys(LETTER_FOLDS).join('')}]`, 'gu');
+// The same classes, to test one character (not global: a global pattern keeps where it stopped).
+const IGNORABLE_CHAR = new RegExp(IGNORABLE.source, 'u');
+const CASE_FOLD_CHAR = new RegExp(CASE_FOLD_CHARS.source, 'u');
+const OPTIONAL_POINT = new RegExp(OPTIONAL_POINTS.source, 'v');
+const MARK = /\p{M}/u;
+const LGC_MARK = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]\p{M}/u;
+const LATIN = /\p{Script=Latin}/u;
+const CYRILLIC = /\p{Script=Cyrillic}/u;
+const GREEK = /\p{Script=Greek}/u;
+/** Scripts written without spaces, whose words the lexicon also keys joined up. */
+const UNSPACED_SCRIPT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Hangul}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+// Facts about each UTF-16 code unit, worked out the first time it is met and kept (a table of 64K entries): scanning
+// text with them costs a table lookup per character, where a Unicode property pattern costs far more on text that is
+// not Latin-1. Each fact is defined by the pattern it stands for, and a test holds every entry to its definition.
+// Surrogates have none of the facts but C_ASTRAL: text with a character outside the BMP is checked with the
+// patterns themselves.
+/** Set on every entry worked out. */
+const C_KNOWN = 1;
+/** White space that always separates words ({@link SPACE}). */
+const C_SPACE = 1 << 1;
+/** A letter of a script written with spaces ({@link SPACED_LETTER}). */
+const C_LETTER = 1 << 2;
+/** A decimal digit. */
+const C_DIGIT = 1 << 3;
+/** A mark of a script written with spaces ({@link SPACED_MARK}). */
+const C_MARK = 1 << 4;
+/** A Hangul syllable. */
+const C_HANGUL = 1 << 5;
+/**
+ * {@link foldText} has more to do than NFKC, lower case and NFC: an ignorable, a case fold or an optional point, in
+ * the character or in its lower case (and capital sigma, whose lower case depends on what follows it).
+ */
+const C_FOLD = 1 << 6;
+/**
+ * {@link stripMarks} may change a word with it: a mark, a letter it maps (`ł`), a character that decomposes into a
+ * Latin, Greek or Cyrillic letter and a mark, or that does not come back from decomposing, or a Hangul jamo (which
+ * composes with the one before it).
+ */
+const C_STRIP = 1 << 7;
+const C_LATIN = 1 << 8;
+const C_CYRILLIC = 1 << 9;
+const C_GREEK = 1 << 10;
+/** A script written without spaces, which the lexicon also keys joined up ({@link UNSPACED_SCRIPT}). */
+const C_UNSPACED = 1 << 11;
+/** Shows something a reader could take for a label ({@link INVISIBLE_ONLY}). */
+const C_VISIBLE = 1 << 12;
+/** A surrogate: half of a character outside the BMP. */
+const C_ASTRAL = 1 << 13;
+
+const CHAR_INFO = new Uint16Array(0x10000);
+
+function charInfo(code: number): number {
+  const info = CHAR_INFO[code] as number;
+  return info === 0 ? learnChar(code) : info;
+}
+
+function learnChar(code: number): number {
+  let info = C_KNOWN;
+  if (code >= 0xd800 && code <= 0xdfff) {
+    info |= C_ASTRAL;
+  } else {
+    const c = String.fromCharCode(code);
+    const is = (pattern: RegExp) => pattern.test(c);
+    if (is(SPACE_CHAR)) info |= C_SPACE;
+    if (is(SPACED_LETTER_CHAR)) info |= C_LETTER;
+    if (is(DIGIT)) info |= C_DIGIT;
+    if (is(SPACED_MARK_CHAR)) info |= C_MARK;
+    if (code >= 0xac00 && code <= 0xd7a3) info |= C_HANGUL;
+    const folds = (t: string) => IGNORABLE_CHAR.test(t) || CASE_FOLD_CHAR.test(t) || OPTIONAL_POINT.test(t);
+    if (c === 'Σ' || folds(c) || folds(c.toLowerCase())) info |= C_FOLD;
+    const nfd = c.normalize('NFD');
+    if (
+      is(MARK) ||
+      LETTER_FOLDS[c] !== undefined ||
+      nfd.normalize('NFC') !== c ||
+      LGC_MARK.test(nfd) ||
+      (code >= 0x1100 && code <= 0x11ff) ||
+      (code >= 0xa960 && code <= 0xa97f) ||
+      (code >= 0xd7b0 && code <= 0xd7ff)
+    ) {
+      info |= C_STRIP;
+    }
+    if (is(LATIN)) info |= C_LATIN;
+    if (is(CYRILLIC)) info |= C_CYRILLIC;
+    if (is(GREEK)) info |= C_GREEK;
+    if (is(UNSPACED_SCRIPT)) info |= C_UNSPACED;
+    if (!is(INVISIBLE_CHAR)) info |= C_VISIBLE;
+  }
+  CHAR_INFO[code] = info;
+  return info;
+}
+
+/**
+ * Whether `text` has a character with fact `bit`; text with a character outside the BMP is asked of `astral` (the
+ * pattern the fact stands for), or taken to have it when there is none.
+ */
+function hasChar(text: string, bit: number, astral?: RegExp): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const info = charInfo(text.charCodeAt(i));
+    if ((info & bit) !== 0) return true;
+    if ((info & C_ASTRAL) !== 0) return astral ? astral.test(text) : true;
+  }
+  return false;
+}
 
 /**
  * Layer 1 of matching normalisation (see the module comment): ignorables removed, NFKC, lower case, `ß`/`ı`/`ς`
@@ -75,6 +181,13 @@ const LETTER_FOLD_CHARS = new RegExp(`[${Object.keys(LETTER_FOLDS).join('')}]`, 
 export function foldText(text: string): string {
   // Printable ASCII has no ignorables, no compatibility forms and no special folds.
   if (PLAIN_ASCII.test(text)) return text.toLowerCase();
+  // Nor has most other text: then only case and composition change (see C_FOLD).
+  if (!hasChar(text, C_FOLD) && text.normalize('NFKC') === text) return text.toLowerCase().normalize('NFC');
+  return foldTextFully(text);
+}
+
+/** {@link foldText} without its shortcuts; exported for the test that holds both equal. */
+export function foldTextFully(text: string): string {
   let t = text.replace(IGNORABLE, '').normalize('NFKC').replace(IGNORABLE, '').toLowerCase();
   t = t.replace(CASE_FOLD_CHARS, (c) => CASE_FOLDS[c] ?? c);
   t = t.replace(OPTIONAL_POINTS, '');
@@ -86,7 +199,13 @@ export function foldText(text: string): string {
  * letters mapped to their base (`ł` → `l`). Other scripts pass through unchanged. Expects {@link foldText} output.
  */
 export function stripMarks(folded: string): string {
-  if (ASCII_ONLY.test(folded)) return folded;
+  // Most words have no mark to strip and no letter to map (see C_STRIP).
+  if (!hasChar(folded, C_STRIP)) return folded;
+  return stripMarksFully(folded);
+}
+
+/** {@link stripMarks} without its shortcut; exported for the test that holds both equal. */
+export function stripMarksFully(folded: string): string {
   return folded
     .normalize('NFD')
     .replace(LGC_LETTER_MARKS, '$1')
@@ -107,7 +226,7 @@ export function normalizeForMatching(text: string): string {
 }
 
 // One segmenter for the process: construction is the expensive part. The root locale keeps results independent of
-// the machine's locale; ICU still uses its dictionaries for Thai, Chinese and Japanese.
+// the machine's locale; ICU still uses its dictionaries for Thai, Lao, Khmer, Myanmar, Chinese, Japanese and Korean.
 const WORDS = new Intl.Segmenter('und', { granularity: 'word' });
 const APOSTROPHES = /['\u2019]/;
 const APOSTROPHES_G = /['\u2019]+/g;
@@ -128,19 +247,34 @@ const SPACED_LETTER = `[\\p{L}&&[${SPACED_SCRIPTS}]]`;
 // Marks of those scripts and the shared (inherited) ones; a mark of another script (Han's U+16FF0, say) may not
 // follow them the same way in ICU.
 const SPACED_MARK = `[\\p{M}&&[\\p{sc=Inherited}${SPACED_SCRIPTS}]]`;
-const HANGUL_SYLLABLE = '[\\uAC00-\\uD7A3]';
-// One way only to read a run (a mark belongs to the letter or digit before it, a syllable stands alone, white space
-// is required between runs), so the pattern cannot backtrack its way into a blow-up.
-const PLAIN_RUN = `(?:${HANGUL_SYLLABLE}|(?:${SPACED_LETTER}|\\p{Nd})${SPACED_MARK}*)+`;
-const PLAIN_WORDS = new RegExp(
-  `^\\p{White_Space}*(?:${PLAIN_RUN}(?:\\p{White_Space}+${PLAIN_RUN})*)?\\p{White_Space}*$`,
-  'v',
-);
-const WHITE_SPACE = /\p{White_Space}+/u;
-const HANGUL = /[\uAC00-\uD7A3]/;
-/** A run with a Hangul syllable beside any other letter or digit. */
-const HANGUL_AND_OTHER = /[\uAC00-\uD7A3][^\uAC00-\uD7A3]|[^\uAC00-\uD7A3][\uAC00-\uD7A3]/;
-const HANGUL_BOUNDARY = /(?<=[\uAC00-\uD7A3])(?=[^\uAC00-\uD7A3])|(?<=[^\uAC00-\uD7A3])(?=[\uAC00-\uD7A3])/;
+// White space that always separates words. The narrow no-break space (U+202F) does not: Unicode word rules join
+// letters across it (`a\u202Fb` is one word), as they do across `_`.
+const SPACE = '[\\p{White_Space}--\\u202F]';
+const SPACE_CHAR = new RegExp(`^${SPACE}$`, 'v');
+const SPACED_LETTER_CHAR = new RegExp(`^${SPACED_LETTER}$`, 'v');
+const SPACED_MARK_CHAR = new RegExp(`^${SPACED_MARK}$`, 'v');
+/**
+ * What Unicode word rules attach to the character before it (a mark, a format character such as ZWJ, an emoji
+ * modifier): text where one follows white space cannot be cut at its spaces and segmented piece by piece.
+ */
+const ATTACHING = /[\p{M}\p{Cf}\p{Grapheme_Extend}\p{Emoji_Modifier}]/u;
+/**
+ * Text up to this long is segmented piece by piece (between white space), and the pieces that need Intl.Segmenter
+ * are kept: labels are made of the same words again and again (`ส่งข้อความ`, `确认付款`, `Pay€`), so a new label
+ * mostly costs no segmenter call at all. Longer text is segmented at once, unless it is all plain words.
+ */
+const MAX_PIECEWISE_TEXT_LENGTH = 256;
+const MAX_CACHED_CHUNK_LENGTH = 64;
+const MAX_CACHED_CHUNKS = 4096;
+const chunkWords = new Lru<string, readonly string[]>(MAX_CACHED_CHUNKS);
+
+// What came before a character in a plain piece, for where its words and amounts split.
+const AT_START = 0;
+const AFTER_LETTER = 1;
+const AFTER_LETTER_MARKS = 2;
+const AFTER_DIGIT = 3;
+const AFTER_DIGIT_MARKS = 4;
+const AFTER_HANGUL = 5;
 
 /**
  * Splits text into words with `Intl.Segmenter` (Unicode word boundaries, dictionary segmentation for Thai, Chinese
@@ -148,28 +282,100 @@ const HANGUL_BOUNDARY = /(?<=[\uAC00-\uD7A3])(?=[^\uAC00-\uD7A3])|(?<=[^\uAC00-\
  * Elisions are split at apostrophes (`l'achat` → `l`, `achat`; `s'abonner` → `s`, `abonner`), and hyphens and
  * underscores follow Unicode rules (`sign-in` → `sign`, `in`; `send_money` stays one word). Does not normalise:
  * pass {@link normalizeForMatching} output to match the lexicon.
+ *
+ * Gives exactly what {@link segmentWithIcu} gives, faster: plain words of spaced scripts are read in one pass over
+ * the text (see the fast path above), and the other pieces between white space are segmented alone and kept (Unicode
+ * word rules never join words across white space, except where a mark or format character follows it: such text is
+ * segmented at once).
  */
 export function segmentWords(text: string): string[] {
-  if (!PLAIN_WORDS.test(text)) return segmentWithIcu(text);
-  let words = text.split(WHITE_SPACE);
-  if (words[0] === '' || words.at(-1) === '') words = words.filter((w) => w !== '');
-  if (HANGUL.test(text) && HANGUL_AND_OTHER.test(text)) {
-    words = words.flatMap((w) => (HANGUL_AND_OTHER.test(w) ? w.split(HANGUL_BOUNDARY) : [w]));
+  const words: string[] = [];
+  const n = text.length;
+  let segmented = false;
+  for (let i = 0; i < n;) {
+    if ((charInfo(text.charCodeAt(i)) & C_SPACE) !== 0) {
+      i++;
+      continue;
+    }
+    // A piece: up to the next white space. Read as plain words while it is, split where letters meet digits (the
+    // amounts rule below) or Hangul meets anything else.
+    const start = i;
+    const before = words.length;
+    let plain = true;
+    let after = AT_START;
+    let word = start;
+    for (; i < n; i++) {
+      const info = charInfo(text.charCodeAt(i));
+      if ((info & C_SPACE) !== 0) break;
+      if (!plain) continue;
+      if ((info & C_LETTER) !== 0) {
+        if (after === AFTER_HANGUL || after === AFTER_DIGIT) words.push(text.slice(word, (word = i)));
+        after = AFTER_LETTER;
+      } else if ((info & C_DIGIT) !== 0) {
+        if (after === AFTER_HANGUL || after === AFTER_LETTER || after === AFTER_LETTER_MARKS) {
+          words.push(text.slice(word, (word = i)));
+        }
+        after = AFTER_DIGIT;
+      } else if ((info & C_HANGUL) !== 0) {
+        if (after !== AT_START && after !== AFTER_HANGUL) words.push(text.slice(word, (word = i)));
+        after = AFTER_HANGUL;
+      } else if ((info & C_MARK) !== 0 && after !== AT_START && after !== AFTER_HANGUL) {
+        after = after === AFTER_DIGIT || after === AFTER_DIGIT_MARKS ? AFTER_DIGIT_MARKS : AFTER_LETTER_MARKS;
+      } else {
+        plain = false;
+      }
+    }
+    if (plain) {
+      words.push(text.slice(word, i));
+      continue;
+    }
+    words.length = before;
+    if (
+      n > MAX_PIECEWISE_TEXT_LENGTH ||
+      (start > 0 && ATTACHING.test(String.fromCodePoint(text.codePointAt(start)!)))
+    ) {
+      return segmentWithIcu(text);
+    }
+    const piece = text.slice(start, i);
+    const cacheable = piece.length <= MAX_CACHED_CHUNK_LENGTH;
+    let pieceWords = cacheable ? chunkWords.get(piece) : undefined;
+    if (pieceWords === undefined) {
+      pieceWords = icuWords(piece);
+      if (cacheable) chunkWords.set(piece, pieceWords);
+    }
+    for (const w of pieceWords) words.push(w);
+    segmented = true;
   }
-  return DIGIT.test(text) ? splitAmounts(words) : words;
+  // Plain pieces are split at amounts already; splitting them again changes nothing.
+  return segmented ? finishWords(text, words) : words;
 }
 
-/** {@link segmentWords} without the fast path; exported for the test that holds both paths equal. */
+/** {@link segmentWords} without the fast path or kept pieces; exported for the tests that hold both equal. */
 export function segmentWithIcu(text: string): string[] {
+  return finishWords(text, icuWords(text));
+}
+
+/** The word-like segments of `text`, split at apostrophes. */
+function icuWords(text: string): string[] {
   const words: string[] = [];
-  for (const s of WORDS.segment(text)) {
+  const segments = WORDS.segment(text);
+  // Stepping from segment to segment with `containing` gives the segments iteration gives, at half the cost.
+  for (let i = 0; i < text.length;) {
+    const s = segments.containing(i);
+    if (s === undefined) break;
+    const { segment } = s;
+    i = s.index + segment.length;
     if (!s.isWordLike) continue;
-    if (APOSTROPHES.test(s.segment)) {
-      for (const part of s.segment.split(APOSTROPHES_G)) if (part) words.push(part);
+    if (APOSTROPHES.test(segment)) {
+      for (const part of segment.split(APOSTROPHES_G)) if (part) words.push(part);
     } else {
-      words.push(s.segment);
+      words.push(segment);
     }
   }
+  return words;
+}
+
+function finishWords(text: string, words: string[]): string[] {
   return DIGIT.test(text) ? splitAmounts(words) : words;
 }
 
@@ -191,10 +397,26 @@ function splitAmounts(words: string[]): string[] {
  * zero-width marks), default-ignorables, unpaired surrogates, unassigned code points and lone combining marks.
  */
 const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\p{Default_Ignorable_Code_Point}]*$/u;
+const INVISIBLE_CHAR = /[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\p{Default_Ignorable_Code_Point}]/u;
 
 /** Whether `text` has at least one visible character (see {@link INVISIBLE_ONLY}); false for `'\u200B\u202E\u0007'`. */
 export function hasVisibleText(text: string): boolean {
-  return !INVISIBLE_ONLY.test(text);
+  for (let i = 0; i < text.length; i++) {
+    const info = charInfo(text.charCodeAt(i));
+    if ((info & C_VISIBLE) !== 0) return true;
+    if ((info & C_ASTRAL) !== 0) return !INVISIBLE_ONLY.test(text);
+  }
+  return false;
+}
+
+/** Whether `text` has a letter of a script written without spaces (Han, Kana, Thai, Hangul, Lao, Khmer, Myanmar). */
+export function hasUnspacedScript(text: string): boolean {
+  return hasChar(text, C_UNSPACED, UNSPACED_SCRIPT);
+}
+
+/** Whether `text` has a Cyrillic or Greek character. */
+export function hasCyrillicOrGreek(text: string): boolean {
+  return hasChar(text, C_CYRILLIC | C_GREEK, HAS_CYRILLIC_OR_GREEK);
 }
 
 const OVERRIDE = '\u202E';
@@ -230,8 +452,7 @@ export function visualOrder(text: string): string | null {
 }
 
 const HAS_LATIN = /\p{Script=Latin}/u;
-/** Text with a Cyrillic or Greek character somewhere. */
-export const HAS_CYRILLIC_OR_GREEK = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
+const HAS_CYRILLIC_OR_GREEK = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
 /** Cyrillic and Greek letters that look like Latin ones once lower-cased (from Unicode's confusables, trimmed). */
 const CONFUSABLES: Readonly<Record<string, string>> = {
   а: 'a',
@@ -281,10 +502,10 @@ const HAS_LETTER = /\p{L}/u;
  * Cyrillic or Greek word has a Latin look-alike (`рау`). Expects a {@link normalizeForMatching} word.
  */
 export function latinSkeleton(word: string): string | null {
-  if (ASCII_ONLY.test(word) || !HAS_CYRILLIC_OR_GREEK.test(word)) return null;
+  if (!hasCyrillicOrGreek(word)) return null;
   // Without Latin letters, only a word of look-alikes alone has a Latin reading (checked without allocating: most
   // Cyrillic and Greek words have a letter with no look-alike, often the first).
-  if (!HAS_LATIN.test(word) && (UNCONFUSABLE_LETTER.test(word) || !HAS_LETTER.test(word))) return null;
+  if (!hasChar(word, C_LATIN, HAS_LATIN) && (UNCONFUSABLE_LETTER.test(word) || !HAS_LETTER.test(word))) return null;
   return word.replace(CONFUSABLE_CHARS, (c) => CONFUSABLES[c] ?? c);
 }
 
@@ -314,7 +535,7 @@ const LATIN_CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CYRILLIC_CONFUSABLES).
  * `a`), or `null` when the word does not mix Latin into Cyrillic. Expects a {@link normalizeForMatching} word.
  */
 export function cyrillicSkeleton(word: string): string | null {
-  if (ASCII_ONLY.test(word) || !HAS_CYRILLIC.test(word) || !HAS_LATIN.test(word)) return null;
+  if (!hasChar(word, C_CYRILLIC, HAS_CYRILLIC) || !hasChar(word, C_LATIN, HAS_LATIN)) return null;
   return word.replace(LATIN_CONFUSABLE_CHARS, (c) => CYRILLIC_CONFUSABLES[c] ?? c);
 }
 
@@ -338,7 +559,7 @@ const MIXABLE = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u;
 export function findDisguises(text: string): Disguise[] {
   const found: Disguise[] = [];
   if (text.includes(OVERRIDE)) found.push({ kind: 'override' });
-  if (ASCII_ONLY.test(text) || !HAS_LATIN.test(text) || !HAS_CYRILLIC_OR_GREEK.test(text)) return found;
+  if (!hasChar(text, C_LATIN, HAS_LATIN) || !hasCyrillicOrGreek(text)) return found;
   let words = 0;
   for (const word of segmentWords(foldText(text))) {
     if (!MIXABLE.test(word) || !HAS_LATIN.test(word) || !HAS_CYRILLIC_OR_GREEK.test(word)) continue;

@@ -103,6 +103,14 @@ const PACKAGE_WORDS = new Set(PAYMENT_PACKAGE_WORDS);
 const DEVICE_ACTIONS = new Map<string, string>(
   Object.entries(DEVICE_ACTION_PHRASES).flatMap(([meaning, phrases]) => phrases.map((p) => [p, meaning] as const)),
 );
+/**
+ * A value can mean a device action only if it has a run of letters as long as the longest word of some phrase
+ * (`wipe`): most values (`e12`, `42`, `ok`) are then passed over without being split into words.
+ */
+const MAY_NAME_ACTION = new RegExp(
+  `\\p{L}{${Math.min(...[...DEVICE_ACTIONS.keys()].map((p) => Math.max(...p.split(' ').map((w) => w.length))))}}`,
+  'u',
+);
 
 function knownApps(apps: readonly KnownApp[]): Map<string, string> {
   return new Map(apps.map((a) => [a.package.toLowerCase(), a.app]));
@@ -173,9 +181,16 @@ function lookupIn(set: ReadonlySet<string>, pkg: string): boolean {
 
 /** What the built-in lists and the package name say of a foreground app (kept per package). */
 type PackageReading =
-  | { readonly kind: 'finance'; readonly reason: string }
+  | ({ readonly kind: 'finance'; readonly reason: string } & LowReasons)
   | { readonly kind: 'system'; readonly app: string; readonly settings: boolean }
-  | { readonly kind: 'other' };
+  | ({ readonly kind: 'other' } & LowReasons);
+
+/** The low reason of an app on no list, built with its reading (finance readings carry it too, for the types). */
+interface LowReasons {
+  /** Without and with the screen's text checked. */
+  readonly low: string;
+  readonly lowScreenChecked: string;
+}
 
 /** The screen action as the foreground check reads it. */
 interface ScreenContext {
@@ -265,6 +280,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What a tool's name says, and the reasons that name it (built once per tool name). */
+interface ToolReading {
+  /** The part after the last dot, lower-cased (`tap`). */
+  readonly name: string;
+  /** How reasons name the tool. */
+  readonly label: string;
+  /** Device actions and lexicon words its name means. */
+  readonly reasons: readonly string[];
+  readonly offScreen: string;
+  readonly changesNothing: string;
+}
+
 /** Outcome of reading a foreground package. */
 type Foreground = { readonly kind: 'unknown'; readonly why: string } | { readonly kind: 'known'; readonly pkg: string };
 
@@ -285,7 +312,8 @@ function readForeground(value: string | null): Foreground {
 export class RiskClassifier {
   private readonly words: WordMatcher;
   private readonly paymentApps: Map<string, string>;
-  private readonly toolNames = new Map<string, readonly string[]>();
+  /** Tool name → what it says (see {@link ToolReading}); a deployment has few tool names, each read per call. */
+  private readonly tools = new Map<string, ToolReading>();
   /** Foreground package → what the built-in lists and its name say of it. */
   private readonly packages = new Lru<string, PackageReading>(MAX_CACHED_PACKAGES);
   /** The target-text reason of each word match (matches are shared between texts, so few are ever made). */
@@ -326,8 +354,8 @@ export class RiskClassifier {
     const foreground = typeof raw.foreground_package === 'string' ? raw.foreground_package : null;
     const role = typeof raw.target_role === 'string' ? raw.target_role.trim().toLowerCase() : null;
     const screenText = Array.isArray(raw.screen_text) ? (raw.screen_text as readonly unknown[]) : null;
-    const name = tool.slice(tool.lastIndexOf('.') + 1).toLowerCase();
-    const toolLabel = tool === '' ? 'the tool (no name given)' : `tool ${quote(tool)}`;
+    const toolReading = this.readTool(tool);
+    const { name, label: toolLabel } = toolReading;
 
     const high: string[] = [];
     const low: string[] = [];
@@ -353,12 +381,12 @@ export class RiskClassifier {
           low,
         );
     } else {
-      low.push(`foreground app not checked: ${toolLabel} does not act on the screen`);
+      low.push(toolReading.offScreen);
     }
 
-    const actions = this.checkAction(tool, name, toolLabel, args, hasTarget);
+    const actions = this.checkAction(toolReading, args, hasTarget);
     if (actions.length > 0) high.push(...actions);
-    else low.push(`${toolLabel} does not change settings, power, airplane mode, device admin or installed apps`);
+    else low.push(toolReading.changesNothing);
 
     if (refusal !== null) return { level: 'refused', reasons: cap([refusal, ...high]), fix: FOREGROUND_PACKAGE_FIX };
     if (high.length > 0) return { level: 'high', reasons: cap(high) };
@@ -444,20 +472,21 @@ export class RiskClassifier {
       );
       return;
     }
-    low.push(
-      `foreground app ${quote(pkg)} is not a payment, banking, wallet, exchange or system-settings app` +
-        (screen.screenText === null ? '' : ', and its screen shows no account number, IBAN or balance'),
-    );
+    low.push(screen.screenText === null ? reading.low : reading.lowScreenChecked);
   }
 
   /** What the built-in lists and the package's words say of `pkg`. */
   private readPackage(pkg: string): PackageReading {
     const lower = pkg.toLowerCase();
+    const quoted = quote(pkg);
+    const low = `foreground app ${quoted} is not a payment, banking, wallet, exchange or system-settings app`;
+    const lowReasons = { low, lowScreenChecked: `${low}, and its screen shows no account number, IBAN or balance` };
     const listed = lookupApp(this.paymentApps, lower);
     if (listed !== undefined) {
       return {
         kind: 'finance',
-        reason: `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (${listed})`,
+        reason: `foreground app ${quoted} is a payment, banking, wallet or exchange app (${listed})`,
+        ...lowReasons,
       };
     }
     const system = lookupApp(SYSTEM_APPS, lower);
@@ -470,42 +499,46 @@ export class RiskClassifier {
     if (word !== undefined) {
       return {
         kind: 'finance',
-        reason: `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (its name has the word ${quote(word)})`,
+        reason: `foreground app ${quoted} is a payment, banking, wallet or exchange app (its name has the word ${quote(word)})`,
+        ...lowReasons,
       };
     }
-    return { kind: 'other' };
+    return { kind: 'other', ...lowReasons };
   }
 
-  /** What the tool's name alone means; memoised, since a deployment has few tool names and each is read per call. */
-  private toolNameReasons(tool: string, name: string, toolLabel: string): readonly string[] {
-    const cached = this.toolNames.get(tool);
+  /** What the tool's name says (memoised). */
+  private readTool(tool: string): ToolReading {
+    const cached = this.tools.get(tool);
     if (cached) return cached;
+    const name = tool.slice(tool.lastIndexOf('.') + 1).toLowerCase();
+    const label = tool === '' ? 'the tool (no name given)' : `tool ${quote(tool)}`;
     const reasons: string[] = [];
     const toolWords = identifierWords(tool);
     for (const meaning of deviceActions(toolWords)) {
-      if (!(SETTING_TOOL_SET.has(name) && meaning === 'a system setting'))
-        reasons.push(`${toolLabel} means ${meaning}`);
+      if (!(SETTING_TOOL_SET.has(name) && meaning === 'a system setting')) reasons.push(`${label} means ${meaning}`);
     }
-    for (const m of this.words.match(toolWords.join(' '))) reasons.push(wordReason(toolLabel, m));
+    for (const m of this.words.match(toolWords.join(' '))) reasons.push(wordReason(label, m));
+    const reading: ToolReading = {
+      name,
+      label,
+      reasons,
+      offScreen: `foreground app not checked: ${label} does not act on the screen`,
+      changesNothing: `${label} does not change settings, power, airplane mode, device admin or installed apps`,
+    };
     // Bounded, so a caller sending ever-new names cannot grow it without limit; clearing keeps results identical.
-    if (this.toolNames.size >= MAX_CACHED_TOOL_NAMES) this.toolNames.clear();
-    this.toolNames.set(tool, reasons);
-    return reasons;
+    if (this.tools.size >= MAX_CACHED_TOOL_NAMES) this.tools.clear();
+    this.tools.set(tool, reading);
+    return reading;
   }
 
-  private checkAction(
-    tool: string,
-    name: string,
-    toolLabel: string,
-    args: Readonly<Record<string, unknown>>,
-    hasTarget: boolean,
-  ): string[] {
+  private checkAction(tool: ToolReading, args: Readonly<Record<string, unknown>>, hasTarget: boolean): string[] {
+    const { name, label: toolLabel } = tool;
     const found: string[] = [];
     if (SETTING_TOOL_SET.has(name)) {
       const setting = ['setting', 'setting_name', 'name'].map((k) => args[k]).find((v) => typeof v === 'string');
       found.push(`${toolLabel} changes a system setting${typeof setting === 'string' ? ` (${quote(setting)})` : ''}`);
     }
-    found.push(...this.toolNameReasons(tool, name, toolLabel));
+    for (const r of tool.reasons) found.push(r);
 
     if (KEY_TOOL_SET.has(name)) {
       const key = KEY_ARGUMENTS.map((k) => args[k]).find((v) => typeof v === 'string' || typeof v === 'number');
@@ -545,7 +578,7 @@ function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
   for (let next = 0; next < queue.length; next++) {
     const { value, path, depth, content } = queue[next] as (typeof queue)[number];
     if (typeof value === 'string') {
-      if (content || value.length > MAX_IDENTIFIER_LENGTH) continue;
+      if (content || value.length > MAX_IDENTIFIER_LENGTH || !MAY_NAME_ACTION.test(value)) continue;
       const reading = readIdentifier(value);
       if (!reading.identifier) continue;
       for (const meaning of reading.actions) {

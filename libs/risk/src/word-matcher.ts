@@ -26,10 +26,10 @@ import {
 } from './lexicon.js';
 import { Lru } from './lru.js';
 import {
-  ASCII_ONLY,
   cyrillicSkeleton,
   foldText,
-  HAS_CYRILLIC_OR_GREEK,
+  hasCyrillicOrGreek,
+  hasUnspacedScript,
   latinSkeleton,
   segmentWords,
   stripMarks,
@@ -42,8 +42,6 @@ const MAX_SPAN = 8;
 const MAX_CACHED_TEXTS = 2048;
 const MAX_CACHED_TEXT_LENGTH = 256;
 const NO_MATCHES: readonly WordMatch[] = Object.freeze([]);
-const UNSPACED_SCRIPT =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Hangul}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** Words a deployment adds to the lexicon: a meaning (an existing concept's or a new one), a language, the words. */
 export interface ExtraHighRiskWords {
@@ -131,21 +129,23 @@ class Found {
   }
 }
 
-/** Lookup tables: keys with marks stripped, keys with marks kept, and the latter's keys without marks. */
-interface Tables {
-  readonly stripped: Table;
-  readonly exact: Table;
-  readonly bare: Table;
-}
+/** How a key's words are spelled: marks stripped, marks kept (Vietnamese), or the latter's words without marks. */
+type Spelling = 'stripped' | 'exact' | 'bare';
 
-type Table = Map<string, Entry[]>;
-
-function addKey(table: Table, key: string, entry: Entry): void {
-  const list = table.get(key);
-  if (!list) table.set(key, [entry]);
-  else if (!list.some((e) => e.word === entry.word && e.meaning === entry.meaning && e.language === entry.language)) {
-    list.push(entry);
-  }
+/**
+ * One key of the lexicon: a run of words as looked up (joined by a space, or joined up for scripts written without
+ * spaces), or the start of a longer one. Every start of every key is present, so a run of words is extended only
+ * while it can still become a key, and one lookup per word says both whether to go on and what the run is.
+ */
+class Key {
+  /** High-risk entries spelled this way. */
+  stripped: Entry[] | undefined;
+  exact: Entry[] | undefined;
+  bare: Entry[] | undefined;
+  /** A read-only phrase is spelled this way. */
+  readOnlyStripped = false;
+  readOnlyExact = false;
+  readOnlyBare = false;
 }
 
 /** The look-alike readings of a text: words read in Latin, and words read in Cyrillic. */
@@ -164,16 +164,10 @@ function sameLanguages(a: readonly string[], b: readonly string[]): boolean {
 
 /** Finds high-risk words in text; build once, use many times. */
 export class WordMatcher {
-  /** Keys of entries matched with marks stripped, and of those matched with marks kept (Vietnamese). */
-  private readonly high: Tables = { stripped: new Map(), exact: new Map(), bare: new Map() };
-  private readonly readOnly: Tables = { stripped: new Map(), exact: new Map(), bare: new Map() };
+  /** Every key and every start of one (see {@link Key}). */
+  private readonly keys = new Map<string, Key>();
   /** Most words in a spaced key; runs of unspaced-script words may take up to MAX_SPAN. */
   private maxSpacedWords = 1;
-  /**
-   * Every prefix of every key in any table (word by word for spaced keys, character by character for joined-up
-   * ones): a run of words is extended only while it can still become a key, so most words cost one lookup.
-   */
-  private readonly prefixes = new Set<string>();
   /** Recent short texts → their matches (frozen, so sharing them is safe). */
   private readonly matched = new Lru<string, readonly WordMatch[]>(MAX_CACHED_TEXTS);
 
@@ -202,7 +196,8 @@ export class WordMatcher {
       const i = languageOrder.indexOf(language);
       return i === -1 ? languageOrder.length : i;
     };
-    const add = (tables: Tables, meaning: string, words: WordsByLanguage) => {
+    // `readOnly`: the words are read-only phrases, which only cover what they contain.
+    const add = (readOnly: boolean, meaning: string, words: WordsByLanguage) => {
       for (const [language, list] of Object.entries(words) as [string, readonly string[]][]) {
         const info = LANGUAGES[language as LanguageCode] as (typeof LANGUAGES)[LanguageCode] | undefined;
         for (const word of list) {
@@ -219,29 +214,52 @@ export class WordMatcher {
           const folded = segmentWords(foldText(word));
           if (folded.length === 0) continue;
           const stripped = folded.map(stripMarks);
+          const kept = readOnly ? null : entry;
           if (info?.keepMarks) {
-            this.addKeys(tables.exact, folded, word, entry);
-            this.addKeys(tables.bare, stripped, word, entry);
+            this.addKeys(folded, word, 'exact', kept);
+            this.addKeys(stripped, word, 'bare', kept);
           } else {
-            this.addKeys(tables.stripped, stripped, word, entry);
+            this.addKeys(stripped, word, 'stripped', kept);
           }
         }
       }
     };
-    for (const concept of HIGH_RISK_CONCEPTS) add(this.high, concept.meaning, concept.words);
-    for (const extra of extraWords) add(this.high, extra.meaning, { [extra.language]: extra.words });
-    add(this.readOnly, 'read-only', READ_ONLY_PHRASES);
+    for (const concept of HIGH_RISK_CONCEPTS) add(false, concept.meaning, concept.words);
+    for (const extra of extraWords) add(false, extra.meaning, { [extra.language]: extra.words });
+    add(true, 'read-only', READ_ONLY_PHRASES);
   }
 
-  private addKeys(table: Table, tokens: readonly string[], word: string, entry: Entry): void {
-    addKey(table, tokens.join(' '), entry);
-    for (let k = 1; k <= tokens.length; k++) this.prefixes.add(tokens.slice(0, k).join(' '));
-    if (UNSPACED_SCRIPT.test(word)) {
-      addKey(table, tokens.join(''), entry);
+  private key(text: string): Key {
+    let key = this.keys.get(text);
+    if (!key) this.keys.set(text, (key = new Key()));
+    return key;
+  }
+
+  /** Adds `tokens` as a key spelled `spelling`: of `entry`, or of a read-only phrase when `entry` is null. */
+  private addKeys(tokens: readonly string[], word: string, spelling: Spelling, entry: Entry | null): void {
+    this.addKey(tokens.join(' '), spelling, entry);
+    for (let k = 1; k <= tokens.length; k++) this.key(tokens.slice(0, k).join(' '));
+    if (hasUnspacedScript(word)) {
+      this.addKey(tokens.join(''), spelling, entry);
       let prefix = '';
-      for (const char of tokens.join('')) this.prefixes.add((prefix += char));
+      for (const char of tokens.join('')) this.key((prefix += char));
     }
     this.maxSpacedWords = Math.max(this.maxSpacedWords, Math.min(tokens.length, MAX_SPAN));
+  }
+
+  private addKey(text: string, spelling: Spelling, entry: Entry | null): void {
+    const key = this.key(text);
+    if (entry === null) {
+      if (spelling === 'stripped') key.readOnlyStripped = true;
+      else if (spelling === 'exact') key.readOnlyExact = true;
+      else key.readOnlyBare = true;
+      return;
+    }
+    const list = key[spelling];
+    if (!list) key[spelling] = [entry];
+    else if (!list.some((e) => e.word === entry.word && e.meaning === entry.meaning && e.language === entry.language)) {
+      list.push(entry);
+    }
   }
 
   /**
@@ -285,12 +303,12 @@ export class WordMatcher {
     const found = new Found(n);
     // Joined-up keys only exist for scripts written without spaces; text with none of them needs neither those
     // lookups nor runs longer than the longest spaced entry.
-    const unspaced = UNSPACED_SCRIPT.test(text);
+    const unspaced = hasUnspacedScript(text);
     const span = unspaced ? MAX_SPAN : this.maxSpacedWords;
     this.scan(stripped, exact, found, null, span, unspaced, unaccented);
 
     // Look-alike readings need a Cyrillic or Greek letter somewhere (both skeletons return null without one).
-    if (!ASCII_ONLY.test(folded) && HAS_CYRILLIC_OR_GREEK.test(folded)) {
+    if (hasCyrillicOrGreek(folded)) {
       for (const [script, skeleton] of SKELETONS) {
         let read: string[] | undefined;
         let changed: boolean[] | undefined;
@@ -353,13 +371,13 @@ export class WordMatcher {
     changedAt?: readonly boolean[],
   ): void {
     const n = words.length;
-    const p = this.prefixes;
+    const keys = this.keys;
     for (let i = 0; i < n; i++) {
       let spaced = '';
       let tight = '';
       let exactSpaced = '';
       let exactTight = '';
-      // The exact run is still the same words as the run (no mark stripped so far): the same keys, looked up once.
+      // The exact run is still the same words as the run (no mark stripped so far): the same keys.
       let same = true;
       let changed = false;
       for (let j = i; j < n && j < i + span; j++) {
@@ -367,55 +385,59 @@ export class WordMatcher {
         spaced = j === i ? w : `${spaced} ${w}`;
         if (unspaced) tight += w;
         const multi = unspaced && j > i;
-        const alive = p.has(spaced) || (multi && p.has(tight));
-        let exactAlive = false;
+        const bySpaced = keys.get(spaced);
+        const byTight = multi ? keys.get(tight) : undefined;
+        let exactBySpaced = bySpaced;
+        let exactByTight = byTight;
         if (exact) {
           const e = exact[j] as string;
           if (same && e === w) {
             exactSpaced = spaced;
             exactTight = tight;
-            exactAlive = alive;
           } else {
             same = false;
             exactSpaced = j === i ? e : `${exactSpaced} ${e}`;
             if (unspaced) exactTight += e;
-            exactAlive = exactSpaced === spaced ? alive : p.has(exactSpaced) || (multi && p.has(exactTight));
+            if (exactSpaced !== spaced) {
+              exactBySpaced = keys.get(exactSpaced);
+              exactByTight = multi ? keys.get(exactTight) : undefined;
+            }
           }
         }
+        const alive = bySpaced !== undefined || byTight !== undefined;
+        const exactAlive = exact !== null && (exactBySpaced !== undefined || exactByTight !== undefined);
         if (!alive && !exactAlive) break;
         if (changedAt?.[j] === true) changed = true;
         if (lookalike !== null && !changed) continue;
+        const end = j + 1;
         if (alive) {
-          collect(this.high.stripped, spaced, tight, multi, i, j + 1, found, lookalike, false);
-          collectReadOnly(this.readOnly.stripped, spaced, tight, multi, i, j + 1, found);
+          hits(bySpaced?.stripped, byTight?.stripped, i, end, found, lookalike, false);
+          if (bySpaced?.readOnlyStripped === true || byTight?.readOnlyStripped === true) found.readOnly(i, end);
           if (unaccented) {
-            collect(this.high.bare, spaced, tight, multi, i, j + 1, found, null, true);
-            collectReadOnly(this.readOnly.bare, spaced, tight, multi, i, j + 1, found);
+            hits(bySpaced?.bare, byTight?.bare, i, end, found, null, true);
+            if (bySpaced?.readOnlyBare === true || byTight?.readOnlyBare === true) found.readOnly(i, end);
           }
         }
         if (exactAlive) {
-          collect(this.high.exact, exactSpaced, exactTight, multi, i, j + 1, found, null, false);
-          collectReadOnly(this.readOnly.exact, exactSpaced, exactTight, multi, i, j + 1, found);
+          hits(exactBySpaced?.exact, exactByTight?.exact, i, end, found, null, false);
+          if (exactBySpaced?.readOnlyExact === true || exactByTight?.readOnlyExact === true) found.readOnly(i, end);
         }
       }
     }
   }
 }
 
-function collect(
-  table: Table,
-  spaced: string,
-  tight: string,
-  multi: boolean,
+/** Records the entries of a run's spaced key, then of its joined-up key (a look-alike reading keeps its script's). */
+function hits(
+  bySpaced: readonly Entry[] | undefined,
+  byTight: readonly Entry[] | undefined,
   start: number,
   end: number,
   found: Found,
   lookalike: string | null,
   bare: boolean,
 ): void {
-  const byKey = table.get(spaced);
-  const byTight = multi ? table.get(tight) : undefined;
-  if (byKey) push(byKey, start, end, found, lookalike, bare);
+  if (bySpaced) push(bySpaced, start, end, found, lookalike, bare);
   if (byTight) push(byTight, start, end, found, lookalike, bare);
 }
 
@@ -431,18 +453,6 @@ function push(
     if (lookalike !== null && entry.script !== lookalike) continue;
     found.hit(start, end, entry, lookalike !== null, bare);
   }
-}
-
-function collectReadOnly(
-  table: Table,
-  spaced: string,
-  tight: string,
-  multi: boolean,
-  start: number,
-  end: number,
-  found: Found,
-): void {
-  if (table.has(spaced) || (multi && table.has(tight))) found.readOnly(start, end);
 }
 
 function nextToReadOnlyWord(hit: Hit, stripped: readonly string[], exact: readonly string[]): boolean {
