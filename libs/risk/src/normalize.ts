@@ -73,6 +73,8 @@ const CASE_FOLD_CHAR = new RegExp(CASE_FOLD_CHARS.source, 'u');
 const OPTIONAL_POINT = new RegExp(OPTIONAL_POINTS.source, 'v');
 const MARK = /\p{M}/u;
 const LGC_MARK = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]\p{M}/u;
+const LGC_CHAR = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
+const JAMO = /[\u1100-\u11FF\uA960-\uA97F\uD7B0-\uD7FF]/;
 const LATIN = /\p{Script=Latin}/u;
 const CYRILLIC = /\p{Script=Cyrillic}/u;
 const GREEK = /\p{Script=Greek}/u;
@@ -103,9 +105,9 @@ const C_HANGUL = 1 << 5;
  */
 const C_FOLD = 1 << 6;
 /**
- * {@link stripMarks} may change a word with it: a mark, a letter it maps (`ł`), a character that decomposes into a
- * Latin, Greek or Cyrillic letter and a mark, or that does not come back from decomposing, or a Hangul jamo (which
- * composes with the one before it).
+ * {@link stripMarks} may change a word with it, wherever it stands: a letter it maps (`ł`), a character that
+ * decomposes into a Latin, Greek or Cyrillic letter and a mark, or that does not come back from decomposing, or a
+ * Hangul jamo (which composes with the one before it).
  */
 const C_STRIP = 1 << 7;
 const C_LATIN = 1 << 8;
@@ -117,8 +119,17 @@ const C_UNSPACED = 1 << 11;
 const C_VISIBLE = 1 << 12;
 /** A surrogate: half of a character outside the BMP. */
 const C_ASTRAL = 1 << 13;
+/** Any combining mark. */
+const C_ANY_MARK = 1 << 14;
+/** Its decomposition ends in a Latin, Greek or Cyrillic character: a mark after it is stripped. */
+const C_LGC_END = 1 << 15;
+/**
+ * Lower case is all {@link foldText} does to it: no decomposition, no mark and no jamo (nothing composes with it),
+ * in the character and in its lower case, and nothing else to fold (not {@link C_FOLD}).
+ */
+const C_SIMPLE = 1 << 16;
 
-const CHAR_INFO = new Uint16Array(0x10000);
+const CHAR_INFO = new Uint32Array(0x10000);
 
 function charInfo(code: number): number {
   const info = CHAR_INFO[code] as number;
@@ -140,17 +151,14 @@ function learnChar(code: number): number {
     const folds = (t: string) => IGNORABLE_CHAR.test(t) || CASE_FOLD_CHAR.test(t) || OPTIONAL_POINT.test(t);
     if (c === 'Σ' || folds(c) || folds(c.toLowerCase())) info |= C_FOLD;
     const nfd = c.normalize('NFD');
-    if (
-      is(MARK) ||
-      LETTER_FOLDS[c] !== undefined ||
-      nfd.normalize('NFC') !== c ||
-      LGC_MARK.test(nfd) ||
-      (code >= 0x1100 && code <= 0x11ff) ||
-      (code >= 0xa960 && code <= 0xa97f) ||
-      (code >= 0xd7b0 && code <= 0xd7ff)
-    ) {
+    if (LETTER_FOLDS[c] !== undefined || nfd.normalize('NFC') !== c || LGC_MARK.test(nfd) || JAMO.test(c)) {
       info |= C_STRIP;
     }
+    if (is(MARK)) info |= C_ANY_MARK;
+    if (LGC_CHAR.test(String.fromCodePoint(nfd.codePointAt(nfd.length - 1) ?? code))) info |= C_LGC_END;
+    const lower = c.toLowerCase();
+    const simple = (t: string) => t.normalize('NFKD') === t && !MARK.test(t) && !JAMO.test(t);
+    if ((info & C_FOLD) === 0 && simple(c) && simple(lower)) info |= C_SIMPLE;
     if (is(LATIN)) info |= C_LATIN;
     if (is(CYRILLIC)) info |= C_CYRILLIC;
     if (is(GREEK)) info |= C_GREEK;
@@ -159,6 +167,12 @@ function learnChar(code: number): number {
   }
   CHAR_INFO[code] = info;
   return info;
+}
+
+/** Whether every character of `text` has fact `bit` (none outside the BMP has any). */
+function everyChar(text: string, bit: number): boolean {
+  for (let i = 0; i < text.length; i++) if ((charInfo(text.charCodeAt(i)) & bit) === 0) return false;
+  return true;
 }
 
 /**
@@ -181,7 +195,8 @@ function hasChar(text: string, bit: number, astral?: RegExp): boolean {
 export function foldText(text: string): string {
   // Printable ASCII has no ignorables, no compatibility forms and no special folds.
   if (PLAIN_ASCII.test(text)) return text.toLowerCase();
-  // Nor has most other text: then only case and composition change (see C_FOLD).
+  // Nor has most other text: only its case changes (see C_SIMPLE), or its case and composition (see C_FOLD).
+  if (everyChar(text, C_SIMPLE)) return text.toLowerCase();
   if (!hasChar(text, C_FOLD) && text.normalize('NFKC') === text) return text.toLowerCase().normalize('NFC');
   return foldTextFully(text);
 }
@@ -199,9 +214,22 @@ export function foldTextFully(text: string): string {
  * letters mapped to their base (`ł` → `l`). Other scripts pass through unchanged. Expects {@link foldText} output.
  */
 export function stripMarks(folded: string): string {
-  // Most words have no mark to strip and no letter to map (see C_STRIP).
-  if (!hasChar(folded, C_STRIP)) return folded;
-  return stripMarksFully(folded);
+  // Most words have no mark to strip and no letter to map: no character that always changes (C_STRIP), no mark
+  // after a Latin, Greek or Cyrillic letter, and, when they have marks (after letters of other scripts, which keep
+  // them), already composed.
+  let marks = false;
+  let afterLgc = false;
+  for (let i = 0; i < folded.length; i++) {
+    const info = charInfo(folded.charCodeAt(i));
+    if ((info & (C_STRIP | C_ASTRAL)) !== 0) return stripMarksFully(folded);
+    if ((info & C_ANY_MARK) !== 0) {
+      if (afterLgc) return stripMarksFully(folded);
+      marks = true;
+    }
+    // Marks after a Latin, Greek or Cyrillic character go, and that character may be a mark itself (U+0483).
+    afterLgc = (info & C_LGC_END) !== 0;
+  }
+  return marks && folded.normalize('NFC') !== folded ? stripMarksFully(folded) : folded;
 }
 
 /** {@link stripMarks} without its shortcut; exported for the test that holds both equal. */

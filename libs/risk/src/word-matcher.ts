@@ -83,6 +83,8 @@ interface Entry {
   /** Words of the language that make a match beside them read-only. */
   readonly neighbours: Neighbours | undefined;
   readonly group: Group;
+  /** The match of this word read in this language alone (the usual one), shared through the group's readings. */
+  readonly alone: WordMatch;
 }
 
 interface Neighbours {
@@ -146,6 +148,8 @@ class Key {
   readOnlyStripped = false;
   readOnlyExact = false;
   readOnlyBare = false;
+  /** Some key goes on from this one with a space and another word. */
+  longer = false;
 }
 
 /** The look-alike readings of a text: words read in Latin, and words read in Cyrillic. */
@@ -154,7 +158,7 @@ const SKELETONS = [
   ['Cyrillic', cyrillicSkeleton],
 ] as const;
 /** Most distinct readings (language sets, look-alike or not) of one word kept for sharing; more are made afresh. */
-const MAX_READINGS = 16;
+const MAX_READINGS = 64;
 
 function sameLanguages(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -166,6 +170,8 @@ function sameLanguages(a: readonly string[], b: readonly string[]): boolean {
 export class WordMatcher {
   /** Every key and every start of one (see {@link Key}). */
   private readonly keys = new Map<string, Key>();
+  /** The first code unit of every key (1), so most words that start none are passed over without a lookup. */
+  private readonly starts = new Uint8Array(0x10000);
   /** Most words in a spaced key; runs of unspaced-script words may take up to MAX_SPAN. */
   private maxSpacedWords = 1;
   /** Recent short texts → their matches (frozen, so sharing them is safe). */
@@ -201,6 +207,7 @@ export class WordMatcher {
       for (const [language, list] of Object.entries(words) as [string, readonly string[]][]) {
         const info = LANGUAGES[language as LanguageCode] as (typeof LANGUAGES)[LanguageCode] | undefined;
         for (const word of list) {
+          const g = group(word, meaning);
           const entry: Entry = {
             word,
             meaning,
@@ -209,7 +216,8 @@ export class WordMatcher {
             script: info?.script ?? 'Latin',
             keepMarks: info?.keepMarks === true,
             neighbours: neighbours.get(language),
-            group: group(word, meaning),
+            group: g,
+            alone: reading(g, [language], false),
           };
           const folded = segmentWords(foldText(word));
           if (folded.length === 0) continue;
@@ -231,14 +239,17 @@ export class WordMatcher {
 
   private key(text: string): Key {
     let key = this.keys.get(text);
-    if (!key) this.keys.set(text, (key = new Key()));
+    if (!key) {
+      this.keys.set(text, (key = new Key()));
+      this.starts[text.charCodeAt(0)] = 1;
+    }
     return key;
   }
 
   /** Adds `tokens` as a key spelled `spelling`: of `entry`, or of a read-only phrase when `entry` is null. */
   private addKeys(tokens: readonly string[], word: string, spelling: Spelling, entry: Entry | null): void {
     this.addKey(tokens.join(' '), spelling, entry);
-    for (let k = 1; k <= tokens.length; k++) this.key(tokens.slice(0, k).join(' '));
+    for (let k = 1; k <= tokens.length; k++) this.key(tokens.slice(0, k).join(' ')).longer ||= k < tokens.length;
     if (hasUnspacedScript(word)) {
       this.addKey(tokens.join(''), spelling, entry);
       let prefix = '';
@@ -341,6 +352,10 @@ export class WordMatcher {
     // A word inside a longer match of the same meaning (`order` in `place order`) adds nothing to the reasons.
     const outermost = kept.filter((h, i) => !insideLonger(kept, i, h));
     // By start, longest first (already by start, so this only reorders hits that start together).
+    if (outermost.length === 1) {
+      const [h] = outermost as [Hit];
+      return [h.lookalike ? reading(h.entry.group, [h.entry.language], true) : h.entry.alone];
+    }
     insertionSort(outermost, (a, b) => a.start - b.start || b.end - a.end);
     // One match per word and meaning, with every language that matched it.
     const byGroup = new Map<Group, { group: Group; entries: Entry[]; lookalike: boolean }>();
@@ -352,6 +367,10 @@ export class WordMatcher {
     }
     const matches: WordMatch[] = [];
     for (const { group, entries, lookalike } of byGroup.values()) {
+      if (entries.length === 1 && !lookalike) {
+        matches.push((entries[0] as Entry).alone);
+        continue;
+      }
       insertionSort(entries, (a, b) => a.rank - b.rank);
       const languages: string[] = [];
       for (const e of entries) if (!languages.includes(e.language)) languages.push(e.language);
@@ -371,7 +390,7 @@ export class WordMatcher {
     changedAt?: readonly boolean[],
   ): void {
     const n = words.length;
-    const keys = this.keys;
+    const { keys, starts } = this;
     for (let i = 0; i < n; i++) {
       let spaced = '';
       let tight = '';
@@ -385,7 +404,7 @@ export class WordMatcher {
         spaced = j === i ? w : `${spaced} ${w}`;
         if (unspaced) tight += w;
         const multi = unspaced && j > i;
-        const bySpaced = keys.get(spaced);
+        const bySpaced = j > i || starts[w.charCodeAt(0)] === 1 ? keys.get(spaced) : undefined;
         const byTight = multi ? keys.get(tight) : undefined;
         let exactBySpaced = bySpaced;
         let exactByTight = byTight;
@@ -399,7 +418,7 @@ export class WordMatcher {
             exactSpaced = j === i ? e : `${exactSpaced} ${e}`;
             if (unspaced) exactTight += e;
             if (exactSpaced !== spaced) {
-              exactBySpaced = keys.get(exactSpaced);
+              exactBySpaced = j > i || starts[e.charCodeAt(0)] === 1 ? keys.get(exactSpaced) : undefined;
               exactByTight = multi ? keys.get(exactTight) : undefined;
             }
           }
@@ -408,20 +427,25 @@ export class WordMatcher {
         const exactAlive = exact !== null && (exactBySpaced !== undefined || exactByTight !== undefined);
         if (!alive && !exactAlive) break;
         if (changedAt?.[j] === true) changed = true;
-        if (lookalike !== null && !changed) continue;
-        const end = j + 1;
-        if (alive) {
-          hits(bySpaced?.stripped, byTight?.stripped, i, end, found, lookalike, false);
-          if (bySpaced?.readOnlyStripped === true || byTight?.readOnlyStripped === true) found.readOnly(i, end);
-          if (unaccented) {
-            hits(bySpaced?.bare, byTight?.bare, i, end, found, null, true);
-            if (bySpaced?.readOnlyBare === true || byTight?.readOnlyBare === true) found.readOnly(i, end);
+        if (lookalike === null || changed) {
+          const end = j + 1;
+          if (alive) {
+            hits(bySpaced?.stripped, byTight?.stripped, i, end, found, lookalike, false);
+            if (bySpaced?.readOnlyStripped === true || byTight?.readOnlyStripped === true) found.readOnly(i, end);
+            if (unaccented) {
+              hits(bySpaced?.bare, byTight?.bare, i, end, found, null, true);
+              if (bySpaced?.readOnlyBare === true || byTight?.readOnlyBare === true) found.readOnly(i, end);
+            }
+          }
+          if (exactAlive) {
+            hits(exactBySpaced?.exact, exactByTight?.exact, i, end, found, null, false);
+            if (exactBySpaced?.readOnlyExact === true || exactByTight?.readOnlyExact === true) {
+              found.readOnly(i, end);
+            }
           }
         }
-        if (exactAlive) {
-          hits(exactBySpaced?.exact, exactByTight?.exact, i, end, found, null, false);
-          if (exactBySpaced?.readOnlyExact === true || exactByTight?.readOnlyExact === true) found.readOnly(i, end);
-        }
+        // Without joined-up keys, a run goes on only while some key goes on from it with another word.
+        if (!unspaced && bySpaced?.longer !== true && exactBySpaced?.longer !== true) break;
       }
     }
   }
