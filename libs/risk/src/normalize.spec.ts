@@ -8,6 +8,7 @@ import {
   hasUnspacedScript,
   hasVisibleText,
   latinSkeleton,
+  mayFoldLonger,
   normalizeForMatching,
   segmentWithIcu,
   segmentWords,
@@ -412,6 +413,14 @@ describe('normalisation shortcuts, character by character', () => {
         hasUnspacedScript(`${c}1`) !== unspaced.test(c),
     );
     expect(differ).toEqual([]);
+  });
+
+  it('tell which characters fold longer', () => {
+    const bmp = all.filter((c) => !/\p{Cs}/u.test(c));
+    expect(bmp.filter((c) => mayFoldLonger(c) !== foldTextFully(c).length > 1)).toEqual([]);
+    // Outside the BMP, and for lone surrogates, it answers yes: the caller then folds to see.
+    expect(mayFoldLonger('Send 𝐒')).toBe(true);
+    expect(mayFoldLonger('\uD800')).toBe(true);
   });
 
   it('read text with characters outside the BMP by the patterns themselves', () => {

@@ -128,6 +128,8 @@ const C_LGC_END = 1 << 15;
  * in the character and in its lower case, and nothing else to fold (not {@link C_FOLD}).
  */
 const C_SIMPLE = 1 << 16;
+/** {@link foldText} makes more than one character of it (`ﬁ`, `ß`, U+FDFA). */
+const C_GROWS = 1 << 17;
 
 const CHAR_INFO = new Uint32Array(0x10000);
 
@@ -159,6 +161,7 @@ function learnChar(code: number): number {
     const lower = c.toLowerCase();
     const simple = (t: string) => t.normalize('NFKD') === t && !MARK.test(t) && !JAMO.test(t);
     if ((info & C_FOLD) === 0 && simple(c) && simple(lower)) info |= C_SIMPLE;
+    if (foldTextFully(c).length > 1) info |= C_GROWS;
     if (is(LATIN)) info |= C_LATIN;
     if (is(CYRILLIC)) info |= C_CYRILLIC;
     if (is(GREEK)) info |= C_GREEK;
@@ -186,6 +189,20 @@ function hasChar(text: string, bit: number, astral?: RegExp): boolean {
     if ((info & C_ASTRAL) !== 0) return astral ? astral.test(text) : true;
   }
   return false;
+}
+
+/**
+ * Most characters {@link foldText} makes of one UTF-16 code unit: U+FDFA (ﷺ) becomes 18 under NFKC, and nothing
+ * grows more (a test holds every character to it). Text up to `n / MAX_FOLD_GROWTH` long folds to at most `n`.
+ */
+export const MAX_FOLD_GROWTH = 18;
+
+/**
+ * Whether {@link foldText} may make `text` longer: false when no character of it folds to more than one (folding
+ * text never makes it longer than folding its characters one by one).
+ */
+export function mayFoldLonger(text: string): boolean {
+  return hasChar(text, C_GROWS);
 }
 
 /**

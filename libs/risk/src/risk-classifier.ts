@@ -5,7 +5,7 @@
 import { financialScreenEvidence } from './financial-screen.js';
 import { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
 import { LANGUAGES, type LanguageCode } from './lexicon.js';
-import { normalizeForMatching } from './normalize.js';
+import { foldText, MAX_FOLD_GROWTH, mayFoldLonger, normalizeForMatching } from './normalize.js';
 import {
   ACTIVATING_TOOLS,
   CONTENT_ARGUMENT_WORDS,
@@ -70,6 +70,12 @@ export interface RiskClassifierOptions {
 
 /** Target text beyond this many UTF-16 code units is not read, and the call is high (no label is that long). */
 export const MAX_TARGET_TEXT_LENGTH = 2000;
+/**
+ * The same bound once the text is folded for matching: NFKC makes some characters many times longer (U+FDFA is 18
+ * characters, U+3300 four), so 2,000 characters of them would be 36,000 to read. Text that folds to more is read
+ * only as far as it folds within the bound, and the call is high.
+ */
+export const MAX_FOLDED_TARGET_TEXT_LENGTH = MAX_TARGET_TEXT_LENGTH;
 /** Most reasons a verdict carries (the wire contract's limit). */
 export const MAX_REASONS = 32;
 /** Longest reason, in characters (the wire contract's limit). */
@@ -410,6 +416,14 @@ export class RiskClassifier {
       );
       text = text.slice(0, MAX_TARGET_TEXT_LENGTH);
     }
+    const within = foldsWithin(text, MAX_FOLDED_TARGET_TEXT_LENGTH);
+    if (within !== text) {
+      high.push(
+        `target text grows past ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised (NFKC); only its start, ` +
+          `up to ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised, was read, and no element label is that long`,
+      );
+      text = within;
+    }
     const matches = this.words.match(text);
     // A look-alike word that spells a lexicon word is already named by its match, which says how it was written.
     const spelled = matches.some((m) => m.lookalike);
@@ -614,6 +628,44 @@ function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
     );
   }
   return found.length < 2 ? found : [...new Set(found)];
+}
+
+/**
+ * `text` itself when it folds (`foldText`) to at most `max` characters, else a start of it that does, cut between
+ * characters. Text that cannot fold past `max` (short enough, or with no character that folds longer) is not folded
+ * here at all; other text is folded in starts of doubling length, so text that grows many times (U+FDFA) is never
+ * folded whole.
+ */
+function foldsWithin(text: string, max: number): string {
+  if (text.length <= max && !mayFoldLonger(text)) return text;
+  for (let length = 2 * Math.floor(max / MAX_FOLD_GROWTH); text.length > length / 2; length *= 2) {
+    const end = cutAt(text, length);
+    const size = foldText(text.slice(0, end)).length;
+    if (size > max) return shortened(text, end, size, max);
+    if (end === text.length) break;
+  }
+  return text;
+}
+
+/** A start of `text` that folds within `max`, from one of `length` that folds to `size` (more than `max`). */
+function shortened(text: string, length: number, size: number, max: number): string {
+  for (;;) {
+    // Folding is close to linear: the ratio finds the length in one or two tries.
+    length = cutAt(text, Math.min(length - 1, Math.floor((length * max) / size)));
+    const start = text.slice(0, length);
+    size = foldText(start).length;
+    if (size <= max) return start;
+  }
+}
+
+/** `length`, or one less where cutting there would split a character outside the BMP; never more than the text. */
+function cutAt(text: string, length: number): number {
+  const end = Math.min(length, text.length);
+  return end > 0 && end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** The first {@link MAX_REASONS} distinct reasons, in order, each cut to {@link MAX_REASON_LENGTH} characters. */
