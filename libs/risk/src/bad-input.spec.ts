@@ -54,8 +54,8 @@ describe('bad target text', () => {
 
   describe('labels that NFKC makes many times longer', () => {
     const foldedReason =
-      `target text grows past ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised (NFKC); only its start, ` +
-      `up to ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised, was read, and no element label is that long`;
+      `target text is over ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised (NFKC) character by ` +
+      `character; only its start, up to ${MAX_FOLDED_TARGET_TEXT_LENGTH} of them, was read, and no element label is that long`;
 
     it('are high when 10,000 characters of the worst of them are sent, saying both lengths', () => {
       // U+FDFA folds to 18 characters: the 2,000 read would be 36,000 to match.

@@ -2,13 +2,14 @@ import fc from 'fast-check';
 import {
   cyrillicSkeleton,
   findDisguises,
+  foldCut,
+  foldedLengthBound,
   foldText,
   foldTextFully,
   hasCyrillicOrGreek,
   hasUnspacedScript,
   hasVisibleText,
   latinSkeleton,
-  mayFoldLonger,
   normalizeForMatching,
   segmentWithIcu,
   segmentWords,
@@ -401,6 +402,26 @@ describe('normalisation shortcuts, character by character', () => {
     expect(differ).toEqual([]);
   });
 
+  it('fold and strip random runs of letters and marks as the full definitions do', () => {
+    const marks = all.filter((c) => /\p{M}/u.test(c));
+    const letters = all.filter(
+      (c, i) => /[\p{L}\p{N}]/u.test(c) && (i % 5 === 0 || /[\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}]/u.test(c)),
+    );
+    const unit = fc.oneof(
+      fc.constantFrom(...marks),
+      fc.constantFrom(...letters),
+      fc.constantFrom('Σ', 'ß', 'İ', ' ', '\u1161'),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 8 }), (units) => {
+        const text = units.join('');
+        expect(foldText(text)).toBe(foldTextFully(text));
+        for (const t of [text, foldText(text), text.normalize('NFC')]) expect(stripMarks(t)).toBe(stripMarksFully(t));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
   it('tell visible characters and scripts as their patterns do', () => {
     const invisible = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\p{Default_Ignorable_Code_Point}]*$/u;
     const cyrillicOrGreek = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
@@ -415,12 +436,27 @@ describe('normalisation shortcuts, character by character', () => {
     expect(differ).toEqual([]);
   });
 
-  it('tell which characters fold longer', () => {
-    const bmp = all.filter((c) => !/\p{Cs}/u.test(c));
-    expect(bmp.filter((c) => mayFoldLonger(c) !== foldTextFully(c).length > 1)).toEqual([]);
-    // Outside the BMP, and for lone surrogates, it answers yes: the caller then folds to see.
-    expect(mayFoldLonger('Send 𝐒')).toBe(true);
-    expect(mayFoldLonger('\uD800')).toBe(true);
+  it('tell how long every character folds, and bound the fold of text by it', () => {
+    expect(all.filter((c) => foldedLengthBound(c) !== foldTextFully(c).length)).toEqual([]);
+    expect(foldedLengthBound('\uFDFA\u{1D400}\u{1F600}')).toBe(19);
+    const sample = all.filter((c, i) => i % 7 === 0 || foldTextFully(c).length !== 1);
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...sample, 'Σ', 'ß', '\u0301', '\u3099', '\u1161'), { maxLength: 12 }),
+        (chars) => {
+          const text = chars.join('');
+          expect(foldText(text).length).toBeLessThanOrEqual(foldedLengthBound(text));
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('cut text where its characters fold past a length, never inside a character', () => {
+    expect(foldCut('\uFDFA'.repeat(10), 40)).toEqual({ at: 2, size: 36 });
+    expect(foldCut('ab\u{1D400}c', 2)).toEqual({ at: 2, size: 2 });
+    expect(foldCut('ab\u{1D400}c', 3)).toEqual({ at: 4, size: 3 });
+    expect(foldCut('short', 2000)).toEqual({ at: 5, size: 5 });
   });
 
   it('read text with characters outside the BMP by the patterns themselves', () => {

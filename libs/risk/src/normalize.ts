@@ -100,8 +100,8 @@ const C_MARK = 1 << 4;
 /** A Hangul syllable. */
 const C_HANGUL = 1 << 5;
 /**
- * {@link foldText} has more to do than NFKC, lower case and NFC: an ignorable, a case fold or an optional point, in
- * the character or in its lower case (and capital sigma, whose lower case depends on what follows it).
+ * {@link foldText} has more to do than NFKC, lower case, case folds and NFC: an ignorable or an optional point, in
+ * the character or in its lower case.
  */
 const C_FOLD = 1 << 6;
 /**
@@ -128,10 +128,23 @@ const C_LGC_END = 1 << 15;
  * in the character and in its lower case, and nothing else to fold (not {@link C_FOLD}).
  */
 const C_SIMPLE = 1 << 16;
-/** {@link foldText} makes more than one character of it (`ﬁ`, `ß`, U+FDFA). */
-const C_GROWS = 1 << 17;
+/** A case fold applies to it or its lower case (`ß`, `ı`, `ς`, Arabic alef forms), or capital sigma. */
+const C_CASE_FOLD = 1 << 17;
+/** Any letter. */
+const C_ANY_LETTER = 1 << 18;
+/** A Cyrillic or Greek letter with a Latin look-alike ({@link CONFUSABLES}). */
+const C_CONFUSABLE = 1 << 19;
+/**
+ * {@link stripMarks} makes it, alone, a plain letter (kept in {@link strippedLetters}): a Latin, Greek or Cyrillic
+ * letter that decomposes into a letter of those scripts and marks only (`é`, `ί`, `й`), or that it maps (`ł`).
+ */
+const C_STRIP_LETTER = 1 << 20;
+/** Bits 24 and up: how many characters {@link foldText} makes of it alone (0 to {@link MAX_FOLD_GROWTH}). */
+const C_FOLDED_LENGTH_SHIFT = 24;
 
 const CHAR_INFO = new Uint32Array(0x10000);
+/** What {@link stripMarks} makes of each {@link C_STRIP_LETTER} character. */
+const strippedLetters = new Map<number, string>();
 
 function charInfo(code: number): number {
   const info = CHAR_INFO[code] as number;
@@ -150,18 +163,31 @@ function learnChar(code: number): number {
     if (is(DIGIT)) info |= C_DIGIT;
     if (is(SPACED_MARK_CHAR)) info |= C_MARK;
     if (code >= 0xac00 && code <= 0xd7a3) info |= C_HANGUL;
-    const folds = (t: string) => IGNORABLE_CHAR.test(t) || CASE_FOLD_CHAR.test(t) || OPTIONAL_POINT.test(t);
-    if (c === 'Σ' || folds(c) || folds(c.toLowerCase())) info |= C_FOLD;
+    const lower = c.toLowerCase();
+    const folds = (t: string) => IGNORABLE_CHAR.test(t) || OPTIONAL_POINT.test(t);
+    if (folds(c) || folds(lower)) info |= C_FOLD;
+    // Capital sigma: its lower case depends on what follows it, and the final one is folded.
+    if (c === 'Σ' || CASE_FOLD_CHAR.test(c) || CASE_FOLD_CHAR.test(lower)) info |= C_CASE_FOLD;
     const nfd = c.normalize('NFD');
-    if (LETTER_FOLDS[c] !== undefined || nfd.normalize('NFC') !== c || LGC_MARK.test(nfd) || JAMO.test(c)) {
+    const roundTrip = nfd.normalize('NFC') === c;
+    const [base = '', ...rest] = nfd;
+    if (
+      roundTrip &&
+      !JAMO.test(c) &&
+      (LETTER_FOLDS[c] !== undefined || (nfd !== c && LGC_CHAR.test(base) && rest.every((m) => MARK.test(m))))
+    ) {
+      info |= C_STRIP_LETTER;
+      strippedLetters.set(code, stripMarksFully(c));
+    } else if (!roundTrip || LGC_MARK.test(nfd) || JAMO.test(c)) {
       info |= C_STRIP;
     }
     if (is(MARK)) info |= C_ANY_MARK;
     if (LGC_CHAR.test(String.fromCodePoint(nfd.codePointAt(nfd.length - 1) ?? code))) info |= C_LGC_END;
-    const lower = c.toLowerCase();
     const simple = (t: string) => t.normalize('NFKD') === t && !MARK.test(t) && !JAMO.test(t);
-    if ((info & C_FOLD) === 0 && simple(c) && simple(lower)) info |= C_SIMPLE;
-    if (foldTextFully(c).length > 1) info |= C_GROWS;
+    if ((info & (C_FOLD | C_CASE_FOLD)) === 0 && simple(c) && simple(lower)) info |= C_SIMPLE;
+    if (is(HAS_LETTER)) info |= C_ANY_LETTER;
+    if (CONFUSABLES[c] !== undefined) info |= C_CONFUSABLE;
+    info |= foldTextFully(c).length << C_FOLDED_LENGTH_SHIFT;
     if (is(LATIN)) info |= C_LATIN;
     if (is(CYRILLIC)) info |= C_CYRILLIC;
     if (is(GREEK)) info |= C_GREEK;
@@ -198,11 +224,48 @@ function hasChar(text: string, bit: number, astral?: RegExp): boolean {
 export const MAX_FOLD_GROWTH = 18;
 
 /**
- * Whether {@link foldText} may make `text` longer: false when no character of it folds to more than one (folding
- * text never makes it longer than folding its characters one by one).
+ * How many characters {@link foldText} makes of `text`'s characters each on its own: never fewer than it makes of
+ * the whole text (folding joins characters, as a letter and its mark, but never makes two longer together).
  */
-export function mayFoldLonger(text: string): boolean {
-  return hasChar(text, C_GROWS);
+export function foldedLengthBound(text: string): number {
+  return foldCut(text, Infinity).size;
+}
+
+/**
+ * Where to cut `text` so that it folds to at most `max` characters by {@link foldedLengthBound}: after the most
+ * characters whose folds, each on its own, add up to at most `max` (`text.length` when all of them do), never
+ * inside a character outside the BMP. A table lookup per character; nothing is folded.
+ */
+export function foldCut(text: string, max: number): { readonly at: number; readonly size: number } {
+  let size = 0;
+  let i = 0;
+  while (i < text.length) {
+    const info = charInfo(text.charCodeAt(i));
+    let width = 1;
+    let folded = info >>> C_FOLDED_LENGTH_SHIFT;
+    if ((info & C_ASTRAL) !== 0) {
+      const cp = text.codePointAt(i) as number;
+      width = cp > 0xffff ? 2 : 1;
+      folded = astralFoldedLength(cp);
+    }
+    if (size + folded > max) break;
+    size += folded;
+    i += width;
+  }
+  return { at: i, size };
+}
+
+/** Folded lengths of characters outside the BMP (and lone surrogates), as they are met; bounded. */
+const astralFoldedLengths = new Map<number, number>();
+
+function astralFoldedLength(cp: number): number {
+  let length = astralFoldedLengths.get(cp);
+  if (length === undefined) {
+    length = foldTextFully(String.fromCodePoint(cp)).length;
+    if (astralFoldedLengths.size >= 4096) astralFoldedLengths.clear();
+    astralFoldedLengths.set(cp, length);
+  }
+  return length;
 }
 
 /**
@@ -214,16 +277,23 @@ export function foldText(text: string): string {
   if (PLAIN_ASCII.test(text)) return text.toLowerCase();
   // Nor has most other text: only its case changes (see C_SIMPLE), or its case and composition (see C_FOLD).
   if (everyChar(text, C_SIMPLE)) return text.toLowerCase();
-  if (!hasChar(text, C_FOLD) && text.normalize('NFKC') === text) return text.toLowerCase().normalize('NFC');
+  if (!hasChar(text, C_FOLD) && text.normalize('NFKC') === text) {
+    const lower = text.toLowerCase();
+    return (hasChar(text, C_CASE_FOLD) ? caseFold(lower) : lower).normalize('NFC');
+  }
   return foldTextFully(text);
 }
 
 /** {@link foldText} without its shortcuts; exported for the test that holds both equal. */
 export function foldTextFully(text: string): string {
   let t = text.replace(IGNORABLE, '').normalize('NFKC').replace(IGNORABLE, '').toLowerCase();
-  t = t.replace(CASE_FOLD_CHARS, (c) => CASE_FOLDS[c] ?? c);
+  t = caseFold(t);
   t = t.replace(OPTIONAL_POINTS, '');
   return t.normalize('NFC');
+}
+
+function caseFold(lower: string): string {
+  return lower.replace(CASE_FOLD_CHARS, (c) => CASE_FOLDS[c] ?? c);
 }
 
 /**
@@ -231,22 +301,37 @@ export function foldTextFully(text: string): string {
  * letters mapped to their base (`ł` → `l`). Other scripts pass through unchanged. Expects {@link foldText} output.
  */
 export function stripMarks(folded: string): string {
-  // Most words have no mark to strip and no letter to map: no character that always changes (C_STRIP), no mark
-  // after a Latin, Greek or Cyrillic letter, and, when they have marks (after letters of other scripts, which keep
-  // them), already composed.
+  // Read character by character: marks after a Latin, Greek or Cyrillic letter go, such letters with marks inside
+  // become plain (C_STRIP_LETTER), other characters stay; anything else (C_STRIP, a mark of those scripts after
+  // another script's letter, or kept marks in text that is not composed) is left to the full strip.
+  let out = '';
+  let copied = 0;
   let marks = false;
   let afterLgc = false;
   for (let i = 0; i < folded.length; i++) {
-    const info = charInfo(folded.charCodeAt(i));
+    const code = folded.charCodeAt(i);
+    const info = charInfo(code);
     if ((info & (C_STRIP | C_ASTRAL)) !== 0) return stripMarksFully(folded);
     if ((info & C_ANY_MARK) !== 0) {
-      if (afterLgc) return stripMarksFully(folded);
+      if (afterLgc) {
+        out += folded.slice(copied, i);
+        copied = i + 1;
+        continue;
+      }
+      // A Latin, Greek or Cyrillic mark among kept ones: which marks follow it depends on their canonical order.
+      if ((info & C_LGC_END) !== 0) return stripMarksFully(folded);
       marks = true;
+      continue;
+    } else if ((info & C_STRIP_LETTER) !== 0) {
+      out += folded.slice(copied, i) + (strippedLetters.get(code) as string);
+      copied = i + 1;
+      afterLgc = true;
+      continue;
     }
-    // Marks after a Latin, Greek or Cyrillic character go, and that character may be a mark itself (U+0483).
     afterLgc = (info & C_LGC_END) !== 0;
   }
-  return marks && folded.normalize('NFC') !== folded ? stripMarksFully(folded) : folded;
+  const stripped = copied === 0 ? folded : out + folded.slice(copied);
+  return marks && stripped.normalize('NFC') !== stripped ? stripMarksFully(folded) : stripped;
 }
 
 /** {@link stripMarks} without its shortcut; exported for the test that holds both equal. */
@@ -336,7 +421,6 @@ const AFTER_HANGUL = 5;
 export function segmentWords(text: string): string[] {
   const words: string[] = [];
   const n = text.length;
-  let segmented = false;
   for (let i = 0; i < n;) {
     if ((charInfo(text.charCodeAt(i)) & C_SPACE) !== 0) {
       i++;
@@ -385,14 +469,13 @@ export function segmentWords(text: string): string[] {
     const cacheable = piece.length <= MAX_CACHED_CHUNK_LENGTH;
     let pieceWords = cacheable ? chunkWords.get(piece) : undefined;
     if (pieceWords === undefined) {
-      pieceWords = icuWords(piece);
+      // Split at amounts here: only a word with a digit splits, and then the text has one.
+      pieceWords = splitAmounts(icuWords(piece));
       if (cacheable) chunkWords.set(piece, pieceWords);
     }
     for (const w of pieceWords) words.push(w);
-    segmented = true;
   }
-  // Plain pieces are split at amounts already; splitting them again changes nothing.
-  return segmented ? finishWords(text, words) : words;
+  return words;
 }
 
 /** {@link segmentWords} without the fast path or kept pieces; exported for the tests that hold both equal. */
@@ -550,8 +633,21 @@ export function latinSkeleton(word: string): string | null {
   if (!hasCyrillicOrGreek(word)) return null;
   // Without Latin letters, only a word of look-alikes alone has a Latin reading (checked without allocating: most
   // Cyrillic and Greek words have a letter with no look-alike, often the first).
-  if (!hasChar(word, C_LATIN, HAS_LATIN) && (UNCONFUSABLE_LETTER.test(word) || !HAS_LETTER.test(word))) return null;
+  if (!hasChar(word, C_LATIN, HAS_LATIN) && !onlyLookalikeLetters(word)) return null;
   return word.replace(CONFUSABLE_CHARS, (c) => CONFUSABLES[c] ?? c);
+}
+
+/** Whether `word` has letters and every one has a Latin look-alike. */
+function onlyLookalikeLetters(word: string): boolean {
+  let letters = false;
+  for (let i = 0; i < word.length; i++) {
+    const info = charInfo(word.charCodeAt(i));
+    if ((info & C_ASTRAL) !== 0) return !UNCONFUSABLE_LETTER.test(word) && HAS_LETTER.test(word);
+    if ((info & C_ANY_LETTER) === 0) continue;
+    if ((info & C_CONFUSABLE) === 0) return false;
+    letters = true;
+  }
+  return letters;
 }
 
 const HAS_CYRILLIC = /\p{Script=Cyrillic}/u;

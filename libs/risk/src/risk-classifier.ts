@@ -5,7 +5,7 @@
 import { financialScreenEvidence } from './financial-screen.js';
 import { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
 import { LANGUAGES, type LanguageCode } from './lexicon.js';
-import { foldText, MAX_FOLD_GROWTH, mayFoldLonger, normalizeForMatching } from './normalize.js';
+import { foldCut, MAX_FOLD_GROWTH, normalizeForMatching } from './normalize.js';
 import {
   ACTIVATING_TOOLS,
   CONTENT_ARGUMENT_WORDS,
@@ -72,8 +72,9 @@ export interface RiskClassifierOptions {
 export const MAX_TARGET_TEXT_LENGTH = 2000;
 /**
  * The same bound once the text is folded for matching: NFKC makes some characters many times longer (U+FDFA is 18
- * characters, U+3300 four), so 2,000 characters of them would be 36,000 to read. Text that folds to more is read
- * only as far as it folds within the bound, and the call is high.
+ * characters, U+3300 four), so 2,000 characters of them would be 36,000 to read. Text whose characters fold, each
+ * on its own, to more (never less than the whole text folds to) is read only as far as they fold within the bound,
+ * and the call is high.
  */
 export const MAX_FOLDED_TARGET_TEXT_LENGTH = MAX_TARGET_TEXT_LENGTH;
 /** Most reasons a verdict carries (the wire contract's limit). */
@@ -201,6 +202,7 @@ interface LowReasons {
 /** The screen action as the foreground check reads it. */
 interface ScreenContext {
   readonly pkg: string;
+  readonly reading: PackageReading;
   /** The tool's short name (`tap`). */
   readonly name: string;
   readonly targetText: string | null;
@@ -298,18 +300,12 @@ interface ToolReading {
   readonly changesNothing: string;
 }
 
-/** Outcome of reading a foreground package. */
-type Foreground = { readonly kind: 'unknown'; readonly why: string } | { readonly kind: 'known'; readonly pkg: string };
+/** Outcome of reading a foreground package: what the built-in lists and its name say of a valid one. */
+type Foreground =
+  | { readonly kind: 'unknown'; readonly why: string }
+  | { readonly kind: 'known'; readonly pkg: string; readonly reading: PackageReading };
 
-function readForeground(value: string | null): Foreground {
-  if (value === null) return { kind: 'unknown', why: 'foreground_package is missing' };
-  const pkg = value.trim();
-  if (pkg === '') return { kind: 'unknown', why: 'foreground_package is empty' };
-  if (pkg.length > MAX_PACKAGE_LENGTH || !ANDROID_PACKAGE.test(pkg)) {
-    return { kind: 'unknown', why: `foreground_package ${quote(value)} is not an Android package name` };
-  }
-  return { kind: 'known', pkg };
-}
+const MISSING_FOREGROUND: Foreground = { kind: 'unknown', why: 'foreground_package is missing' };
 
 /**
  * Classifies tool calls by risk. Build one per configuration and reuse it: construction compiles the lexicon
@@ -320,8 +316,8 @@ export class RiskClassifier {
   private readonly paymentApps: Map<string, string>;
   /** Tool name → what it says (see {@link ToolReading}); a deployment has few tool names, each read per call. */
   private readonly tools = new Map<string, ToolReading>();
-  /** Foreground package → what the built-in lists and its name say of it. */
-  private readonly packages = new Lru<string, PackageReading>(MAX_CACHED_PACKAGES);
+  /** Foreground package, as sent → whether it is one, and what the built-in lists and its name say of it. */
+  private readonly foregrounds = new Lru<string, Foreground>(MAX_CACHED_PACKAGES);
   /** The target-text reason of each word match (matches are shared between texts, so few are ever made). */
   private readonly targetReasons = new WeakMap<WordMatch, string>();
 
@@ -377,11 +373,11 @@ export class RiskClassifier {
 
     let refusal: string | null = null;
     if (SCREEN_TOOLS.has(name)) {
-      const fg = readForeground(foreground);
+      const fg = this.readForeground(foreground);
       if (fg.kind === 'unknown') refusal = `foreground app unknown: ${toolLabel} acts on the screen, and ${fg.why}`;
       else
         this.checkForeground(
-          { pkg: fg.pkg, name, targetText: hasTarget ? targetText : null, role, screenText },
+          { pkg: fg.pkg, reading: fg.reading, name, targetText: hasTarget ? targetText : null, role, screenText },
           apps,
           high,
           low,
@@ -416,13 +412,16 @@ export class RiskClassifier {
       );
       text = text.slice(0, MAX_TARGET_TEXT_LENGTH);
     }
-    const within = foldsWithin(text, MAX_FOLDED_TARGET_TEXT_LENGTH);
-    if (within !== text) {
-      high.push(
-        `target text grows past ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised (NFKC); only its start, ` +
-          `up to ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised, was read, and no element label is that long`,
-      );
-      text = within;
+    // Only text long enough to fold past the bound is measured, a table lookup per character (nothing is folded).
+    if (text.length * MAX_FOLD_GROWTH > MAX_FOLDED_TARGET_TEXT_LENGTH) {
+      const cut = foldCut(text, MAX_FOLDED_TARGET_TEXT_LENGTH).at;
+      if (cut < text.length) {
+        high.push(
+          `target text is over ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised (NFKC) character by ` +
+            `character; only its start, up to ${MAX_FOLDED_TARGET_TEXT_LENGTH} of them, was read, and no element label is that long`,
+        );
+        text = text.slice(0, cut);
+      }
     }
     const matches = this.words.match(text);
     // A look-alike word that spells a lexicon word is already named by its match, which says how it was written.
@@ -456,11 +455,7 @@ export class RiskClassifier {
       high.push(`foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (listed by the tenant)`);
       return;
     }
-    let reading = this.packages.get(pkg);
-    if (reading === undefined) {
-      reading = this.readPackage(pkg);
-      this.packages.set(pkg, reading);
-    }
+    const { reading } = screen;
     if (reading.kind === 'finance' && tenant !== 'not_finance') {
       high.push(reading.reason);
       return;
@@ -487,6 +482,22 @@ export class RiskClassifier {
       return;
     }
     low.push(screen.screenText === null ? reading.low : reading.lowScreenChecked);
+  }
+
+  /** {@link Foreground} of `value` (memoised, for values that could be a package name). */
+  private readForeground(value: string | null): Foreground {
+    if (value === null) return MISSING_FOREGROUND;
+    const cacheable = value.length <= MAX_PACKAGE_LENGTH;
+    let fg = cacheable ? this.foregrounds.get(value) : undefined;
+    if (fg === undefined) {
+      const pkg = value.trim();
+      if (pkg === '') fg = { kind: 'unknown', why: 'foreground_package is empty' };
+      else if (pkg.length > MAX_PACKAGE_LENGTH || !ANDROID_PACKAGE.test(pkg)) {
+        fg = { kind: 'unknown', why: `foreground_package ${quote(value)} is not an Android package name` };
+      } else fg = { kind: 'known', pkg, reading: this.readPackage(pkg) };
+      if (cacheable) this.foregrounds.set(value, fg);
+    }
+    return fg;
   }
 
   /** What the built-in lists and the package's words say of `pkg`. */
@@ -628,44 +639,6 @@ function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
     );
   }
   return found.length < 2 ? found : [...new Set(found)];
-}
-
-/**
- * `text` itself when it folds (`foldText`) to at most `max` characters, else a start of it that does, cut between
- * characters. Text that cannot fold past `max` (short enough, or with no character that folds longer) is not folded
- * here at all; other text is folded in starts of doubling length, so text that grows many times (U+FDFA) is never
- * folded whole.
- */
-function foldsWithin(text: string, max: number): string {
-  if (text.length <= max && !mayFoldLonger(text)) return text;
-  for (let length = 2 * Math.floor(max / MAX_FOLD_GROWTH); text.length > length / 2; length *= 2) {
-    const end = cutAt(text, length);
-    const size = foldText(text.slice(0, end)).length;
-    if (size > max) return shortened(text, end, size, max);
-    if (end === text.length) break;
-  }
-  return text;
-}
-
-/** A start of `text` that folds within `max`, from one of `length` that folds to `size` (more than `max`). */
-function shortened(text: string, length: number, size: number, max: number): string {
-  for (;;) {
-    // Folding is close to linear: the ratio finds the length in one or two tries.
-    length = cutAt(text, Math.min(length - 1, Math.floor((length * max) / size)));
-    const start = text.slice(0, length);
-    size = foldText(start).length;
-    if (size <= max) return start;
-  }
-}
-
-/** `length`, or one less where cutting there would split a character outside the BMP; never more than the text. */
-function cutAt(text: string, length: number): number {
-  const end = Math.min(length, text.length);
-  return end > 0 && end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** The first {@link MAX_REASONS} distinct reasons, in order, each cut to {@link MAX_REASON_LENGTH} characters. */

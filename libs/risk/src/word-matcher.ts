@@ -150,6 +150,8 @@ class Key {
   readOnlyBare = false;
   /** Some key goes on from this one with a space and another word. */
   longer = false;
+  /** Some key goes on from this one with more characters, joined up. */
+  longerJoined = false;
 }
 
 /** The look-alike readings of a text: words read in Latin, and words read in Cyrillic. */
@@ -172,6 +174,12 @@ export class WordMatcher {
   private readonly keys = new Map<string, Key>();
   /** The first code unit of every key (1), so most words that start none are passed over without a lookup. */
   private readonly starts = new Uint8Array(0x10000);
+  /**
+   * The first code unit of the first word of every entry in a script written with spaces (1). Every start of a
+   * joined-up key is a key too, so a joined-up run goes on only from a key, except into such a word (`pa` + `y`
+   * read joined up is `pay`): a run can reach one only from a word starting like it.
+   */
+  private readonly looseStarts = new Uint8Array(0x10000);
   /** Most words in a spaced key; runs of unspaced-script words may take up to MAX_SPAN. */
   private maxSpacedWords = 1;
   /** Recent short texts → their matches (frozen, so sharing them is safe). */
@@ -251,9 +259,12 @@ export class WordMatcher {
     this.addKey(tokens.join(' '), spelling, entry);
     for (let k = 1; k <= tokens.length; k++) this.key(tokens.slice(0, k).join(' ')).longer ||= k < tokens.length;
     if (hasUnspacedScript(word)) {
-      this.addKey(tokens.join(''), spelling, entry);
+      const joined = tokens.join('');
+      this.addKey(joined, spelling, entry);
       let prefix = '';
-      for (const char of tokens.join('')) this.key((prefix += char));
+      for (const char of joined) this.key((prefix += char)).longerJoined ||= prefix.length < joined.length;
+    } else {
+      this.looseStarts[(tokens[0] as string).charCodeAt(0)] = 1;
     }
     this.maxSpacedWords = Math.max(this.maxSpacedWords, Math.min(tokens.length, MAX_SPAN));
   }
@@ -390,7 +401,7 @@ export class WordMatcher {
     changedAt?: readonly boolean[],
   ): void {
     const n = words.length;
-    const { keys, starts } = this;
+    const { keys, starts, looseStarts } = this;
     for (let i = 0; i < n; i++) {
       let spaced = '';
       let tight = '';
@@ -399,28 +410,47 @@ export class WordMatcher {
       // The exact run is still the same words as the run (no mark stripped so far): the same keys.
       let same = true;
       let changed = false;
+      // Whether the run (and the exact run) read spaced, and read joined up, may still be a key or start one: a
+      // run goes on only while one may, and looks up only the readings that may.
+      let goSpaced = false;
+      let goTight = false;
+      let goExactSpaced = false;
+      let goExactTight = false;
+      const loose = unspaced && looseStarts[(words[i] as string).charCodeAt(0)] === 1;
+      const exactLoose = unspaced && exact !== null && looseStarts[(exact[i] as string).charCodeAt(0)] === 1;
       for (let j = i; j < n && j < i + span; j++) {
         const w = words[j] as string;
-        spaced = j === i ? w : `${spaced} ${w}`;
-        if (unspaced) tight += w;
-        const multi = unspaced && j > i;
-        const bySpaced = j > i || starts[w.charCodeAt(0)] === 1 ? keys.get(spaced) : undefined;
-        const byTight = multi ? keys.get(tight) : undefined;
+        const e = exact === null ? w : (exact[j] as string);
+        if (same && e !== w) {
+          // The exact run parts from the run here; up to here it was the run.
+          same = false;
+          exactSpaced = spaced;
+          exactTight = tight;
+          goExactSpaced = goSpaced;
+          goExactTight = goTight;
+        }
+        let bySpaced: Key | undefined;
+        let byTight: Key | undefined;
+        if (j === i) {
+          spaced = w;
+          tight = w;
+          if (starts[w.charCodeAt(0)] === 1) bySpaced = keys.get(w);
+        } else {
+          if (goSpaced) bySpaced = keys.get((spaced = `${spaced} ${w}`));
+          if (goTight) byTight = keys.get((tight += w));
+        }
         let exactBySpaced = bySpaced;
         let exactByTight = byTight;
-        if (exact) {
-          const e = exact[j] as string;
-          if (same && e === w) {
-            exactSpaced = spaced;
-            exactTight = tight;
+        if (!same) {
+          exactBySpaced = undefined;
+          exactByTight = undefined;
+          if (j === i) {
+            exactSpaced = e;
+            exactTight = e;
+            if (starts[e.charCodeAt(0)] === 1) exactBySpaced = keys.get(e);
           } else {
-            same = false;
-            exactSpaced = j === i ? e : `${exactSpaced} ${e}`;
-            if (unspaced) exactTight += e;
-            if (exactSpaced !== spaced) {
-              exactBySpaced = j > i || starts[e.charCodeAt(0)] === 1 ? keys.get(exactSpaced) : undefined;
-              exactByTight = multi ? keys.get(exactTight) : undefined;
-            }
+            if (goExactSpaced) exactBySpaced = keys.get((exactSpaced = `${exactSpaced} ${e}`));
+            if (goExactTight) exactByTight = keys.get((exactTight += e));
           }
         }
         const alive = bySpaced !== undefined || byTight !== undefined;
@@ -444,8 +474,16 @@ export class WordMatcher {
             }
           }
         }
-        // Without joined-up keys, a run goes on only while some key goes on from it with another word.
-        if (!unspaced && bySpaced?.longer !== true && exactBySpaced?.longer !== true) break;
+        goSpaced = bySpaced?.longer === true;
+        goTight = unspaced && (loose || (j === i ? bySpaced : byTight)?.longerJoined === true);
+        if (same) {
+          goExactSpaced = goSpaced;
+          goExactTight = goTight;
+        } else {
+          goExactSpaced = exactBySpaced?.longer === true;
+          goExactTight = unspaced && (exactLoose || (j === i ? exactBySpaced : exactByTight)?.longerJoined === true);
+        }
+        if (!goSpaced && !goTight && !goExactSpaced && !goExactTight) break;
       }
     }
   }
