@@ -373,6 +373,22 @@ describe('segmentWords piece by piece (text that needs Intl.Segmenter)', () => {
     );
   });
 
+  it('parts pieces where letters meet digits as the segmenter and the amounts rule would, for every letter', () => {
+    const digits = ['1', '๑', '١', '१', '၁'];
+    const letters: string[] = [];
+    for (let cp = 0; cp < 0x10000; cp += 3) {
+      const c = String.fromCharCode(cp);
+      if (/\p{L}/u.test(c)) letters.push(c);
+    }
+    const differ = letters.flatMap((l, i) => {
+      const d = digits[i % digits.length] as string;
+      return [`ส่ง${l}${d}`, `${d}${l}确认`, `a${l}${d}\u0301x`, `${d}\u0E48${l}`].filter(
+        (t) => JSON.stringify(segmentWords(t)) !== JSON.stringify(segmentWithIcu(t)),
+      );
+    });
+    expect(differ).toEqual([]);
+  });
+
   it('keeps what the segmenter returned from being changed through a result', () => {
     const first = segmentWords('确认付款 确认付款');
     first.push('changed');

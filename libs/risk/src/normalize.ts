@@ -139,6 +139,8 @@ const C_CONFUSABLE = 1 << 19;
  * letter that decomposes into a letter of those scripts and marks only (`é`, `ί`, `й`), or that it maps (`ł`).
  */
 const C_STRIP_LETTER = 1 << 20;
+/** Unicode word rules attach it to the character before it ({@link ATTACHING}). */
+const C_ATTACHES = 1 << 21;
 /** Bits 24 and up: how many characters {@link foldText} makes of it alone (0 to {@link MAX_FOLD_GROWTH}). */
 const C_FOLDED_LENGTH_SHIFT = 24;
 
@@ -187,6 +189,7 @@ function learnChar(code: number): number {
     if ((info & (C_FOLD | C_CASE_FOLD)) === 0 && simple(c) && simple(lower)) info |= C_SIMPLE;
     if (is(HAS_LETTER)) info |= C_ANY_LETTER;
     if (CONFUSABLES[c] !== undefined) info |= C_CONFUSABLE;
+    if (is(ATTACHING)) info |= C_ATTACHES;
     info |= foldTextFully(c).length << C_FOLDED_LENGTH_SHIFT;
     if (is(LATIN)) info |= C_LATIN;
     if (is(CYRILLIC)) info |= C_CYRILLIC;
@@ -279,7 +282,9 @@ export function foldText(text: string): string {
   if (everyChar(text, C_SIMPLE)) return text.toLowerCase();
   if (!hasChar(text, C_FOLD) && text.normalize('NFKC') === text) {
     const lower = text.toLowerCase();
-    return (hasChar(text, C_CASE_FOLD) ? caseFold(lower) : lower).normalize('NFC');
+    const folded = hasChar(text, C_CASE_FOLD) ? caseFold(lower) : lower;
+    // Text in NFKC is in NFC; unless case changed it, it still is (most text of scripts without case).
+    return folded === text ? text : folded.normalize('NFC');
   }
   return foldTextFully(text);
 }
@@ -426,56 +431,114 @@ export function segmentWords(text: string): string[] {
       i++;
       continue;
     }
-    // A piece: up to the next white space. Read as plain words while it is, split where letters meet digits (the
-    // amounts rule below) or Hangul meets anything else.
+    // A piece: up to the next white space.
     const start = i;
-    const before = words.length;
-    let plain = true;
-    let after = AT_START;
-    let word = start;
-    for (; i < n; i++) {
-      const info = charInfo(text.charCodeAt(i));
-      if ((info & C_SPACE) !== 0) break;
-      if (!plain) continue;
-      if ((info & C_LETTER) !== 0) {
-        if (after === AFTER_HANGUL || after === AFTER_DIGIT) words.push(text.slice(word, (word = i)));
-        after = AFTER_LETTER;
-      } else if ((info & C_DIGIT) !== 0) {
-        if (after === AFTER_HANGUL || after === AFTER_LETTER || after === AFTER_LETTER_MARKS) {
-          words.push(text.slice(word, (word = i)));
-        }
-        after = AFTER_DIGIT;
-      } else if ((info & C_HANGUL) !== 0) {
-        if (after !== AT_START && after !== AFTER_HANGUL) words.push(text.slice(word, (word = i)));
-        after = AFTER_HANGUL;
-      } else if ((info & C_MARK) !== 0 && after !== AT_START && after !== AFTER_HANGUL) {
-        after = after === AFTER_DIGIT || after === AFTER_DIGIT_MARKS ? AFTER_DIGIT_MARKS : AFTER_LETTER_MARKS;
-      } else {
-        plain = false;
-      }
-    }
-    if (plain) {
-      words.push(text.slice(word, i));
-      continue;
-    }
-    words.length = before;
+    while (i < n && (charInfo(text.charCodeAt(i)) & C_SPACE) === 0) i++;
+    if (plainWords(text, start, i, words)) continue;
     if (
       n > MAX_PIECEWISE_TEXT_LENGTH ||
       (start > 0 && ATTACHING.test(String.fromCodePoint(text.codePointAt(start)!)))
     ) {
       return segmentWithIcu(text);
     }
-    const piece = text.slice(start, i);
-    const cacheable = piece.length <= MAX_CACHED_CHUNK_LENGTH;
-    let pieceWords = cacheable ? chunkWords.get(piece) : undefined;
-    if (pieceWords === undefined) {
-      // Split at amounts here: only a word with a digit splits, and then the text has one.
-      pieceWords = splitAmounts(icuWords(piece));
-      if (cacheable) chunkWords.set(piece, pieceWords);
-    }
-    for (const w of pieceWords) words.push(w);
+    segmentPiece(text, start, i, words);
   }
   return words;
+}
+
+/**
+ * Pushes the words of a piece that is not plain. Where a letter meets a digit the words part whatever the segmenter
+ * says (see splitAmounts), so a piece of letters, digits and marks only is segmented part by part: the word in
+ * `ส่งข้อความ12345` is then kept, and the number read as a plain word. Any other character (punctuation, a
+ * connector such as U+202F, a format character) may change how the segmenter reads what is around it, and keeps the
+ * piece whole.
+ */
+function segmentPiece(text: string, start: number, end: number, words: string[]): void {
+  const cuts: number[] = [];
+  let last = OTHER;
+  let afterMark = false;
+  for (let k = start; k < end; k++) {
+    const info = charInfo(text.charCodeAt(k));
+    if ((info & C_ANY_MARK) !== 0) {
+      afterMark = true;
+      continue;
+    }
+    // A letter that Unicode word rules attach to what is before it (U+FF9E) is not a plain letter.
+    const kind =
+      (info & C_ATTACHES) !== 0
+        ? OTHER
+        : (info & C_ANY_LETTER) !== 0
+          ? LETTER
+          : (info & C_DIGIT) !== 0
+            ? DIGIT_KIND
+            : OTHER;
+    if (kind === OTHER) {
+      segmentPart(text, start, end, words);
+      return;
+    }
+    if ((kind === DIGIT_KIND && last === LETTER) || (kind === LETTER && last === DIGIT_KIND && !afterMark))
+      cuts.push(k);
+    last = kind;
+    afterMark = false;
+  }
+  let part = start;
+  for (const cut of cuts) {
+    segmentPart(text, part, cut, words);
+    part = cut;
+  }
+  segmentPart(text, part, end, words);
+}
+
+// The base before a point in a piece: for where letters meet digits.
+const OTHER = 0;
+const LETTER = 1;
+const DIGIT_KIND = 2;
+
+/** Pushes the words of `text.slice(start, end)`: plain words, or the segmenter's (kept for short parts). */
+function segmentPart(text: string, start: number, end: number, words: string[]): void {
+  if (plainWords(text, start, end, words)) return;
+  const part = text.slice(start, end);
+  const cacheable = part.length <= MAX_CACHED_CHUNK_LENGTH;
+  let partWords = cacheable ? chunkWords.get(part) : undefined;
+  if (partWords === undefined) {
+    // Split at amounts here: only a word with a digit splits, and then the text has one.
+    partWords = splitAmounts(icuWords(part));
+    if (cacheable) chunkWords.set(part, partWords);
+  }
+  for (const w of partWords) words.push(w);
+}
+
+/**
+ * Pushes the words of `text.slice(start, end)` (no white space in it) and returns true when it is plain words (see
+ * the fast path), split where letters meet digits (the amounts rule below) or Hangul meets anything else; returns
+ * false, pushing nothing, when it is not.
+ */
+function plainWords(text: string, start: number, end: number, words: string[]): boolean {
+  const before = words.length;
+  let after = AT_START;
+  let word = start;
+  for (let i = start; i < end; i++) {
+    const info = charInfo(text.charCodeAt(i));
+    if ((info & C_LETTER) !== 0) {
+      if (after === AFTER_HANGUL || after === AFTER_DIGIT) words.push(text.slice(word, (word = i)));
+      after = AFTER_LETTER;
+    } else if ((info & C_DIGIT) !== 0) {
+      if (after === AFTER_HANGUL || after === AFTER_LETTER || after === AFTER_LETTER_MARKS) {
+        words.push(text.slice(word, (word = i)));
+      }
+      after = AFTER_DIGIT;
+    } else if ((info & C_HANGUL) !== 0) {
+      if (after !== AT_START && after !== AFTER_HANGUL) words.push(text.slice(word, (word = i)));
+      after = AFTER_HANGUL;
+    } else if ((info & C_MARK) !== 0 && after !== AT_START && after !== AFTER_HANGUL) {
+      after = after === AFTER_DIGIT || after === AFTER_DIGIT_MARKS ? AFTER_DIGIT_MARKS : AFTER_LETTER_MARKS;
+    } else {
+      words.length = before;
+      return false;
+    }
+  }
+  if (end > start) words.push(text.slice(word, end));
+  return true;
 }
 
 /** {@link segmentWords} without the fast path or kept pieces; exported for the tests that hold both equal. */

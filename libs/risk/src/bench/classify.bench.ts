@@ -7,9 +7,10 @@
  * - `unique`: every call a label never seen before (each lexicon word of every language, with a number appended),
  *   so no label is cached: normalisation, segmentation and matching run every time. What is kept across labels is
  *   kept here too, as in use: the segmentation of a word that needs Intl.Segmenter (`ส่งข้อความ`, `确认付款`),
- *   the lexicon's matches of a word, a package's and a tool name's reading.
- * - `unique-cold`: the same words with the number written against them (`ส่งข้อความ12345`), so even those pieces
- *   are new: Intl.Segmenter runs on every label in Thai, Lao, Khmer, Myanmar, Chinese and Japanese.
+ *   the reason a lexicon word gives, a package's and a tool name's reading, facts about each character.
+ * - `unique-cold`: the same, but each word of a script written without spaces (Thai, Lao, Khmer, Myanmar, Chinese,
+ *   Japanese) is joined up with another word of its language, a different one each time round, so what
+ *   Intl.Segmenter reads is new too: it runs on every such label (about one in twelve).
  * - `long`: 10,000-character labels of every kind that costs most (plain words, Thai and Chinese without spaces,
  *   zero-width characters, stacked marks, look-alike letters, and U+FDFA and U+3300, which NFKC makes 18 and 4
  *   times longer). Only the first 2,000 characters are read, and only as far as they fold within 2,000; the row
@@ -57,7 +58,15 @@ repeated.push({ tool: 'device.press_key', args: { key: 'KEYCODE_POWER' }, foregr
 repeated.push({ tool: 'device.toggle_setting', args: { setting: 'airplane_mode' } });
 repeated.push({ tool: 'device.send_message', args: { recipient: 'Ann', message_body: 'On my way' } });
 
-const WORDS = HIGH_RISK_CONCEPTS.flatMap((c) => Object.values(c.words).flatMap((w) => w ?? []));
+const ENTRIES = HIGH_RISK_CONCEPTS.flatMap((c) =>
+  Object.entries(c.words).flatMap(([language, words]) => (words ?? []).map((word) => ({ language, word }))),
+);
+const WORDS = ENTRIES.map((e) => e.word);
+const UNSPACED = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
+/** For each word of a script written without spaces, the other words of its language; for other words, none. */
+const PARTNERS = ENTRIES.map(({ language, word }) =>
+  UNSPACED.test(word) ? ENTRIES.filter((e) => e.language === language && e.word !== word).map((e) => e.word) : [],
+);
 const tap = (i: number, target_text: string): RiskInput => ({
   tool: 'device.tap',
   args: { ref: `e${i}` },
@@ -65,7 +74,13 @@ const tap = (i: number, target_text: string): RiskInput => ({
   foreground_package: 'com.example.messages',
 });
 const unique = (i: number) => tap(i, `${WORDS[i % WORDS.length]} ${i}`);
-const uniqueCold = (i: number) => tap(i, `${WORDS[i % WORDS.length]}${i}`);
+const uniqueCold = (i: number) => {
+  const w = i % WORDS.length;
+  const partners = PARTNERS[w] as string[];
+  // Each time round the lexicon the word gets the next partner: a pair the segmenter has not read before.
+  const partner = partners.length === 0 ? '' : partners[Math.floor(i / WORDS.length) % partners.length];
+  return tap(i, `${WORDS[w]}${partner} ${i}`);
+};
 
 const LONG_KINDS: readonly (readonly [name: string, unit: string, expands: boolean])[] = [
   ['plain words', 'open the map ', false],
