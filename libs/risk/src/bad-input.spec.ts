@@ -46,6 +46,17 @@ describe('bad target text', () => {
       expect(elapsed).toBeLessThan(500);
     });
 
+    it('are high and say so when made of thousands of different characters', () => {
+      // Every character here is new to the classifier: what it knows of each is worked out as it reads them.
+      const text = Array.from({ length: 10_000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join('');
+      const verdict = classifier.classify(tap(text));
+      expect(verdict.level).toBe('high');
+      expect(verdict.reasons[0]).toBe(
+        `target text is 10000 characters long; only the first ${MAX_TARGET_TEXT_LENGTH} were read, ` +
+          'and no element label is that long',
+      );
+    });
+
     it('does not read past the limit', () => {
       const text = `${repeatTo('open the map ', MAX_TARGET_TEXT_LENGTH)} Delete everything`;
       expect(classifier.classify(tap(text)).reasons.join('\n')).not.toContain('delete');

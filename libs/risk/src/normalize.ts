@@ -74,10 +74,8 @@ const OPTIONAL_POINT = new RegExp(OPTIONAL_POINTS.source, 'v');
 const MARK = /\p{M}/u;
 const LGC_MARK = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]\p{M}/u;
 const LGC_CHAR = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;
+const LGC_LETTER_AND_MARKS = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]\p{M}*$/u;
 const JAMO = /[\u1100-\u11FF\uA960-\uA97F\uD7B0-\uD7FF]/;
-const LATIN = /\p{Script=Latin}/u;
-const CYRILLIC = /\p{Script=Cyrillic}/u;
-const GREEK = /\p{Script=Greek}/u;
 /** Scripts written without spaces, whose words the lexicon also keys joined up. */
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Hangul}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
@@ -141,64 +139,88 @@ const C_CONFUSABLE = 1 << 19;
 const C_STRIP_LETTER = 1 << 20;
 /** Unicode word rules attach it to the character before it ({@link ATTACHING}). */
 const C_ATTACHES = 1 << 21;
+/** NFKC or case folding changes it (only while its facts are worked out). */
+const C_CHANGES_WHEN_FOLDED = 1 << 22;
 /** Bits 24 and up: how many characters {@link foldText} makes of it alone (0 to {@link MAX_FOLD_GROWTH}). */
 const C_FOLDED_LENGTH_SHIFT = 24;
 
 const CHAR_INFO = new Uint32Array(0x10000);
+// Looked up by code: looking a new one-character string up as a key costs more.
+const LETTER_FOLD_CODES = new Set(Object.keys(LETTER_FOLDS).map((c) => c.charCodeAt(0)));
 /** What {@link stripMarks} makes of each {@link C_STRIP_LETTER} character. */
 const strippedLetters = new Map<number, string>();
 
 function charInfo(code: number): number {
   const info = CHAR_INFO[code] as number;
-  return info === 0 ? learnChar(code) : info;
+  return info === 0 ? learnBlock(code) : info;
 }
 
-function learnChar(code: number): number {
-  let info = C_KNOWN;
-  if (code >= 0xd800 && code <= 0xdfff) {
-    info |= C_ASTRAL;
-  } else {
-    const c = String.fromCharCode(code);
-    const is = (pattern: RegExp) => pattern.test(c);
-    if (is(SPACE_CHAR)) info |= C_SPACE;
-    if (is(SPACED_LETTER_CHAR)) info |= C_LETTER;
-    if (is(DIGIT)) info |= C_DIGIT;
-    if (is(SPACED_MARK_CHAR)) info |= C_MARK;
-    if (code >= 0xac00 && code <= 0xd7a3) info |= C_HANGUL;
-    const lower = c.toLowerCase();
-    const folds = (t: string) => IGNORABLE_CHAR.test(t) || OPTIONAL_POINT.test(t);
-    if (folds(c) || folds(lower)) info |= C_FOLD;
-    // Capital sigma: its lower case depends on what follows it, and the final one is folded.
-    if (c === 'Σ' || CASE_FOLD_CHAR.test(c) || CASE_FOLD_CHAR.test(lower)) info |= C_CASE_FOLD;
-    const nfd = c.normalize('NFD');
-    const roundTrip = nfd.normalize('NFC') === c;
-    const [base = '', ...rest] = nfd;
-    if (
-      roundTrip &&
-      !JAMO.test(c) &&
-      (LETTER_FOLDS[c] !== undefined || (nfd !== c && LGC_CHAR.test(base) && rest.every((m) => MARK.test(m))))
-    ) {
-      info |= C_STRIP_LETTER;
-      strippedLetters.set(code, stripMarksFully(c));
-    } else if (!roundTrip || LGC_MARK.test(nfd) || JAMO.test(c)) {
-      info |= C_STRIP;
-    }
-    if (is(MARK)) info |= C_ANY_MARK;
-    if (LGC_CHAR.test(String.fromCodePoint(nfd.codePointAt(nfd.length - 1) ?? code))) info |= C_LGC_END;
-    const simple = (t: string) => t.normalize('NFKD') === t && !MARK.test(t) && !JAMO.test(t);
-    if ((info & (C_FOLD | C_CASE_FOLD)) === 0 && simple(c) && simple(lower)) info |= C_SIMPLE;
-    if (is(HAS_LETTER)) info |= C_ANY_LETTER;
-    if (CONFUSABLES[c] !== undefined) info |= C_CONFUSABLE;
-    if (is(ATTACHING)) info |= C_ATTACHES;
-    info |= foldTextFully(c).length << C_FOLDED_LENGTH_SHIFT;
-    if (is(LATIN)) info |= C_LATIN;
-    if (is(CYRILLIC)) info |= C_CYRILLIC;
-    if (is(GREEK)) info |= C_GREEK;
-    if (is(UNSPACED_SCRIPT)) info |= C_UNSPACED;
-    if (!is(INVISIBLE_CHAR)) info |= C_VISIBLE;
+/** Facts that are character classes, each with the pattern that finds them in a run of characters. */
+let classFacts: readonly (readonly [bit: number, pattern: RegExp])[] | undefined;
+
+/**
+ * Works out the facts of the 256 code units around `code` (a block at a time: one pass of each class's pattern over
+ * the block costs far less than testing each character), and returns those of `code`.
+ */
+function learnBlock(code: number): number {
+  const start = code & ~0xff;
+  if (start >= 0xd800 && start <= 0xdfff) {
+    CHAR_INFO.fill(C_KNOWN | C_ASTRAL, start, start + 0x100);
+    return C_KNOWN | C_ASTRAL;
   }
-  CHAR_INFO[code] = info;
-  return info;
+  classFacts ??= [
+    [C_SPACE, new RegExp(SPACE, 'gv')],
+    [C_LETTER, new RegExp(SPACED_LETTER, 'gv')],
+    [C_DIGIT, /\p{Nd}/gu],
+    [C_MARK, new RegExp(SPACED_MARK, 'gv')],
+    [C_ANY_MARK, /\p{M}/gu],
+    [C_ANY_LETTER, /\p{L}/gu],
+    [C_ATTACHES, new RegExp(ATTACHING.source, 'gu')],
+    [C_LATIN, /\p{Script=Latin}/gu],
+    [C_CYRILLIC, /\p{Script=Cyrillic}/gu],
+    [C_GREEK, /\p{Script=Greek}/gu],
+    [C_UNSPACED, new RegExp(UNSPACED_SCRIPT.source, 'gu')],
+    // Inverted below: the pattern finds what shows nothing.
+    [C_VISIBLE, new RegExp(INVISIBLE_CHAR.source, 'gu')],
+    [C_FOLD, new RegExp(`${IGNORABLE.source}|${OPTIONAL_POINTS.source}`, 'gv')],
+    [C_CASE_FOLD, new RegExp(CASE_FOLD_CHARS.source, 'gu')],
+    [C_CHANGES_WHEN_FOLDED, /\p{Changes_When_NFKC_Casefolded}/gu],
+  ];
+  const block = String.fromCharCode(...Array.from({ length: 0x100 }, (_, k) => start + k));
+  const facts = new Uint32Array(0x100);
+  for (const [bit, pattern] of classFacts) for (const m of block.matchAll(pattern)) (facts[m.index] as number) |= bit;
+  for (let k = 0; k < 0x100; k++) CHAR_INFO[start + k] = learnChar(start + k, (facts[k] as number) ^ C_VISIBLE);
+  return CHAR_INFO[code] as number;
+}
+
+/** The facts of `code`, from those of its class (`classes`) and what decomposing, folding and lower case make of it. */
+function learnChar(code: number, classes: number): number {
+  let info = C_KNOWN | (classes & ~C_CHANGES_WHEN_FOLDED);
+  const c = String.fromCharCode(code);
+  if (code >= 0xac00 && code <= 0xd7a3) info |= C_HANGUL;
+  const lower = c.toLowerCase();
+  if (lower !== c && (IGNORABLE_CHAR.test(lower) || OPTIONAL_POINT.test(lower))) info |= C_FOLD;
+  // Capital sigma: its lower case depends on what follows it, and the final one is folded.
+  if (c === 'Σ' || (lower !== c && CASE_FOLD_CHAR.test(lower))) info |= C_CASE_FOLD;
+  const nfd = c.normalize('NFD');
+  const roundTrip = nfd === c || nfd.normalize('NFC') === c;
+  const jamo = JAMO.test(c);
+  if (roundTrip && !jamo && (LETTER_FOLD_CODES.has(code) || (nfd !== c && LGC_LETTER_AND_MARKS.test(nfd)))) {
+    info |= C_STRIP_LETTER;
+    strippedLetters.set(code, stripMarksFully(c));
+  } else if (!roundTrip || jamo || (nfd !== c && LGC_MARK.test(nfd))) {
+    info |= C_STRIP;
+  }
+  const last = nfd === c ? info & (C_LATIN | C_CYRILLIC | C_GREEK) : LGC_CHAR.test(nfd.slice(-1)) ? 1 : 0;
+  if (last !== 0) info |= C_LGC_END;
+  // A character that NFKC and case folding leave alone (most of them) has no compatibility form: its fold is its
+  // lower case, composed, and only its canonical decomposition can differ from it.
+  const stable = (classes & C_CHANGES_WHEN_FOLDED) === 0;
+  const simple = (t: string) => (t === c && stable ? nfd : t.normalize('NFKD')) === t && !MARK.test(t) && !JAMO.test(t);
+  if ((info & (C_FOLD | C_CASE_FOLD)) === 0 && simple(c) && simple(lower)) info |= C_SIMPLE;
+  if (CONFUSABLE_CODES.has(code)) info |= C_CONFUSABLE;
+  const foldedLength = stable && lower === c && (info & (C_FOLD | C_CASE_FOLD)) === 0 ? 1 : foldTextFully(c).length;
+  return info | (foldedLength << C_FOLDED_LENGTH_SHIFT);
 }
 
 /** Whether every character of `text` has fact `bit` (none outside the BMP has any). */
@@ -385,9 +407,6 @@ const SPACED_MARK = `[\\p{M}&&[\\p{sc=Inherited}${SPACED_SCRIPTS}]]`;
 // White space that always separates words. The narrow no-break space (U+202F) does not: Unicode word rules join
 // letters across it (`a\u202Fb` is one word), as they do across `_`.
 const SPACE = '[\\p{White_Space}--\\u202F]';
-const SPACE_CHAR = new RegExp(`^${SPACE}$`, 'v');
-const SPACED_LETTER_CHAR = new RegExp(`^${SPACED_LETTER}$`, 'v');
-const SPACED_MARK_CHAR = new RegExp(`^${SPACED_MARK}$`, 'v');
 /**
  * What Unicode word rules attach to the character before it (a mark, a format character such as ZWJ, an emoji
  * modifier): text where one follows white space cannot be cut at its spaces and segmented piece by piece.
@@ -682,6 +701,7 @@ const CONFUSABLES: Readonly<Record<string, string>> = {
   γ: 'y',
   ζ: 'z',
 };
+const CONFUSABLE_CODES = new Set(Object.keys(CONFUSABLES).map((c) => c.charCodeAt(0)));
 const CONFUSABLE_CHARS = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'gu');
 /** A letter with no Latin look-alike. */
 const UNCONFUSABLE_LETTER = new RegExp(`[\\p{L}--[${Object.keys(CONFUSABLES).join('')}]]`, 'v');
