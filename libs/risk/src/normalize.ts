@@ -141,8 +141,12 @@ const C_STRIP_LETTER = 1 << 20;
 const C_ATTACHES = 1 << 21;
 /** NFKC or case folding changes it (only while its facts are worked out). */
 const C_CHANGES_WHEN_FOLDED = 1 << 22;
-/** Bits 24 and up: how many characters {@link foldText} makes of it alone (0 to {@link MAX_FOLD_GROWTH}). */
-const C_FOLDED_LENGTH_SHIFT = 24;
+/** {@link IGNORABLE}: removed before and after NFKC. */
+const C_IGNORABLE = 1 << 23;
+/** An optional point, or its lower case is one ({@link OPTIONAL_POINTS}). */
+const C_OPTIONAL_POINT = 1 << 24;
+/** Bits 27 and up: how many characters {@link foldText} makes of it alone (0 to {@link MAX_FOLD_GROWTH}). */
+const C_FOLDED_LENGTH_SHIFT = 27;
 
 const CHAR_INFO = new Uint32Array(0x10000);
 // Looked up by code: looking a new one-character string up as a key costs more.
@@ -182,7 +186,8 @@ function learnBlock(code: number): number {
     [C_UNSPACED, new RegExp(UNSPACED_SCRIPT.source, 'gu')],
     // Inverted below: the pattern finds what shows nothing.
     [C_VISIBLE, new RegExp(INVISIBLE_CHAR.source, 'gu')],
-    [C_FOLD, new RegExp(`${IGNORABLE.source}|${OPTIONAL_POINTS.source}`, 'gv')],
+    [C_FOLD | C_IGNORABLE, new RegExp(IGNORABLE.source, 'gu')],
+    [C_FOLD | C_OPTIONAL_POINT, new RegExp(OPTIONAL_POINTS.source, 'gv')],
     [C_CASE_FOLD, new RegExp(CASE_FOLD_CHARS.source, 'gu')],
     [C_CHANGES_WHEN_FOLDED, /\p{Changes_When_NFKC_Casefolded}/gu],
   ];
@@ -199,7 +204,8 @@ function learnChar(code: number, classes: number): number {
   const c = String.fromCharCode(code);
   if (code >= 0xac00 && code <= 0xd7a3) info |= C_HANGUL;
   const lower = c.toLowerCase();
-  if (lower !== c && (IGNORABLE_CHAR.test(lower) || OPTIONAL_POINT.test(lower))) info |= C_FOLD;
+  if (lower !== c && IGNORABLE_CHAR.test(lower)) info |= C_FOLD;
+  if (lower !== c && OPTIONAL_POINT.test(lower)) info |= C_FOLD | C_OPTIONAL_POINT;
   // Capital sigma: its lower case depends on what follows it, and the final one is folded.
   if (c === 'Σ' || (lower !== c && CASE_FOLD_CHAR.test(lower))) info |= C_CASE_FOLD;
   const nfd = c.normalize('NFD');
@@ -300,15 +306,17 @@ function astralFoldedLength(cp: number): number {
 export function foldText(text: string): string {
   // Printable ASCII has no ignorables, no compatibility forms and no special folds.
   if (PLAIN_ASCII.test(text)) return text.toLowerCase();
-  // Nor has most other text: only its case changes (see C_SIMPLE), or its case and composition (see C_FOLD).
+  // Nor has most other text: only its case changes (see C_SIMPLE).
   if (everyChar(text, C_SIMPLE)) return text.toLowerCase();
-  if (!hasChar(text, C_FOLD) && text.normalize('NFKC') === text) {
-    const lower = text.toLowerCase();
-    const folded = hasChar(text, C_CASE_FOLD) ? caseFold(lower) : lower;
-    // Text in NFKC is in NFC; unless case changed it, it still is (most text of scripts without case).
-    return folded === text ? text : folded.normalize('NFC');
-  }
-  return foldTextFully(text);
+  // The steps of foldTextFully, each only when a character of the text calls for it.
+  const kept = hasChar(text, C_IGNORABLE) ? text.replace(IGNORABLE, '') : text;
+  const nfkc = kept.normalize('NFKC');
+  const composed = nfkc === kept ? kept : hasChar(nfkc, C_IGNORABLE) ? nfkc.replace(IGNORABLE, '') : nfkc;
+  const lower = composed.toLowerCase();
+  let folded = hasChar(composed, C_CASE_FOLD) ? caseFold(lower) : lower;
+  if (hasChar(composed, C_OPTIONAL_POINT)) folded = folded.replace(OPTIONAL_POINTS, '');
+  // Text in NFKC is in NFC: left as it was (most text of scripts without case), it still is.
+  return folded === text && composed === text ? text : folded.normalize('NFC');
 }
 
 /** {@link foldText} without its shortcuts; exported for the test that holds both equal. */
