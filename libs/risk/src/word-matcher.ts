@@ -41,7 +41,16 @@ const MAX_SPAN = 8;
 /** Texts whose matches are kept (labels repeat from call to call; segmenting is the costly step), and the longest. */
 const MAX_CACHED_TEXTS = 2048;
 const MAX_CACHED_TEXT_LENGTH = 256;
+/** Slots of the table that marks texts seen once (a power of two). */
+const SEEN_SLOTS = 8192;
 const NO_MATCHES: readonly WordMatch[] = Object.freeze([]);
+
+/** A 32-bit fingerprint of `text` (FNV-1a over its code units), never 0 (the mark of an empty slot). */
+function fingerprint(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h === 0 ? 1 : h;
+}
 
 /** Words a deployment adds to the lexicon: a meaning (an existing concept's or a new one), a language, the words. */
 export interface ExtraHighRiskWords {
@@ -184,6 +193,8 @@ export class WordMatcher {
   private maxSpacedWords = 1;
   /** Recent short texts → their matches (frozen, so sharing them is safe). */
   private readonly matched = new Lru<string, readonly WordMatch[]>(MAX_CACHED_TEXTS);
+  /** Fingerprints of recent texts (see {@link match}). */
+  private readonly seen = new Int32Array(SEEN_SLOTS);
 
   constructor(extraWords: readonly ExtraHighRiskWords[] = []) {
     const neighbours = new Map<string, Neighbours>();
@@ -290,6 +301,14 @@ export class WordMatcher {
    */
   match(text: string): readonly WordMatch[] {
     if (text.length > MAX_CACHED_TEXT_LENGTH) return this.find(text);
+    // A text is kept only once it comes back: one seen once is only marked (a fingerprint in a small table), so
+    // labels that never come back cost the cache nothing, neither a lookup nor room.
+    const print = fingerprint(text);
+    const slot = print & (SEEN_SLOTS - 1);
+    if (this.seen[slot] !== print) {
+      this.seen[slot] = print;
+      return this.find(text);
+    }
     let matches = this.matched.get(text);
     if (matches === undefined) {
       const found = this.find(text);
