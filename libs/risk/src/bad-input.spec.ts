@@ -1,5 +1,11 @@
 // Bad target text: each kind is classified or refused with a reason, never a crash, and within a bounded amount of work.
-import { MAX_TARGET_TEXT_LENGTH, RiskClassifier, type RiskInput } from './risk-classifier.js';
+import { foldText, MAX_FOLD_GROWTH } from './normalize.js';
+import {
+  MAX_FOLDED_TARGET_TEXT_LENGTH,
+  MAX_TARGET_TEXT_LENGTH,
+  RiskClassifier,
+  type RiskInput,
+} from './risk-classifier.js';
 
 const classifier = new RiskClassifier();
 const OVERRIDE_REASON =
@@ -28,21 +34,83 @@ describe('bad target text', () => {
       ['look-alike letters in every word', 'm\u0430p '],
     ])('are high, say that only the first part was read, and stay bounded: %s', (_name, unit) => {
       const text = repeatTo(unit, 10_000);
-      const started = performance.now();
       const verdict = classifier.classify(tap(text));
-      const elapsed = performance.now() - started;
       expect(verdict.level).toBe('high');
       expect(verdict.reasons[0]).toBe(
         `target text is 10000 characters long; only the first ${MAX_TARGET_TEXT_LENGTH} were read, ` +
           'and no element label is that long',
       );
-      // Reading all 10,000 characters would not be caught by this bound alone; the next test shows they are not read.
-      expect(elapsed).toBeLessThan(500);
+      // That only the first part is read is shown by the test below; the time it takes is measured by bench:risk.
+    });
+
+    it('are high and say so when made of thousands of different characters', () => {
+      // Every character here is new to the classifier: what it knows of each is worked out as it reads them.
+      const text = Array.from({ length: 10_000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join('');
+      const verdict = classifier.classify(tap(text));
+      expect(verdict.level).toBe('high');
+      expect(verdict.reasons[0]).toBe(
+        `target text is 10000 characters long; only the first ${MAX_TARGET_TEXT_LENGTH} were read, ` +
+          'and no element label is that long',
+      );
     });
 
     it('does not read past the limit', () => {
       const text = `${repeatTo('open the map ', MAX_TARGET_TEXT_LENGTH)} Delete everything`;
       expect(classifier.classify(tap(text)).reasons.join('\n')).not.toContain('delete');
+    });
+  });
+
+  describe('labels that NFKC makes many times longer', () => {
+    const foldedReason =
+      `target text is over ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised (NFKC) character by ` +
+      `character; only its start, up to ${MAX_FOLDED_TARGET_TEXT_LENGTH} of them, was read, and no element label is that long`;
+
+    it('are high when 10,000 characters of the worst of them are sent, saying both lengths', () => {
+      // U+FDFA folds to 18 characters: the 2,000 read would be 36,000 to match.
+      const verdict = classifier.classify(tap('\uFDFA'.repeat(10_000)));
+      expect(verdict.level).toBe('high');
+      expect(verdict.reasons).toEqual([
+        `target text is 10000 characters long; only the first ${MAX_TARGET_TEXT_LENGTH} were read, ` +
+          'and no element label is that long',
+        foldedReason,
+      ]);
+    });
+
+    it('are cut after folding even when short before it, and what follows the cut is not read', () => {
+      const text = `${'\uFDFA'.repeat(150)} Delete everything`;
+      expect(text.length).toBeLessThan(MAX_TARGET_TEXT_LENGTH);
+      const verdict = classifier.classify(tap(text));
+      expect(verdict.level).toBe('high');
+      expect(verdict.reasons[0]).toBe(foldedReason);
+      expect(verdict.reasons.join('\n')).not.toContain('delete');
+    });
+
+    it('are read whole while they fold within the bound', () => {
+      // U+3300 (㌀) folds to four katakana: 400 characters here.
+      expect(classifier.classify(tap(`${'\u3300'.repeat(100)} 送信`)).reasons).toEqual([
+        'target text means send: "送信" (Japanese)',
+      ]);
+    });
+
+    it('are cut between characters when they mix in characters outside the BMP', () => {
+      const text = '\uFDFA\u{1D5B2}'.repeat(600);
+      expect(text.length).toBeLessThan(MAX_TARGET_TEXT_LENGTH);
+      expect(classifier.classify(tap(text))).toEqual({
+        level: 'high',
+        reasons: [foldedReason],
+      });
+    });
+
+    it('never fold one character to more than MAX_FOLD_GROWTH', () => {
+      const growth = (cp: number) => {
+        const c = String.fromCodePoint(cp);
+        return foldText(c).length / c.length;
+      };
+      const over: number[] = [];
+      for (let cp = 0; cp < 0x110000; cp++)
+        if (!(cp >= 0xd800 && cp < 0xe000) && growth(cp) > MAX_FOLD_GROWTH) over.push(cp);
+      expect(over).toEqual([]);
+      expect(growth(0xfdfa)).toBe(MAX_FOLD_GROWTH);
     });
   });
 

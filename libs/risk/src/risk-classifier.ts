@@ -5,7 +5,7 @@
 import { financialScreenEvidence } from './financial-screen.js';
 import { PAYMENT_APPS, PAYMENT_PACKAGE_WORDS, SYSTEM_CONTROL_APPS, type KnownApp } from './foreground-apps.js';
 import { LANGUAGES, type LanguageCode } from './lexicon.js';
-import { normalizeForMatching } from './normalize.js';
+import { foldCut, MAX_FOLD_GROWTH, normalizeForMatching } from './normalize.js';
 import {
   ACTIVATING_TOOLS,
   CONTENT_ARGUMENT_WORDS,
@@ -70,6 +70,13 @@ export interface RiskClassifierOptions {
 
 /** Target text beyond this many UTF-16 code units is not read, and the call is high (no label is that long). */
 export const MAX_TARGET_TEXT_LENGTH = 2000;
+/**
+ * The same bound once the text is folded for matching: NFKC makes some characters many times longer (U+FDFA is 18
+ * characters, U+3300 four), so 2,000 characters of them would be 36,000 to read. Text whose characters fold, each
+ * on its own, to more (never less than the whole text folds to) is read only as far as they fold within the bound,
+ * and the call is high.
+ */
+export const MAX_FOLDED_TARGET_TEXT_LENGTH = MAX_TARGET_TEXT_LENGTH;
 /** Most reasons a verdict carries (the wire contract's limit). */
 export const MAX_REASONS = 32;
 /** Longest reason, in characters (the wire contract's limit). */
@@ -102,6 +109,14 @@ const CONTENT_WORDS = new Set(CONTENT_ARGUMENT_WORDS);
 const PACKAGE_WORDS = new Set(PAYMENT_PACKAGE_WORDS);
 const DEVICE_ACTIONS = new Map<string, string>(
   Object.entries(DEVICE_ACTION_PHRASES).flatMap(([meaning, phrases]) => phrases.map((p) => [p, meaning] as const)),
+);
+/**
+ * A value can mean a device action only if it has a run of letters as long as the longest word of some phrase
+ * (`wipe`): most values (`e12`, `42`, `ok`) are then passed over without being split into words.
+ */
+const MAY_NAME_ACTION = new RegExp(
+  `\\p{L}{${Math.min(...[...DEVICE_ACTIONS.keys()].map((p) => Math.max(...p.split(' ').map((w) => w.length))))}}`,
+  'u',
 );
 
 function knownApps(apps: readonly KnownApp[]): Map<string, string> {
@@ -173,13 +188,21 @@ function lookupIn(set: ReadonlySet<string>, pkg: string): boolean {
 
 /** What the built-in lists and the package name say of a foreground app (kept per package). */
 type PackageReading =
-  | { readonly kind: 'finance'; readonly reason: string }
+  | ({ readonly kind: 'finance'; readonly reason: string } & LowReasons)
   | { readonly kind: 'system'; readonly app: string; readonly settings: boolean }
-  | { readonly kind: 'other' };
+  | ({ readonly kind: 'other' } & LowReasons);
+
+/** The low reason of an app on no list, built with its reading (finance readings carry it too, for the types). */
+interface LowReasons {
+  /** Without and with the screen's text checked. */
+  readonly low: string;
+  readonly lowScreenChecked: string;
+}
 
 /** The screen action as the foreground check reads it. */
 interface ScreenContext {
   readonly pkg: string;
+  readonly reading: PackageReading;
   /** The tool's short name (`tap`). */
   readonly name: string;
   readonly targetText: string | null;
@@ -265,18 +288,24 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Outcome of reading a foreground package. */
-type Foreground = { readonly kind: 'unknown'; readonly why: string } | { readonly kind: 'known'; readonly pkg: string };
-
-function readForeground(value: string | null): Foreground {
-  if (value === null) return { kind: 'unknown', why: 'foreground_package is missing' };
-  const pkg = value.trim();
-  if (pkg === '') return { kind: 'unknown', why: 'foreground_package is empty' };
-  if (pkg.length > MAX_PACKAGE_LENGTH || !ANDROID_PACKAGE.test(pkg)) {
-    return { kind: 'unknown', why: `foreground_package ${quote(value)} is not an Android package name` };
-  }
-  return { kind: 'known', pkg };
+/** What a tool's name says, and the reasons that name it (built once per tool name). */
+interface ToolReading {
+  /** The part after the last dot, lower-cased (`tap`). */
+  readonly name: string;
+  /** How reasons name the tool. */
+  readonly label: string;
+  /** Device actions and lexicon words its name means. */
+  readonly reasons: readonly string[];
+  readonly offScreen: string;
+  readonly changesNothing: string;
 }
+
+/** Outcome of reading a foreground package: what the built-in lists and its name say of a valid one. */
+type Foreground =
+  | { readonly kind: 'unknown'; readonly why: string }
+  | { readonly kind: 'known'; readonly pkg: string; readonly reading: PackageReading };
+
+const MISSING_FOREGROUND: Foreground = { kind: 'unknown', why: 'foreground_package is missing' };
 
 /**
  * Classifies tool calls by risk. Build one per configuration and reuse it: construction compiles the lexicon
@@ -285,11 +314,12 @@ function readForeground(value: string | null): Foreground {
 export class RiskClassifier {
   private readonly words: WordMatcher;
   private readonly paymentApps: Map<string, string>;
-  private readonly toolNames = new Map<string, readonly string[]>();
-  /** Foreground package → what the built-in lists and its name say of it. */
-  private readonly packages = new Lru<string, PackageReading>(MAX_CACHED_PACKAGES);
-  /** The target-text reasons of each (cached, shared) list of word matches. */
-  private readonly targetReasons = new WeakMap<readonly WordMatch[], readonly string[]>();
+  /** Tool name → what it says (see {@link ToolReading}); a deployment has few tool names, each read per call. */
+  private readonly tools = new Map<string, ToolReading>();
+  /** Foreground package, as sent → whether it is one, and what the built-in lists and its name say of it. */
+  private readonly foregrounds = new Lru<string, Foreground>(MAX_CACHED_PACKAGES);
+  /** The target-text reason of each word match (matches are shared between texts, so few are ever made). */
+  private readonly targetReasons = new WeakMap<WordMatch, string>();
 
   constructor(options: RiskClassifierOptions = {}) {
     this.words = new WordMatcher(options.extraWords ?? []);
@@ -326,8 +356,8 @@ export class RiskClassifier {
     const foreground = typeof raw.foreground_package === 'string' ? raw.foreground_package : null;
     const role = typeof raw.target_role === 'string' ? raw.target_role.trim().toLowerCase() : null;
     const screenText = Array.isArray(raw.screen_text) ? (raw.screen_text as readonly unknown[]) : null;
-    const name = tool.slice(tool.lastIndexOf('.') + 1).toLowerCase();
-    const toolLabel = tool === '' ? 'the tool (no name given)' : `tool ${quote(tool)}`;
+    const toolReading = this.readTool(tool);
+    const { name, label: toolLabel } = toolReading;
 
     const high: string[] = [];
     const low: string[] = [];
@@ -343,22 +373,22 @@ export class RiskClassifier {
 
     let refusal: string | null = null;
     if (SCREEN_TOOLS.has(name)) {
-      const fg = readForeground(foreground);
+      const fg = this.readForeground(foreground);
       if (fg.kind === 'unknown') refusal = `foreground app unknown: ${toolLabel} acts on the screen, and ${fg.why}`;
       else
         this.checkForeground(
-          { pkg: fg.pkg, name, targetText: hasTarget ? targetText : null, role, screenText },
+          { pkg: fg.pkg, reading: fg.reading, name, targetText: hasTarget ? targetText : null, role, screenText },
           apps,
           high,
           low,
         );
     } else {
-      low.push(`foreground app not checked: ${toolLabel} does not act on the screen`);
+      low.push(toolReading.offScreen);
     }
 
-    const actions = this.checkAction(tool, name, toolLabel, args, hasTarget);
+    const actions = this.checkAction(toolReading, args, hasTarget);
     if (actions.length > 0) high.push(...actions);
-    else low.push(`${toolLabel} does not change settings, power, airplane mode, device admin or installed apps`);
+    else low.push(toolReading.changesNothing);
 
     if (refusal !== null) return { level: 'refused', reasons: cap([refusal, ...high]), fix: FOREGROUND_PACKAGE_FIX };
     if (high.length > 0) return { level: 'high', reasons: cap(high) };
@@ -382,6 +412,17 @@ export class RiskClassifier {
       );
       text = text.slice(0, MAX_TARGET_TEXT_LENGTH);
     }
+    // Only text long enough to fold past the bound is measured, a table lookup per character (nothing is folded).
+    if (text.length * MAX_FOLD_GROWTH > MAX_FOLDED_TARGET_TEXT_LENGTH) {
+      const cut = foldCut(text, MAX_FOLDED_TARGET_TEXT_LENGTH).at;
+      if (cut < text.length) {
+        high.push(
+          `target text is over ${MAX_FOLDED_TARGET_TEXT_LENGTH} characters once normalised (NFKC) character by ` +
+            `character; only its start, up to ${MAX_FOLDED_TARGET_TEXT_LENGTH} of them, was read, and no element label is that long`,
+        );
+        text = text.slice(0, cut);
+      }
+    }
     const matches = this.words.match(text);
     // A look-alike word that spells a lexicon word is already named by its match, which says how it was written.
     const spelled = matches.some((m) => m.lookalike);
@@ -390,13 +431,11 @@ export class RiskClassifier {
       if (text === targetText) low.push('no high-risk word in the target text');
       return;
     }
-    // Matches of short texts are cached and frozen; their reasons are kept with them.
-    let reasons = this.targetReasons.get(matches);
-    if (!reasons) {
-      reasons = matches.map((m) => wordReason('target text', m));
-      if (Object.isFrozen(matches)) this.targetReasons.set(matches, reasons);
+    for (const m of matches) {
+      let reason = this.targetReasons.get(m);
+      if (reason === undefined) this.targetReasons.set(m, (reason = wordReason('target text', m)));
+      high.push(reason);
     }
-    for (const r of reasons) high.push(r);
   }
 
   /**
@@ -416,11 +455,7 @@ export class RiskClassifier {
       high.push(`foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (listed by the tenant)`);
       return;
     }
-    let reading = this.packages.get(pkg);
-    if (reading === undefined) {
-      reading = this.readPackage(pkg);
-      this.packages.set(pkg, reading);
-    }
+    const { reading } = screen;
     if (reading.kind === 'finance' && tenant !== 'not_finance') {
       high.push(reading.reason);
       return;
@@ -446,20 +481,37 @@ export class RiskClassifier {
       );
       return;
     }
-    low.push(
-      `foreground app ${quote(pkg)} is not a payment, banking, wallet, exchange or system-settings app` +
-        (screen.screenText === null ? '' : ', and its screen shows no account number, IBAN or balance'),
-    );
+    low.push(screen.screenText === null ? reading.low : reading.lowScreenChecked);
+  }
+
+  /** {@link Foreground} of `value` (memoised, for values that could be a package name). */
+  private readForeground(value: string | null): Foreground {
+    if (value === null) return MISSING_FOREGROUND;
+    const cacheable = value.length <= MAX_PACKAGE_LENGTH;
+    let fg = cacheable ? this.foregrounds.get(value) : undefined;
+    if (fg === undefined) {
+      const pkg = value.trim();
+      if (pkg === '') fg = { kind: 'unknown', why: 'foreground_package is empty' };
+      else if (pkg.length > MAX_PACKAGE_LENGTH || !ANDROID_PACKAGE.test(pkg)) {
+        fg = { kind: 'unknown', why: `foreground_package ${quote(value)} is not an Android package name` };
+      } else fg = { kind: 'known', pkg, reading: this.readPackage(pkg) };
+      if (cacheable) this.foregrounds.set(value, fg);
+    }
+    return fg;
   }
 
   /** What the built-in lists and the package's words say of `pkg`. */
   private readPackage(pkg: string): PackageReading {
     const lower = pkg.toLowerCase();
+    const quoted = quote(pkg);
+    const low = `foreground app ${quoted} is not a payment, banking, wallet, exchange or system-settings app`;
+    const lowReasons = { low, lowScreenChecked: `${low}, and its screen shows no account number, IBAN or balance` };
     const listed = lookupApp(this.paymentApps, lower);
     if (listed !== undefined) {
       return {
         kind: 'finance',
-        reason: `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (${listed})`,
+        reason: `foreground app ${quoted} is a payment, banking, wallet or exchange app (${listed})`,
+        ...lowReasons,
       };
     }
     const system = lookupApp(SYSTEM_APPS, lower);
@@ -472,42 +524,46 @@ export class RiskClassifier {
     if (word !== undefined) {
       return {
         kind: 'finance',
-        reason: `foreground app ${quote(pkg)} is a payment, banking, wallet or exchange app (its name has the word ${quote(word)})`,
+        reason: `foreground app ${quoted} is a payment, banking, wallet or exchange app (its name has the word ${quote(word)})`,
+        ...lowReasons,
       };
     }
-    return { kind: 'other' };
+    return { kind: 'other', ...lowReasons };
   }
 
-  /** What the tool's name alone means; memoised, since a deployment has few tool names and each is read per call. */
-  private toolNameReasons(tool: string, name: string, toolLabel: string): readonly string[] {
-    const cached = this.toolNames.get(tool);
+  /** What the tool's name says (memoised). */
+  private readTool(tool: string): ToolReading {
+    const cached = this.tools.get(tool);
     if (cached) return cached;
+    const name = tool.slice(tool.lastIndexOf('.') + 1).toLowerCase();
+    const label = tool === '' ? 'the tool (no name given)' : `tool ${quote(tool)}`;
     const reasons: string[] = [];
     const toolWords = identifierWords(tool);
     for (const meaning of deviceActions(toolWords)) {
-      if (!(SETTING_TOOL_SET.has(name) && meaning === 'a system setting'))
-        reasons.push(`${toolLabel} means ${meaning}`);
+      if (!(SETTING_TOOL_SET.has(name) && meaning === 'a system setting')) reasons.push(`${label} means ${meaning}`);
     }
-    for (const m of this.words.match(toolWords.join(' '))) reasons.push(wordReason(toolLabel, m));
+    for (const m of this.words.match(toolWords.join(' '))) reasons.push(wordReason(label, m));
+    const reading: ToolReading = {
+      name,
+      label,
+      reasons,
+      offScreen: `foreground app not checked: ${label} does not act on the screen`,
+      changesNothing: `${label} does not change settings, power, airplane mode, device admin or installed apps`,
+    };
     // Bounded, so a caller sending ever-new names cannot grow it without limit; clearing keeps results identical.
-    if (this.toolNames.size >= MAX_CACHED_TOOL_NAMES) this.toolNames.clear();
-    this.toolNames.set(tool, reasons);
-    return reasons;
+    if (this.tools.size >= MAX_CACHED_TOOL_NAMES) this.tools.clear();
+    this.tools.set(tool, reading);
+    return reading;
   }
 
-  private checkAction(
-    tool: string,
-    name: string,
-    toolLabel: string,
-    args: Readonly<Record<string, unknown>>,
-    hasTarget: boolean,
-  ): string[] {
+  private checkAction(tool: ToolReading, args: Readonly<Record<string, unknown>>, hasTarget: boolean): string[] {
+    const { name, label: toolLabel } = tool;
     const found: string[] = [];
     if (SETTING_TOOL_SET.has(name)) {
       const setting = ['setting', 'setting_name', 'name'].map((k) => args[k]).find((v) => typeof v === 'string');
       found.push(`${toolLabel} changes a system setting${typeof setting === 'string' ? ` (${quote(setting)})` : ''}`);
     }
-    found.push(...this.toolNameReasons(tool, name, toolLabel));
+    for (const r of tool.reasons) found.push(r);
 
     if (KEY_TOOL_SET.has(name)) {
       const key = KEY_ARGUMENTS.map((k) => args[k]).find((v) => typeof v === 'string' || typeof v === 'number');
@@ -547,7 +603,7 @@ function argumentActions(args: Readonly<Record<string, unknown>>): string[] {
   for (let next = 0; next < queue.length; next++) {
     const { value, path, depth, content } = queue[next] as (typeof queue)[number];
     if (typeof value === 'string') {
-      if (content || value.length > MAX_IDENTIFIER_LENGTH) continue;
+      if (content || value.length > MAX_IDENTIFIER_LENGTH || !MAY_NAME_ACTION.test(value)) continue;
       const reading = readIdentifier(value);
       if (!reading.identifier) continue;
       for (const meaning of reading.actions) {

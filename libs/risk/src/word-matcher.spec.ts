@@ -77,6 +77,19 @@ describe('WordMatcher', () => {
     ])('finds a %s word inside a sentence', (_name, text, found) => {
       expect(words(text)).toContain(found);
     });
+
+    it('reads words joined up in text with such a script, whatever their own script', () => {
+      // A run of words is read joined up as well as spaced, and reaches a key whose starts are not keys themselves.
+      const joining = new WordMatcher([
+        { meaning: 'test', language: 'xx', words: ['a', 'ab'] },
+        { meaning: 'test', language: 'th', words: ['ส่งab'] },
+      ]);
+      const found = (text: string) => joining.match(text).map((m) => m.word);
+      expect(found('a b')).toEqual(['a']);
+      expect(found('a b 送')).toEqual(['ab']);
+      expect(found('ส่ง a-b')).toEqual(['ส่งab', 'ส่ง']);
+      expect(found('x b a 送')).toEqual(['a']);
+    });
   });
 
   describe('amounts and currency symbols next to a verb', () => {
