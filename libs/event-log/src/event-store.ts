@@ -2,7 +2,7 @@
  * Appends events to aggregate subjects with optimistic concurrency and loads aggregate state without creating a
  * consumer per command.
  *
- * Append: the events of one decision are ONE JetStream message (docs/decisions/0014), published with `msgID` = the
+ * Append: the events of one decision are ONE JetStream message (docs/decisions/0015), published with `msgID` = the
  * first event's id (so a retried publish is deduplicated by the server) and `expect.lastSubjectSequence` (so a writer
  * that decided on stale state loses). A single event is stored as its CloudEvent JSON object; several are stored in
  * the CloudEvents JSON batch format (a JSON array of the events, `Content-Type: application/cloudevents-batch+json`),

@@ -103,7 +103,7 @@ export const auditMigrations: Record<string, Migration> = {
     },
   },
   '0004_event_index': {
-    // A decision's events are one message (docs/decisions/0014): an archived event is named by its message's sequence
+    // A decision's events are one message (docs/decisions/0015): an archived event is named by its message's sequence
     // and its place in that message. Events archived before are each a message of one event, so their index is 0.
     async up(db) {
       await db.schema

@@ -25,7 +25,7 @@ export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
 /**
  * The one place every transport's tool request passes through. Decides (pure), then records the request with its
  * canonical bytes and hash under the id its origin gives it (the id `policy.identify` answers) together with the
- * decision: one command, one append, one message on the log (docs/decisions/0014), so no call is left recorded but
+ * decision: one command, one append, one message on the log (docs/decisions/0015), so no call is left recorded but
  * undecided. The call's target comes from the gate, which takes it from the tool's executor. A duplicate observes the
  * original and nothing else happens.
  */

@@ -19,7 +19,7 @@
  *  2. `policy.submit` over NATS, sequential, distinct operation ids, a low-risk call, against policy started in this
  *     process with startService | a raw NATS request/reply (trivial responder on the service's own connection, same
  *     request and reply sizes); plus raw request/reply + a JetStream publish-ack of each message a submit appends (one:
- *     the request and the gate's decision are one message, docs/decisions/0014), with its bytes, and the full I/O
+ *     the request and the gate's decision are one message, docs/decisions/0015), with its bytes, and the full I/O
  *     floor of a submit (that, with the grant SELECT, the direct get that finds no call yet, and the library's
  *     msgID/expected-sequence/snapshot headers). Kinds run in interleaved, rotating blocks.
  */
