@@ -1,7 +1,7 @@
 /**
  * The consumption core under kill -9: a projection and a reaction run in a child process under a steady load and are
- * killed at random points (from outside, and at each step inside: received, applied, committed, acknowledged), then
- * restarted. Afterwards the projection equals a rebuild from sequence 1, and the reaction produced exactly one effect
+ * killed at random points (from outside, and at each step inside: received, event, applied, committed,
+ * acknowledged), then restarted. Afterwards the projection equals a rebuild from sequence 1, and the reaction produced exactly one effect
  * per event and handled every event at least once.
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';

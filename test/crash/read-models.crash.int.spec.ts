@@ -12,7 +12,7 @@ import { aggregateSubject, canonicalPayload, CONTEXTS, type ContextName } from '
 import { connectNats, EventStore, ensureStreams, runCommand, streamName } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
-import { toolCallDecider, type ToolCallCommand } from '@ormuz/tool-call';
+import { decisionCommand, toolCallDecider, type SubmitDecision, type ToolCallCommand } from '@ormuz/tool-call';
 import { approvalsMigrations, APPROVALS_SCHEMA } from '../../services/approvals/src/persistence/migrations.js';
 import { auditMigrations, AUDIT_SCHEMA } from '../../services/audit/src/persistence/migrations.js';
 import {
@@ -149,6 +149,23 @@ describe('read models under kill -9', () => {
         },
       );
     const inAMinute = new Date(Date.now() + 60_000).toISOString();
+    const path = i % 6;
+    const approvalId = `apr_${callId.slice(5, 21)}`;
+    const decision: SubmitDecision =
+      path === 0
+        ? { kind: 'refuse', reason_code: 'tool_not_granted', message: 'Not granted.' }
+        : path === 1 || path === 2
+          ? {
+              kind: 'stage',
+              approval_id: approvalId,
+              summary: `Tap e${i % 9}.`,
+              expires_at: inAMinute,
+              verdict: { level: 'high', reasons: ['taps a send button'] },
+            }
+          : { kind: 'authorize', verdict: { level: 'low', reasons: [] } };
+    // Half the calls are decided as policy decides them (the request and the decision in one message), half as older
+    // versions did (the decision in a message of its own): logs hold both.
+    const together = Math.floor(i / 6) % 2 === 0;
     await run({
       type: 'SubmitCall',
       data: {
@@ -160,28 +177,12 @@ describe('read models under kill -9', () => {
         origin: { kind: 'operation', operation_id: `op-${i}` },
         agent_id: `agent-${i % 4}`,
         target: device,
+        ...(together ? { decision } : {}),
       },
     });
-    const path = i % 6;
-    if (path === 0) {
-      await run({
-        type: 'RefuseCall',
-        data: { call_id: callId, reason_code: 'tool_not_granted', message: 'Not granted.' },
-      });
-      return;
-    }
+    if (!together) await run(decisionCommand(callId, decision));
+    if (path === 0) return;
     if (path === 1 || path === 2) {
-      const approvalId = `apr_${callId.slice(5, 21)}`;
-      await run({
-        type: 'StageCall',
-        data: {
-          call_id: callId,
-          approval_id: approvalId,
-          summary: `Tap e${i % 9}.`,
-          expires_at: inAMinute,
-          verdict: { level: 'high', reasons: ['taps a send button'] },
-        },
-      });
       if (path === 2) {
         await run({
           type: 'DenyCall',
@@ -199,8 +200,6 @@ describe('read models under kill -9', () => {
           contract_version: 'v1-test',
         },
       });
-    } else {
-      await run({ type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: [] } } });
     }
     if (path === 3) {
       await run({ type: 'SealCall', data: { call_id: callId, sealed_by: 'ops@acme', reason: 'wrong target' } });

@@ -257,7 +257,8 @@ describe('ormuz CLI against the running platform', () => {
     });
     expect(types(s)).toEqual(['requested.v1', 'staged.v1']);
     expect(s.timeline?.map((t) => t.source)).toEqual(['/ormuz/policy', '/ormuz/policy']);
-    expect(s.timeline?.[1]?.seq).toBeGreaterThan(s.timeline?.[0]?.seq ?? Infinity);
+    // Recorded together: the request and the gate's decision are one message, so they share its sequence.
+    expect(s.timeline?.[1]?.seq).toBe(s.timeline?.[0]?.seq);
   });
 
   describe('approvals', () => {

@@ -104,13 +104,16 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
     );
     expect(await count(sql`select count(*)::int as n from device_bridge.executions`)).toBe(CALLS);
 
-    // The archive holds every event of every stream, and a call record for every call.
+    // The archive holds every message of every stream (each with all its events: one decision's events are one
+    // message, archived in one transaction), and a call record for every call.
     await waitFor(
       async () => {
         for (const context of Object.keys(CONTEXTS) as ContextName[]) {
           const stream = streamName(platform.namespace, context);
           const info = await platform.jsm.streams.info(stream).catch(() => undefined);
-          const archived = await count(sql`select count(*)::int as n from audit.events where stream = ${stream}`);
+          const archived = await count(
+            sql`select count(distinct seq)::int as n from audit.events where stream = ${stream}`,
+          );
           if ((info?.state.messages ?? 0) !== archived) return false;
         }
         return (await count(sql`select count(*)::int as n from audit.call_records`)) === CALLS;
@@ -130,7 +133,7 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
     const calls = streamName(platform.namespace, 'calls');
     const figures = {
       calls: CALLS,
-      events_in_calls_stream: (await platform.jsm.streams.info(calls)).state.messages,
+      messages_in_calls_stream: (await platform.jsm.streams.info(calls)).state.messages,
       audit_events_of_calls: await count(sql`select count(*)::int as n from audit.events where stream = ${calls}`),
       policy_call_status: await count(sql`select count(*)::int as n from policy.call_status`),
       bridge_executions: await count(sql`select count(*)::int as n from device_bridge.executions`),

@@ -7,11 +7,11 @@
  *
  * `ToolCalls` (service-kit) and `Conversations` (model-loop) are this class with their context and decider.
  */
-import { aggregateSubject, type ContextName, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
+import { aggregateSubject, type ContextName, type EventDraft } from '@ormuz/contracts';
 import { runCommand, type CommandResult } from './command-runner.js';
 import type { Decider } from './decider.js';
 import { expectEvent, type Enveloped, type EventGuard } from './event-types.js';
-import type { EventStore, Loaded } from './event-store.js';
+import type { EventStore, Loaded, StoredEvent } from './event-store.js';
 import { streamName } from './topology.js';
 
 /** Who caused a change: the conversation or operation it belongs to, and the request or event that led to it. */
@@ -91,8 +91,11 @@ export class AggregateRepository<S, C, E extends EventDraft> {
     return this.store.load(this.stream, this.subject(tenant, id), this.aggregate.decider, { fresh: true });
   }
 
-  /** Every event stored on the aggregate's subject, in order, as it is on the log (direct gets, no consumer). */
-  timeline(tenant: string, id: string): Promise<{ seq: number; event: OrmuzEvent }[]> {
+  /**
+   * Every event stored on the aggregate's subject, in order, as it is on the log (direct gets, no consumer); the
+   * events of one decision share their message's sequence and are told apart by their index in it.
+   */
+  timeline(tenant: string, id: string): Promise<StoredEvent[]> {
     return this.store.history(this.stream, this.subject(tenant, id));
   }
 

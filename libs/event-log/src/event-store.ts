@@ -2,14 +2,17 @@
  * Appends events to aggregate subjects with optimistic concurrency and loads aggregate state without creating a
  * consumer per command.
  *
- * Append: every event is published with `msgID` = event id (so a retried publish is deduplicated by the server) and
- * `expect.lastSubjectSequence` (so a writer that decided on stale state loses). Several events from one decision are
- * chained: each expects the sequence of the one before it.
+ * Append: the events of one decision are ONE JetStream message (docs/decisions/0015), published with `msgID` = the
+ * first event's id (so a retried publish is deduplicated by the server) and `expect.lastSubjectSequence` (so a writer
+ * that decided on stale state loses). A single event is stored as its CloudEvent JSON object; several are stored in
+ * the CloudEvents JSON batch format (a JSON array of the events, `Content-Type: application/cloudevents-batch+json`),
+ * so a decision is on the log whole or not at all, and every event of it shares the message's stream sequence.
  *
- * Load: each appended event carries, in a header, a snapshot of the aggregate state after it. A cold load is therefore
- * one direct get of the subject's last message (`last_by_subj`). Snapshots of another state version are ignored and
- * the state is rebuilt by walking the subject with `next_by_subj`. A bounded in-process cache makes a warm load free;
- * a stale cache entry cannot do harm because the append's expected sequence then fails and the caller reloads.
+ * Load: each appended message carries, in a header, a snapshot of the aggregate state after its last event. A cold
+ * load is therefore one direct get of the subject's last message (`last_by_subj`). Snapshots of another state version
+ * are ignored and the state is rebuilt by walking the subject with `next_by_subj`. A bounded in-process cache makes a
+ * warm load free; a stale cache entry cannot do harm because the append's expected sequence then fails and the caller
+ * reloads.
  */
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
@@ -22,6 +25,10 @@ import { expectEvent } from './event-types.js';
 export const SNAPSHOT_HEADER = 'Ormuz-Snapshot';
 /** Header carrying the snapshot's state version. */
 export const SNAPSHOT_VERSION_HEADER = 'Ormuz-Snapshot-Version';
+/** Header naming the body's format; present only on a message of several events. */
+export const CONTENT_TYPE_HEADER = 'Content-Type';
+/** The CloudEvents JSON batch format: the body is a JSON array of events, in order. */
+export const CLOUDEVENTS_BATCH = 'application/cloudevents-batch+json';
 
 /** State of an aggregate as loaded, with the sequence of its last event (0 when it has none). */
 export interface Loaded<S> {
@@ -30,12 +37,19 @@ export interface Loaded<S> {
 }
 
 export interface AppendResult {
-  /** Stream sequence of each appended event, in order. */
+  /** Stream sequence of each appended event, in order: the one message's sequence, once per event. */
   readonly sequences: number[];
-  /** Sequence of the last event now on the subject. */
+  /** Sequence of the last message now on the subject. */
   readonly version: number;
-  /** True when the server reported every event as a duplicate of one already stored (a replayed append). */
+  /** True when the server reported the message as a duplicate of one already stored (a replayed append). */
   readonly duplicate: boolean;
+}
+
+/** One event as stored: the sequence of its message, and its place in that message (0 for a message of one event). */
+export interface StoredEvent<E extends OrmuzEvent = OrmuzEvent> {
+  readonly seq: number;
+  readonly index: number;
+  readonly event: E;
 }
 
 const WRONG_LAST_SEQUENCE = 10071;
@@ -47,19 +61,40 @@ function errCode(err: unknown): number | undefined {
   return e?.api_error?.err_code;
 }
 
-/** Reads an Ormuz event from a stored message, validating it. Throws {@link CorruptEventError}. */
-export function decodeEvent<E extends OrmuzEvent>(subject: string, seq: number, data: Uint8Array): E {
+/**
+ * Reads the Ormuz events of a stored message, in order, validating each: one for a CloudEvent JSON object, every
+ * element for a CloudEvents JSON batch (an array). The body alone decides, so a parked message, stored without its
+ * headers, reads the same. Throws {@link CorruptEventError}.
+ */
+export function decodeEvents<E extends OrmuzEvent>(subject: string, seq: number, data: Uint8Array): E[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(data));
   } catch (err) {
     throw new CorruptEventError(subject, seq, `not JSON (${(err as Error).message})`);
   }
-  try {
-    return assertValidEvent<E>(parsed);
-  } catch (err) {
-    throw new CorruptEventError(subject, seq, (err as Error).message);
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  if (items.length === 0) throw new CorruptEventError(subject, seq, 'an empty batch of events');
+  return items.map((item, index) => {
+    try {
+      return assertValidEvent<E>(item);
+    } catch (err) {
+      const where = Array.isArray(parsed) ? `event ${index} of the batch: ` : '';
+      throw new CorruptEventError(subject, seq, `${where}${(err as Error).message}`);
+    }
+  });
+}
+
+/**
+ * Reads the one Ormuz event of a stored message (a recorded fact). Throws {@link CorruptEventError}, also when the
+ * message holds a batch: read those with {@link decodeEvents}.
+ */
+export function decodeEvent<E extends OrmuzEvent>(subject: string, seq: number, data: Uint8Array): E {
+  const events = decodeEvents<E>(subject, seq, data);
+  if (events.length !== 1) {
+    throw new CorruptEventError(subject, seq, `a batch of ${events.length} events where one was expected`);
   }
+  return events[0]!;
 }
 
 /**
@@ -114,10 +149,11 @@ export class EventStore {
   }
 
   /**
-   * Appends `events` to `subject`, expecting its last sequence to be `expectedVersion` (0: no events yet).
-   * `snapshots[i]` is the aggregate state after `events[i]`, stored in a header for one-round-trip loads.
-   * Throws {@link ConcurrencyConflictError} when another writer got there first, {@link StreamMissingError}
-   * when no stream holds the subject, and SchemaViolationError when an event is invalid (nothing is published).
+   * Appends `events` (one decision) to `subject` as one message, expecting the subject's last sequence to be
+   * `expectedVersion` (0: no events yet). `snapshot.states[i]` is the aggregate state after `events[i]`; the last one
+   * is stored in a header for one-round-trip loads. Throws {@link ConcurrencyConflictError} when another writer got
+   * there first, {@link StreamMissingError} when no stream holds the subject, and SchemaViolationError when an event
+   * is invalid (nothing is published).
    */
   async append(
     subject: string,
@@ -126,37 +162,34 @@ export class EventStore {
     snapshot?: { readonly states: readonly unknown[]; readonly stateVersion: number },
   ): Promise<AppendResult> {
     for (const event of events) assertValidEvent(event);
-    const sequences: number[] = [];
-    let expected = expectedVersion;
-    let duplicate = events.length > 0;
-    for (const [i, event] of events.entries()) {
-      const h = natsHeaders();
-      if (snapshot) {
-        h.set(SNAPSHOT_HEADER, JSON.stringify(snapshot.states[i]));
-        h.set(SNAPSHOT_VERSION_HEADER, String(snapshot.stateVersion));
-      }
-      try {
-        const ack = await this.publishWithRetry(subject, this.encoder.encode(JSON.stringify(event)), {
-          msgID: event.id,
-          expect: { lastSubjectSequence: expected },
-          headers: h,
-          timeout: this.timeoutMs,
-        });
-        duplicate &&= ack.duplicate;
-        sequences.push(ack.seq);
-        expected = ack.seq;
-      } catch (err) {
-        this.cache.delete(subject);
-        const code = errCode(err);
-        if (code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String(err))) {
-          throw new ConcurrencyConflictError(subject, expected);
-        }
-        if (isStreamMissing(err)) throw new StreamMissingError(subject);
-        throw err;
-      }
+    if (events.length === 0) return { sequences: [], version: expectedVersion, duplicate: false };
+    const h = natsHeaders();
+    if (snapshot) {
+      h.set(SNAPSHOT_HEADER, JSON.stringify(snapshot.states[events.length - 1]));
+      h.set(SNAPSHOT_VERSION_HEADER, String(snapshot.stateVersion));
     }
-    if (snapshot && events.length > 0) this.remember(subject, snapshot.states.at(-1), expected);
-    return { sequences, version: expected, duplicate };
+    if (events.length > 1) h.set(CONTENT_TYPE_HEADER, CLOUDEVENTS_BATCH);
+    const body = JSON.stringify(events.length === 1 ? events[0] : events);
+    let ack;
+    try {
+      ack = await this.publishWithRetry(subject, this.encoder.encode(body), {
+        // The first event's id names the decision: a retried publish carries the same events, so the same id.
+        msgID: events[0]!.id,
+        expect: { lastSubjectSequence: expectedVersion },
+        headers: h,
+        timeout: this.timeoutMs,
+      });
+    } catch (err) {
+      this.cache.delete(subject);
+      const code = errCode(err);
+      if (code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String(err))) {
+        throw new ConcurrencyConflictError(subject, expectedVersion);
+      }
+      if (isStreamMissing(err)) throw new StreamMissingError(subject);
+      throw err;
+    }
+    if (snapshot) this.remember(subject, snapshot.states[events.length - 1], ack.seq);
+    return { sequences: events.map(() => ack.seq), version: ack.seq, duplicate: ack.duplicate };
   }
 
   /**
@@ -214,20 +247,24 @@ export class EventStore {
     return { state, version };
   }
 
-  /** Every event stored on one subject, in order, read with direct gets (no consumer). */
   /** Every event of one subject, in order, as an array (a call's or a device's history). */
-  async history(stream: string, subject: string): Promise<{ seq: number; event: OrmuzEvent }[]> {
+  async history(stream: string, subject: string): Promise<StoredEvent[]> {
     const out = [];
     for await (const item of this.readSubject(stream, subject)) out.push(item);
     return out;
   }
 
-  async *readSubject(stream: string, subject: string): AsyncGenerator<{ seq: number; event: OrmuzEvent }> {
+  /**
+   * Every event stored on one subject, in order, read with direct gets (no consumer): each event of a message with
+   * the message's sequence and its index in it.
+   */
+  async *readSubject(stream: string, subject: string): AsyncGenerator<StoredEvent> {
     let seq = 1;
     for (;;) {
       const msg = await this.directGet(stream, { seq, next_by_subj: subject });
       if (!msg) return;
-      yield { seq: msg.seq, event: decodeEvent(subject, msg.seq, msg.data) };
+      const events = decodeEvents(subject, msg.seq, msg.data);
+      for (const [index, event] of events.entries()) yield { seq: msg.seq, index, event };
       seq = msg.seq + 1;
     }
   }

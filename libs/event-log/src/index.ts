@@ -7,11 +7,15 @@ export { expectEvent, type Enveloped, type EventGuard, type ReadsEvents } from '
 export {
   EventStore,
   decodeEvent,
+  decodeEvents,
+  CLOUDEVENTS_BATCH,
+  CONTENT_TYPE_HEADER,
   SNAPSHOT_HEADER,
   SNAPSHOT_VERSION_HEADER,
   type AppendResult,
   type EventStoreOptions,
   type Loaded,
+  type StoredEvent,
 } from './event-store.js';
 export { runCommand, type CommandContext, type CommandResult, type RunCommandOptions } from './command-runner.js';
 export {
@@ -38,6 +42,7 @@ export {
 export {
   ProjectionRunner,
   type AfterCommit,
+  type AppliedEvent,
   type Projection,
   type ProjectionRunnerOptions,
 } from './consumption/projection-runner.js';

@@ -4,7 +4,7 @@
  */
 import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
 import type { OrmuzEvent } from '@ormuz/contracts';
-import { decodeEvent } from './event-store.js';
+import { decodeEvents } from './event-store.js';
 
 export interface ReplayOptions {
   readonly stream: string;
@@ -20,10 +20,26 @@ export interface ReplayOptions {
   readonly signal?: AbortSignal;
 }
 
-/** One replayed event with its stream sequence. Unreadable messages are yielded with `error` instead of `event`. */
+/**
+ * One replayed event with the stream sequence of its message and its index in that message (0 for a message of one
+ * event; the events of one decision share a message). An unreadable message is yielded once, with `error` instead of
+ * `event`.
+ */
 export type ReplayItem =
-  | { readonly seq: number; readonly subject: string; readonly event: OrmuzEvent; readonly error?: undefined }
-  | { readonly seq: number; readonly subject: string; readonly event?: undefined; readonly error: string };
+  | {
+      readonly seq: number;
+      readonly index: number;
+      readonly subject: string;
+      readonly event: OrmuzEvent;
+      readonly error?: undefined;
+    }
+  | {
+      readonly seq: number;
+      readonly index?: undefined;
+      readonly subject: string;
+      readonly event?: undefined;
+      readonly error: string;
+    };
 
 /** Yields the matching events in stream order. */
 export async function* replay(js: JetStreamClient, opts: ReplayOptions): AsyncGenerator<ReplayItem> {
@@ -46,11 +62,13 @@ export async function* replay(js: JetStreamClient, opts: ReplayOptions): AsyncGe
   opts.signal?.addEventListener('abort', stop, { once: true });
   try {
     for await (const m of messages) {
+      let events: OrmuzEvent[] | undefined;
       try {
-        yield { seq: m.seq, subject: m.subject, event: decodeEvent(m.subject, m.seq, m.data) };
+        events = decodeEvents(m.subject, m.seq, m.data);
       } catch (err) {
         yield { seq: m.seq, subject: m.subject, error: (err as Error).message };
       }
+      for (const [index, event] of events?.entries() ?? []) yield { seq: m.seq, index, subject: m.subject, event };
       if (!opts.follow && m.info.pending === 0) break;
     }
   } finally {

@@ -29,7 +29,8 @@ export interface CounterState {
   total: number;
   count: number;
 }
-export type CounterCommand = { type: 'Increment'; by: number; limit?: number };
+/** `times` (default 1): increments decided at once, so appended as one message of that many events. */
+export type CounterCommand = { type: 'Increment'; by: number; limit?: number; times?: number };
 
 export class LimitReachedError extends OrmuzError {
   readonly code = 'limit_reached';
@@ -40,7 +41,13 @@ export const counter: Decider<CounterState, CounterCommand, Incremented> = {
   stateVersion: 1,
   evolve: (s, e) => ({ total: e.data.total, count: s.count + 1 }),
   decide: (c, s) => {
-    if (c.limit !== undefined && s.total + c.by > c.limit) throw new LimitReachedError(`limit ${c.limit} reached`);
-    return [{ type: INCREMENTED, data: { by: c.by, total: s.total + c.by } }];
+    const times = c.times ?? 1;
+    if (c.limit !== undefined && s.total + c.by * times > c.limit) {
+      throw new LimitReachedError(`limit ${c.limit} reached`);
+    }
+    return Array.from({ length: times }, (_, i) => ({
+      type: INCREMENTED,
+      data: { by: c.by, total: s.total + c.by * (i + 1) },
+    }));
   },
 };

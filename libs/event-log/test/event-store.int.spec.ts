@@ -3,10 +3,16 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { aggregateSubject, envelope, SchemaViolationError } from '@ormuz/contracts';
 import { randomNamespace, testEnv } from '@ormuz/testing';
 import {
+  CLOUDEVENTS_BATCH,
   ConcurrencyConflictError,
   connectNats,
+  CONTENT_TYPE_HEADER,
+  CorruptEventError,
+  decodeEvent,
+  decodeEvents,
   EventStore,
   ensureStreams,
+  replay,
   runCommand,
   SNAPSHOT_HEADER,
   StreamMissingError,
@@ -160,5 +166,95 @@ describe('event store', () => {
     for await (const { event } of store.readSubject(stream, subject))
       totals.push((event.data as { total: number }).total);
     expect(totals).toEqual([1, 2, 3]);
+  });
+
+  describe('a decision of several events', () => {
+    const increments = (id: string, from: number, n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        envelope({ type: INCREMENTED, data: { by: 1, total: from + i + 1 } }, env(id)),
+      );
+    const messagesOn = async (subject: string) =>
+      (await jsm.streams.info(stream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
+
+    it('is one message with one sequence, in the CloudEvents batch format, with the snapshot after the last', async () => {
+      const subject = subjectOf('b1');
+      await runCommand(store, stream, subject, counter, { type: 'Increment', by: 1 }, ctx('b1'));
+      const r = await runCommand(store, stream, subject, counter, { type: 'Increment', by: 2, times: 2 }, ctx('b1'));
+      expect(r.events).toHaveLength(2);
+      expect(r.state).toEqual({ total: 5, count: 3 });
+      expect(await messagesOn(subject)).toBe(2);
+      const last = await jsm.direct.getMessage(stream, { last_by_subj: subject });
+      expect(last?.seq).toBe(r.version);
+      expect(last?.header?.get(CONTENT_TYPE_HEADER)).toBe(CLOUDEVENTS_BATCH);
+      expect(last?.header?.get(SNAPSHOT_HEADER)).toBe(JSON.stringify({ total: 5, count: 3 }));
+      expect(JSON.parse(new TextDecoder().decode(last!.data))).toEqual(r.events);
+      // A single event stays a single CloudEvent, as every message written before batches was.
+      const first = await jsm.direct.getMessage(stream, { seq: 1, next_by_subj: subject });
+      expect(first?.header?.get(CONTENT_TYPE_HEADER)).toBe('');
+      expect(Array.isArray(JSON.parse(new TextDecoder().decode(first!.data)))).toBe(false);
+    });
+
+    it('reports the message sequence for each event, and names the message by the first event', async () => {
+      const subject = subjectOf('b2');
+      const events = increments('b2', 0, 3);
+      const appended = await store.append(subject, events, 0);
+      expect(appended).toEqual({
+        sequences: [appended.version, appended.version, appended.version],
+        version: appended.version,
+        duplicate: false,
+      });
+      // A retried append of the same decision: the server keeps the first message.
+      const again = await new EventStore(js, jsm).append(subject, events, 0);
+      expect(again).toEqual({ ...appended, duplicate: true });
+      expect(await messagesOn(subject)).toBe(1);
+    });
+
+    it('is refused whole on a stale expected sequence: none of its events is stored', async () => {
+      const subject = subjectOf('b3');
+      await store.append(subject, increments('b3', 0, 1), 0);
+      await expect(store.append(subject, increments('b3', 1, 2), 0)).rejects.toBeInstanceOf(ConcurrencyConflictError);
+      expect(await messagesOn(subject)).toBe(1);
+      expect((await store.history(stream, subject)).map((e) => (e.event.data as { total: number }).total)).toEqual([1]);
+    });
+
+    it('loads from the snapshot after the message, and folds every event when the snapshot cannot be used', async () => {
+      const subject = subjectOf('b4');
+      await runCommand(store, stream, subject, counter, { type: 'Increment', by: 3, times: 2 }, ctx('b4'));
+      const r = await runCommand(store, stream, subject, counter, { type: 'Increment', by: 1, times: 3 }, ctx('b4'));
+      const expected = { state: { total: 9, count: 5 }, version: r.version };
+      expect(await new EventStore(js, jsm).load(stream, subject, counter)).toEqual(expected);
+      expect(await new EventStore(js, jsm).load(stream, subject, { ...counter, stateVersion: 2 })).toEqual(expected);
+    });
+
+    it('reads back as every event with the message sequence and its index, in history and in a replay', async () => {
+      const subject = subjectOf('b5');
+      const one = await store.append(subject, increments('b5', 0, 1), 0);
+      const two = await store.append(subject, increments('b5', 1, 2), one.version);
+      const expected = [
+        { seq: one.version, index: 0, total: 1 },
+        { seq: two.version, index: 0, total: 2 },
+        { seq: two.version, index: 1, total: 3 },
+      ];
+      const history = await store.history(stream, subject);
+      expect(
+        history.map((e) => ({ seq: e.seq, index: e.index, total: (e.event.data as { total: number }).total })),
+      ).toEqual(expected);
+      const replayed = [];
+      for await (const item of replay(js, { stream, filterSubject: subject })) {
+        replayed.push({ seq: item.seq, index: item.index, total: (item.event?.data as { total: number }).total });
+      }
+      expect(replayed).toEqual(expected);
+    });
+
+    it('decodes a message of one event or of a batch, and names what is wrong with a bad one', () => {
+      const [a, b] = increments('b6', 0, 2);
+      const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+      expect(decodeEvents('s', 1, bytes(a))).toEqual([a]);
+      expect(decodeEvents('s', 1, bytes([a, b]))).toEqual([a, b]);
+      expect(decodeEvent('s', 1, bytes(a))).toEqual(a);
+      expect(() => decodeEvent('s', 1, bytes([a, b]))).toThrow(CorruptEventError);
+      expect(() => decodeEvents('s', 1, bytes([]))).toThrow(/empty batch/);
+      expect(() => decodeEvents('s', 1, bytes([a, { ...b, type: 'nope' }]))).toThrow(/event 1 of the batch/);
+    });
   });
 });

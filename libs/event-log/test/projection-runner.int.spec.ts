@@ -272,6 +272,78 @@ describe('projection runner', () => {
     expect(typedRows.find((r) => r.id === 't2')).toBeUndefined();
   });
 
+  it('applies every event of a message of several in its batch, in order, each with the message sequence and its index', async () => {
+    unlucky = false;
+    const subject = aggregateSubject(ns, 'calls', 'acme', 'm1');
+    const one = await runCommand(store, stream, subject, counter, { type: 'Increment', by: 1 }, ctx('m1'));
+    const two = await runCommand(store, stream, subject, counter, { type: 'Increment', by: 2, times: 2 }, ctx('m1'));
+    const applied: [number, number, number][] = [];
+    const batches: [number, number][][] = [];
+    const recording = (name: string, batched: boolean): Projection => ({
+      ...projection(name),
+      async apply(trx, event, seq, after, index) {
+        if (seq >= one.version) applied.push([seq, index, (event.data as { total: number }).total]);
+        await projection(name).apply(trx, event, seq, after, index);
+      },
+      ...(batched
+        ? {
+            async applyBatch(trx, items, after) {
+              batches.push(items.filter((i) => i.seq >= one.version).map((i) => [i.seq, i.index]));
+              for (const i of items) await this.apply(trx, i.event, i.seq, after, i.index);
+            },
+          }
+        : {}),
+    });
+    for (const batched of [false, true]) {
+      applied.length = 0;
+      const runner = new ProjectionRunner(js, jsm, db, recording(`several_${batched}`, batched), { batchSize: 4 });
+      await runner.start();
+      await runner.waitFor(two.version);
+      await runner.stop();
+      expect(applied).toEqual([
+        [one.version, 0, 1],
+        [two.version, 0, 3],
+        [two.version, 1, 5],
+      ]);
+      expect((await rows(`several_${batched}`)).find((r) => r.id.endsWith('m1'))).toEqual({
+        id: 'm1',
+        total: 5,
+        events: 3,
+      });
+    }
+    // The batched projection was handed both events of the message in the batch that held it.
+    expect(batches.flat()).toEqual(
+      expect.arrayContaining([
+        [two.version, 0],
+        [two.version, 1],
+      ]),
+    );
+  });
+
+  it('parks a message of several events whole when one is poison, and applies it whole on retry', async () => {
+    unlucky = true;
+    const subject = aggregateSubject(ns, 'calls', 'acme', 'm2');
+    await runCommand(store, stream, subject, counter, { type: 'Increment', by: 1 }, ctx('m2'));
+    const poison = await runCommand(
+      store,
+      stream,
+      subject,
+      counter,
+      { type: 'Increment', by: 13, times: 2 },
+      ctx('m2'),
+    );
+    const runner = new ProjectionRunner(js, jsm, db, projection('several_parked', { appliesOutOfOrder: true }));
+    await runner.start();
+    await runner.waitFor(poison.version);
+    const parked = (await runner.parked()).filter((p) => p.subject === subject);
+    expect(parked.map((p) => p.seq)).toEqual([poison.version]);
+    expect((await rows('several_parked')).find((r) => r.id === 'm2')).toEqual({ id: 'm2', total: 1, events: 1 });
+    unlucky = false;
+    await runner.retryParked();
+    await runner.stop();
+    expect((await rows('several_parked')).find((r) => r.id === 'm2')).toEqual({ id: 'm2', total: 27, events: 3 });
+  });
+
   it('stops for good when stop() comes while start() is still opening the consumer', async () => {
     const runner = new ProjectionRunner(js, jsm, db, projection('early_stop'));
     const starting = runner.start();

@@ -106,6 +106,29 @@ describe('reaction runner', () => {
     await runner.stop();
   });
 
+  it("handles a message's events in order, and retries a failing one alone before the message counts as done", async () => {
+    const subject = aggregateSubject(ns, 'calls', 'acme', 'm1');
+    const r = await runCommand(store, stream, subject, counter, { type: 'Increment', by: 1, times: 3 }, ctx('m1'));
+    const calls: string[] = [];
+    let failures = 1;
+    const runner = new ReactionRunner(
+      js,
+      jsm,
+      db,
+      reaction('several', async (event, delivery) => {
+        if (event.subject !== 'm1') return;
+        calls.push(`${delivery.seq}/${delivery.index}#${delivery.attempt}`);
+        if (delivery.index === 1 && failures-- > 0) throw new Error('not yet');
+      }),
+      { retryDelayMs: 5 },
+    );
+    await runner.start();
+    await runner.waitFor(r.version);
+    await runner.stop();
+    const seq = r.version;
+    expect(calls).toEqual([`${seq}/0#1`, `${seq}/1#1`, `${seq}/1#2`, `${seq}/2#1`]);
+  });
+
   it('hands a reaction typed for one aggregate only its events, and parks another event at once', async () => {
     await increment('t1', 2);
     const foreign = envelope(

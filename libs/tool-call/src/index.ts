@@ -14,9 +14,11 @@ export type {
   SealCall,
   StageCall,
   SubmitCall,
+  SubmitDecision,
   ToolCallCommand,
   ToolCallCommandOf,
 } from './tool-call.commands.js';
+export { decisionCommand } from './tool-call.commands.js';
 export {
   decide,
   evolve,

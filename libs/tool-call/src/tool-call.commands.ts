@@ -22,8 +22,19 @@ export interface ToolCallCommandOf<T extends string, D> {
 /**
  * Record a tool request with its identity and canonical bytes. `payload_sha256` must be the SHA-256 of `payload`'s
  * UTF-8 bytes, which must not exceed `MAX_TOOL_CALL_PAYLOAD_BYTES`.
+ *
+ * With `decision` (the gate's, already known when the request arrives) the request and the decision are decided
+ * together: `requested` and then `refused`, `staged` or `authorized`, appended as one message, so no call is ever left
+ * recorded but undecided. Without it the call stays `requested` until a {@link RefuseCall}, {@link StageCall} or
+ * {@link AuthorizeCall}.
  */
-export type SubmitCall = ToolCallCommandOf<'SubmitCall', CallRequestedV1>;
+export type SubmitCall = ToolCallCommandOf<'SubmitCall', CallRequestedV1 & { readonly decision?: SubmitDecision }>;
+
+/** The gate's decision on a submitted call, as {@link SubmitCall} carries it: the data of the command it stands for. */
+export type SubmitDecision =
+  | ({ readonly kind: 'refuse' } & Omit<RefuseCall['data'], 'call_id'>)
+  | ({ readonly kind: 'stage' } & Omit<StageCall['data'], 'call_id'>)
+  | ({ readonly kind: 'authorize' } & Omit<AuthorizeCall['data'], 'call_id'>);
 
 /** Policy refuses the call; `message` is the sentence the model gets. */
 export type RefuseCall = ToolCallCommandOf<
@@ -149,3 +160,30 @@ export type ToolCallCommand =
   | ClaimStart
   | RecordOutcome
   | MarkOutcomeUnknown;
+
+/**
+ * The command a submit's decision stands for: how a call already `requested` is decided (the decider decides a submit
+ * that carries it the same way, and a call an older version recorded alone is decided with it).
+ */
+export function decisionCommand(callId: string, decision: SubmitDecision): RefuseCall | StageCall | AuthorizeCall {
+  switch (decision.kind) {
+    case 'refuse':
+      return {
+        type: 'RefuseCall',
+        data: { call_id: callId, reason_code: decision.reason_code, message: decision.message },
+      };
+    case 'stage':
+      return {
+        type: 'StageCall',
+        data: {
+          call_id: callId,
+          approval_id: decision.approval_id,
+          summary: decision.summary,
+          expires_at: decision.expires_at,
+          verdict: decision.verdict,
+        },
+      };
+    case 'authorize':
+      return { type: 'AuthorizeCall', data: { call_id: callId, verdict: decision.verdict } };
+  }
+}

@@ -38,6 +38,7 @@ import {
   cmd,
   CONTRACT,
   DEADLINE,
+  decision,
   ev,
   EXPIRES_AT,
   NOW,
@@ -141,6 +142,57 @@ describe('submit', () => {
     given(ev.requested())
       .when(cmd.submit({ call_id: 'call_ffffffffffffffffffffffffffffffff' }))
       .thenThrows(InvalidCommandError, /decided against call/);
+  });
+});
+
+describe('submit with the gate decision', () => {
+  it.each([
+    ['refused', decision.refuse(), ev.refused()],
+    ['staged', decision.stage(), ev.staged()],
+    ['authorized', decision.authorize(), ev.authorized()],
+  ] as const)('records the request and its decision in one list (%s)', (_status, gate, decided) => {
+    given().when(cmd.submitDecided(gate)).then([ev.requested(), decided]);
+  });
+
+  it('leaves the call in the decided state, never in requested', () => {
+    expect(given().when(cmd.submitDecided(decision.stage())).state.status).toBe('staged');
+    expect(given().when(cmd.submitDecided(decision.authorize())).state.status).toBe('authorized');
+  });
+
+  it.each([
+    ['authorized', authorized],
+    ['staged', staged],
+    ['refused', [ev.requested(), ev.refused()]],
+    ['started', started],
+    // An older version recorded the request alone; its caller decides it with the decision's own command.
+    ['requested', [ev.requested()]],
+  ])('observes the original when the same request arrives again (%s), whatever decision it carries', (_s, history) => {
+    given(...history)
+      .when(cmd.submitDecided(decision.refuse()))
+      .then([]);
+  });
+
+  it('checks the decision as its own command would, and records nothing when it is refused', () => {
+    given()
+      .when(cmd.submitDecided(decision.stage({ expires_at: NOW.toISOString() })))
+      .thenThrows(InvalidCommandError, /not after/);
+    given()
+      .when(cmd.submitDecided(decision.stage({ verdict: { level: 'low', reasons: [] } as never })))
+      .thenThrows(InvalidCommandError, /high-risk/);
+    given()
+      .when(cmd.submitDecided(decision.authorize({ verdict: { level: 'high', reasons: ['pays'] } as never })))
+      .thenThrows(ApprovalRequiredError);
+  });
+
+  it('checks the request before the decision', () => {
+    given()
+      .when(cmd.submitDecided(decision.authorize(), { payload_sha256: OTHER_ARGS.sha256 }))
+      .thenThrows(InvalidCommandError, /not the SHA-256/);
+  });
+
+  it('keeps the decision out of the recorded request', () => {
+    const [requested] = given().when(cmd.submitDecided(decision.authorize())).events;
+    expect(requested!.data).not.toHaveProperty('decision');
   });
 });
 

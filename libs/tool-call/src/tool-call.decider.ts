@@ -32,6 +32,7 @@ import type {
   SubmitCall,
   ToolCallCommand,
 } from './tool-call.commands.js';
+import { decisionCommand } from './tool-call.commands.js';
 import {
   ApprovalAlreadyDecidedError,
   ApprovalExpiredError,
@@ -248,7 +249,7 @@ export function decide(command: ToolCallCommand, state: ToolCallState, now: Date
   if (Number.isNaN(now.getTime())) {
     throw new InvalidCommandError(command.data.call_id, command.type, 'the decision time is not a valid date');
   }
-  if (command.type === 'SubmitCall') return submit(command, state);
+  if (command.type === 'SubmitCall') return submit(command, state, now);
   if (state.status === 'absent') throw new CallNotFoundError(command.data.call_id);
   if (command.data.call_id !== state.call.call_id) {
     throw new InvalidCommandError(
@@ -285,7 +286,13 @@ export function decide(command: ToolCallCommand, state: ToolCallState, now: Date
   }
 }
 
-function submit({ data: d }: SubmitCall, state: ToolCallState): ToolCallEventDraft[] {
+/**
+ * A new call's `requested` event, followed by the gate's decision on it when the submit carries one (one append, so
+ * one message on the log). A repeat of a recorded request decides nothing, whatever its decision: it observes the
+ * original, which is decided already unless an older version recorded it alone (then `requested` is returned as the
+ * state, and the caller decides it with the decision's own command).
+ */
+function submit({ data: d }: SubmitCall, state: ToolCallState, now: Date): ToolCallEventDraft[] {
   if (state.status !== 'absent') {
     if (d.call_id !== state.call.call_id) {
       throw new InvalidCommandError(d.call_id, 'SubmitCall', `it was decided against call ${state.call.call_id}`);
@@ -305,21 +312,22 @@ function submit({ data: d }: SubmitCall, state: ToolCallState): ToolCallEventDra
       `payload_sha256 ${d.payload_sha256} is not the SHA-256 of the payload's bytes (${actual})`,
     );
   }
-  return [
-    {
-      type: T.Requested,
-      data: {
-        call_id: d.call_id,
-        tool: d.tool,
-        contract_version: d.contract_version,
-        payload: d.payload,
-        payload_sha256: d.payload_sha256,
-        origin: d.origin,
-        agent_id: d.agent_id,
-        target: d.target,
-      },
+  const requested: ToolCallEventDraft = {
+    type: T.Requested,
+    data: {
+      call_id: d.call_id,
+      tool: d.tool,
+      contract_version: d.contract_version,
+      payload: d.payload,
+      payload_sha256: d.payload_sha256,
+      origin: d.origin,
+      agent_id: d.agent_id,
+      target: d.target,
     },
-  ];
+  };
+  if (!d.decision) return [requested];
+  // Decided exactly as its own command would be, against the call just requested (same checks, same events).
+  return [requested, ...decide(decisionCommand(d.call_id, d.decision), evolve(state, requested), now)];
 }
 
 /**

@@ -1,7 +1,7 @@
 // Test fixtures shared by the decider's specs: one call's events and commands with plausible values. Not exported from
 // the package barrel.
 import { canonicalPayload, ToolCallEventType as T, type JsonValue, type ToolCallEventDraft } from '@ormuz/contracts';
-import type { ToolCallCommand } from './tool-call.commands.js';
+import type { SubmitDecision, ToolCallCommand } from './tool-call.commands.js';
 
 export const CALL_ID = 'call_0123456789abcdef0123456789abcdef';
 export const APPROVAL_ID = 'apr_0123456789abcdef';
@@ -114,11 +114,39 @@ export const ev = {
   }),
 };
 
+/** The gate's decisions a submit may carry: the fixture's refusal, staging and authorisation. */
+export const decision = {
+  refuse: (o: Partial<Extract<SubmitDecision, { kind: 'refuse' }>> = {}): SubmitDecision => ({
+    kind: 'refuse',
+    reason_code: 'tool_not_granted',
+    message: 'This agent may not send messages.',
+    ...o,
+  }),
+  stage: (o: Partial<Extract<SubmitDecision, { kind: 'stage' }>> = {}): SubmitDecision => ({
+    kind: 'stage',
+    approval_id: APPROVAL_ID,
+    summary: 'Send "The report is ready." to alice.',
+    expires_at: EXPIRES_AT,
+    verdict: { level: 'high', reasons: ['sends a message'] },
+    ...o,
+  }),
+  authorize: (o: Partial<Extract<SubmitDecision, { kind: 'authorize' }>> = {}): SubmitDecision => ({
+    kind: 'authorize',
+    verdict: { level: 'low', reasons: [] },
+    ...o,
+  }),
+};
+
 /** Commands on the fixture call; each takes overrides of its data. */
 export const cmd = {
   submit: (o: Partial<CommandData<'SubmitCall'>> = {}): ToolCallCommand => ({
     type: 'SubmitCall',
     data: { ...(ev.requested().data as CommandData<'SubmitCall'>), ...o },
+  }),
+  /** A submit carrying the gate's decision, which it records with the request (the data of `cmd.refuse()` ...). */
+  submitDecided: (decision: SubmitDecision, o: Partial<CommandData<'SubmitCall'>> = {}): ToolCallCommand => ({
+    type: 'SubmitCall',
+    data: { ...(ev.requested().data as CommandData<'SubmitCall'>), decision, ...o },
   }),
   refuse: (o: Partial<CommandData<'RefuseCall'>> = {}): ToolCallCommand => ({
     type: 'RefuseCall',

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import {
   aggregateSubject,
   canonicalPayload,
+  contextFilter,
   envelope,
   ConversationEventType,
   type AuditCallRecordV1,
@@ -15,8 +16,8 @@ import {
   type CallOriginV1,
   type JsonValue,
 } from '@ormuz/contracts';
-import { connectNats, EventStore, streamName } from '@ormuz/event-log';
-import { openDatabase } from '@ormuz/postgres';
+import { connectNats, EventStore, replay, streamName } from '@ormuz/event-log';
+import { migrateSchema, openDatabase } from '@ormuz/postgres';
 import {
   callService,
   RemoteError,
@@ -51,6 +52,10 @@ describe('audit service', () => {
   let approvals: ToolCalls;
 
   const ask = <T>(name: string, body: unknown) => callService<T>(nc, ns, 'audit', name, body);
+  const canonicalPayloadFields = (args: unknown) => {
+    const { payload, sha256 } = canonicalPayload(args);
+    return { payload, payload_sha256: sha256 };
+  };
   const inOneMinute = () => new Date(Date.now() + 60_000).toISOString();
   const cause = (correlationid = 'conv-1') => ({ correlationid, causationid: randomUUID() });
 
@@ -147,7 +152,25 @@ describe('audit service', () => {
   const callRows = () =>
     db.withSchema(AUDIT_SCHEMA).selectFrom('call_records').selectAll().orderBy('tenant').orderBy('call_id').execute();
   const archiveRows = () =>
-    db.withSchema(AUDIT_SCHEMA).selectFrom('events').selectAll().orderBy('stream').orderBy('seq').execute();
+    db
+      .withSchema(AUDIT_SCHEMA)
+      .selectFrom('events')
+      .selectAll()
+      .orderBy('stream')
+      .orderBy('seq')
+      .orderBy('idx')
+      .execute();
+  /** Events on a context's stream: a message of several (one decision) counts each. */
+  const eventsOn = async (context: 'calls' | 'conversations') => {
+    let n = 0;
+    for await (const item of replay(js, {
+      stream: streamName(ns, context),
+      filterSubject: contextFilter(ns, context),
+    })) {
+      if (item.event) n++;
+    }
+    return n;
+  };
 
   // The calls the tests below look at.
   let refused: Awaited<ReturnType<typeof submit>>;
@@ -351,11 +374,57 @@ describe('audit service', () => {
           next_from_seq: null,
         });
       }
-      const calls = await jsm.streams.info(callsStream);
-      const conversations = await jsm.streams.info(conversationsStream);
       const rows = await archiveRows();
-      expect(rows.filter((r) => r.stream === callsStream)).toHaveLength(calls.state.messages);
-      expect(rows.filter((r) => r.stream === conversationsStream)).toHaveLength(conversations.state.messages);
+      expect(rows.filter((r) => r.stream === callsStream)).toHaveLength(await eventsOn('calls'));
+      expect(rows.filter((r) => r.stream === conversationsStream)).toHaveLength(await eventsOn('conversations'));
+    });
+
+    it('archives the events of one message as one row each, by their index in it', async () => {
+      // An approval authorises in the same decision; a submit carrying the gate's decision records both at once.
+      const decided = await policy.execute(
+        'acme',
+        deriveCallId('acme', { kind: 'operation', operation_id: 'op-decided' }),
+        {
+          type: 'SubmitCall',
+          data: {
+            call_id: deriveCallId('acme', { kind: 'operation', operation_id: 'op-decided' }),
+            tool: 'device.teleport',
+            contract_version: '1',
+            ...canonicalPayloadFields({ where: 'venus' }),
+            origin: { kind: 'operation', operation_id: 'op-decided' },
+            agent_id: 'agent-7',
+            target: null,
+            decision: {
+              kind: 'refuse',
+              reason_code: 'unknown_tool',
+              message: 'There is no tool named device.teleport.',
+            },
+          },
+        },
+        cause(),
+      );
+      await settled();
+      const callId = decided.events[0]!.subject;
+      const place = (r: { seq: number; idx: number; type: string }) => [r.seq, r.idx, r.type.split('.')[2]];
+      const rows = await archiveRows();
+      const submitted = rows.filter((r) => r.subject === callId).map(place);
+      expect(submitted).toEqual([
+        [decided.version, 0, 'requested'],
+        [decided.version, 1, 'refused'],
+      ]);
+      const approval = rows.filter((r) => r.subject === lateFailure.callId && /approved|authorized/.test(r.type));
+      expect(approval.map(place)).toEqual([
+        [approval[0]!.seq, 0, 'approved'],
+        [approval[0]!.seq, 1, 'authorized'],
+      ]);
+      const record = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: callId });
+      expect(record).toMatchObject({ status: 'refused', decision: 'refused', last_seq: decided.version });
+      const page = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: callId, limit: 1 });
+      expect(page).toMatchObject({ partial: false, next_from_seq: null });
+      expect(page.events.map((e) => [e.seq, e.event.type.split('.')[2]])).toEqual([
+        [decided.version, 'requested'],
+        [decided.version, 'refused'],
+      ]);
     });
 
     it('archives the conversations stream too', async () => {
@@ -654,6 +723,71 @@ describe('audit service', () => {
 
     it('refuses an unknown projection name', async () => {
       await expect(ask('rebuild', { projection: 'everything' })).rejects.toMatchObject({ code: 'schema_violation' });
+    });
+  });
+});
+
+describe('audit migration 0004: events named by (stream, seq, idx)', () => {
+  let database: TestDatabase;
+  let db: Kysely<AuditDB>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = await openDatabase({ url: database.url });
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it('gives every archived event index 0 and keys the archive by (stream, seq, idx)', async () => {
+    const before = Object.fromEntries(Object.entries(auditMigrations).filter(([name]) => name < '0004'));
+    await migrateSchema(db, AUDIT_SCHEMA, before);
+    const row = (seq: number, id: string) => ({
+      stream: 'ORMUZ_CALLS',
+      seq,
+      id,
+      type: 'ormuz.toolcall.requested.v1',
+      tenant: 'acme',
+      subject: 'call_1',
+      time: new Date(),
+      source: '/ormuz/policy',
+      correlation_id: 'c',
+      causation_id: 'c',
+      schema_version: 1,
+      data: '{}',
+    });
+    await sql`insert into audit.events (stream, seq, id, type, tenant, subject, time, source, correlation_id, causation_id, schema_version, data)
+      values ${sql.join(
+        [row(1, 'e-1'), row(2, 'e-2')].map(
+          (r) =>
+            sql`(${r.stream}, ${r.seq}, ${r.id}, ${r.type}, ${r.tenant}, ${r.subject}, ${r.time}, ${r.source}, ${r.correlation_id}, ${r.causation_id}, ${r.schema_version}, ${r.data}::jsonb)`,
+        ),
+      )}`.execute(db);
+
+    expect(await migrateSchema(db, AUDIT_SCHEMA, auditMigrations)).toEqual(['0004_event_index']);
+    const t = db.withSchema(AUDIT_SCHEMA);
+    expect(await t.selectFrom('events').select(['seq', 'idx', 'id']).orderBy('seq').execute()).toEqual([
+      { seq: 1, idx: 0, id: 'e-1' },
+      { seq: 2, idx: 0, id: 'e-2' },
+    ]);
+    const pk = await sql<{ column_name: string }>`
+      select a.attname as column_name from pg_index i
+      join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+      where i.indrelid = 'audit.events'::regclass and i.indisprimary
+      order by array_position(i.indkey, a.attnum)`.execute(db);
+    expect(pk.rows.map((r) => r.column_name)).toEqual(['stream', 'seq', 'idx']);
+    // A second event of message 2 is a row of its own; the same place again is not.
+    await t
+      .insertInto('events')
+      .values({ ...row(2, 'e-3'), idx: 1 })
+      .execute();
+    await expect(
+      t
+        .insertInto('events')
+        .values({ ...row(2, 'e-4'), idx: 1 })
+        .execute(),
+    ).rejects.toMatchObject({
+      code: '23505',
     });
   });
 });

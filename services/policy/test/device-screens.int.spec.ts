@@ -2,11 +2,11 @@
  * Policy's view of each device's latest observation (`policy.device_screens`), fed by the log: the steps a bridge
  * records (dispatch, start, outcome) are appended here as the bridge would, and taps are submitted to policy.
  */
-import type { JsonValue } from '@ormuz/contracts';
+import { envelope, ToolCallEventType, type JsonValue } from '@ormuz/contracts';
 import { openDatabase, migrateSchema } from '@ormuz/postgres';
 import { replay, streamName } from '@ormuz/event-log';
 import { callService, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 import { deviceScreensProjection, type DeviceScreensDB } from '../src/projections/device-screens.projection.js';
 
@@ -165,8 +165,10 @@ describe('policy: device screens read model', () => {
         filterSubject: projection.filterSubject,
       })) {
         if (!item.event) throw new Error(item.error);
-        await other.transaction().execute((trx) => projection.apply(trx, item.event, item.seq, { defer: () => undefined }));
-        if (item.seq >= head) break;
+        if (item.seq > head) break;
+        await other
+          .transaction()
+          .execute((trx) => projection.apply(trx, item.event, item.seq, { defer: () => undefined }, item.index));
       }
       const rebuilt = await other
         .withSchema(POLICY_SCHEMA)
@@ -179,5 +181,68 @@ describe('policy: device screens read model', () => {
       await other.destroy();
       await fresh.drop();
     }
+  });
+
+  it('applies both events of one message: a start and its outcome appended together', async () => {
+    // The events of one decision are one message and share its sequence; the read model applies both, in order.
+    const device = 'phone-3';
+    async function startAndFinish(callId: string, result: JsonValue): Promise<number> {
+      const requestId = `req-${callId.slice(5)}`;
+      const deadline = new Date(Date.now() + 60_000).toISOString();
+      await bridge.execute(
+        'acme',
+        callId,
+        {
+          type: 'DispatchCall',
+          data: { call_id: callId, request_id: requestId, executor: { kind: 'device', device_id: device }, deadline },
+        },
+        cause,
+      );
+      const { version } = await bridge.load('acme', callId);
+      const at = { source: '/test/device-bridge', tenant: 'acme', subject: callId, ...cause, time: new Date() };
+      const appended = await svc.infra.store.append(
+        bridge.subject('acme', callId),
+        [
+          envelope(
+            {
+              type: ToolCallEventType.Started,
+              data: { call_id: callId, request_id: requestId, executor_id: device, boot_id: 'boot-1' },
+            },
+            at,
+          ),
+          envelope({ type: ToolCallEventType.Succeeded, data: { call_id: callId, request_id: requestId, result } }, at),
+        ],
+        version,
+      );
+      return appended.version;
+    }
+    /** The device's row once the projection has applied the message at `seq`. */
+    const screenAt = (seq: number) =>
+      waitFor(async () => {
+        const row = await svc.infra.db
+          .withSchema(POLICY_SCHEMA)
+          .selectFrom('device_screens')
+          .selectAll()
+          .where('device_id', '=', device)
+          .executeTakeFirst();
+        return row?.last_seq === seq && row;
+      });
+    const open = (callId: string) =>
+      svc.infra.db.withSchema(POLICY_SCHEMA).selectFrom('screen_calls').select('call_id').where('call_id', '=', callId);
+
+    const observe = await submit('device.screen_observe', { max_elements: 3 }, device);
+    const observed = await startAndFinish(observe.call_id, observation(PAGE_1, false));
+    expect(await screenAt(observed)).toMatchObject({
+      screen: 'compose',
+      observed_call_id: observe.call_id,
+      changed_by: null,
+    });
+    expect(await open(observe.call_id).execute()).toEqual([]);
+
+    const tap = await submit('device.tap', { ref: 'e3', foreground_package: MESSAGES }, device);
+    expect(tap.status).toBe('authorized');
+    const tapped = await startAndFinish(tap.call_id, { tapped: true });
+    expect(await screenAt(tapped)).toMatchObject({ observed_call_id: observe.call_id, changed_by: 'device.tap' });
+    expect(await open(tap.call_id).execute()).toEqual([]);
   });
 });

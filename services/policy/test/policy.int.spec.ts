@@ -1,10 +1,11 @@
-import { canonicalPayload } from '@ormuz/contracts';
+import { aggregateSubject, canonicalPayload } from '@ormuz/contracts';
 import {
   loadBaseConfig,
   callService,
   RemoteError,
   startService,
   submitUnansweredHint,
+  ToolCalls,
   type RunningService,
 } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
@@ -253,6 +254,84 @@ describe('policy service', () => {
         .executeTakeFirst();
       return row?.status === 'authorized';
     });
+  });
+
+  it('records the request and the decision in one append: one message per submit, whatever the decision', async () => {
+    const stream = streamName(namespace, 'calls');
+    const messagesOf = async (callId: string) => {
+      const subject = aggregateSubject(namespace, 'calls', 'acme', callId);
+      return (await svc.infra.jsm.streams.info(stream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
+    };
+    const low = await submit();
+    const high = await submit({ tool: 'device.send_message', arguments: { recipient: 'Alice', message_body: 'hi' } });
+    const refused = await submit({ tool: 'weather.forecast', arguments: { city: 'Paris' } });
+    expect([low.status, high.status, refused.status]).toEqual(['authorized', 'staged', 'refused']);
+    for (const r of [low, high, refused]) {
+      expect(await messagesOf(r.call_id)).toBe(1);
+      const { timeline } = await call<{ timeline: { seq: number; type: string }[] }>('status', {
+        tenant: 'acme',
+        call_id: r.call_id,
+        timeline: true,
+      });
+      expect(timeline.map((e) => e.type.split('.')[2])).toEqual(['requested', r.status]);
+      expect(timeline[0]!.seq).toBe(timeline[1]!.seq);
+      // The read model takes both events of the message: the row shows the decision, at the message's sequence.
+      await waitFor(async () => {
+        const row = await svc.infra.db
+          .withSchema(POLICY_SCHEMA)
+          .selectFrom('call_status')
+          .select(['status', 'last_seq', 'approval_id'])
+          .where('call_id', '=', r.call_id)
+          .executeTakeFirst();
+        return (
+          row?.status === r.status && row.last_seq === timeline[1]!.seq && row.approval_id === (r.approval_id ?? null)
+        );
+      });
+    }
+    // A duplicate appends nothing.
+    await submit({ origin: { kind: 'operation', operation_id: 'op-one-message' } });
+    const again = await submit({ origin: { kind: 'operation', operation_id: 'op-one-message' } });
+    expect(again.duplicate).toBe(true);
+    expect(await messagesOf(again.call_id)).toBe(1);
+  });
+
+  it('still decides a call an older version recorded alone and left in requested', async () => {
+    const origin = { kind: 'operation' as const, operation_id: `op-legacy-${Math.random().toString(36).slice(2)}` };
+    const callId = deriveCallId('acme', origin);
+    const { payload, sha256 } = canonicalPayload({});
+    const current = await submit();
+    const recorded = await call<{ timeline: { data: { contract_version: string } }[] }>('status', {
+      tenant: 'acme',
+      call_id: current.call_id,
+      timeline: true,
+    });
+    // What an older policy appended before it stopped: the request alone, without its decision.
+    await new ToolCalls(svc.infra.store, namespace, '/ormuz/policy').execute(
+      'acme',
+      callId,
+      {
+        type: 'SubmitCall',
+        data: {
+          call_id: callId,
+          tool: 'device.screen_observe',
+          contract_version: recorded.timeline[0]!.data.contract_version,
+          payload,
+          payload_sha256: sha256,
+          origin,
+          agent_id: 'agent-1',
+          target: { device_id: 'phone-1' },
+        },
+      },
+      { correlationid: callId, causationid: 'legacy' },
+    );
+    const again = await submit({ origin });
+    expect(again).toMatchObject({ call_id: callId, status: 'authorized', duplicate: true });
+    const { timeline } = await call<{ timeline: { seq: number; type: string }[] }>('status', {
+      tenant: 'acme',
+      call_id: callId,
+      timeline: true,
+    });
+    expect(timeline.map((e) => e.type.split('.')[2])).toEqual(['requested', 'authorized']);
   });
 
   it('validates its configuration at boot', () => {

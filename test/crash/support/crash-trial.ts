@@ -1,8 +1,8 @@
 /**
  * Crash trials: a child process runs consumers of the log (test/crash/consumer-child.mjs) while a load appends events;
  * the child is killed with SIGKILL again and again — from outside at a random moment, or from inside at a chosen step
- * (received, applied, committed, acknowledged) — and restarted each time. Afterwards the read model it built is
- * compared with a rebuild from sequence 1 in a fresh database.
+ * (received, event, applied, committed, acknowledged) — and restarted each time. Afterwards the read model it built
+ * is compared with a rebuild from sequence 1 in a fresh database.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,14 @@ import { sql, type Kysely } from 'kysely';
 import type { CrashPoint } from '@ormuz/event-log';
 
 const CHILD = fileURLToPath(new URL('../consumer-child.mjs', import.meta.url));
-const POINTS: readonly (CrashPoint | 'outside')[] = ['received', 'applied', 'committed', 'acknowledged', 'outside'];
+const POINTS: readonly (CrashPoint | 'outside')[] = [
+  'received',
+  'event',
+  'applied',
+  'committed',
+  'acknowledged',
+  'outside',
+];
 
 /** One consumer the child runs: `module`'s export `export` called with `args` builds it. */
 export interface ChildConsumer {
@@ -54,6 +61,28 @@ function startChild(spec: ChildSpec, crash?: { point: CrashPoint; after: number 
   });
   ready.catch(() => undefined);
   return { exited, ready, kill: () => child.kill('SIGKILL'), stderr: () => err };
+}
+
+/**
+ * Starts a child that kills itself at the `after`-th call of `point` and waits until it has. Throws when it fails, or
+ * does not get there within `timeoutMs` (it is then killed from outside).
+ */
+export async function crashAt(
+  spec: ChildSpec,
+  crash: { point: CrashPoint; after: number },
+  timeoutMs = 30_000,
+): Promise<void> {
+  const child = startChild(spec, crash);
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    child.kill();
+  }, timeoutMs);
+  const code = await child.exited;
+  clearTimeout(timer);
+  if (late)
+    throw new Error(`the child did not reach ${crash.point} #${crash.after} in ${timeoutMs} ms: ${child.stderr()}`);
+  if (code !== null) throw new Error(`the child failed (exit ${code}) instead of being killed: ${child.stderr()}`);
 }
 
 export interface TrialReport {

@@ -5,7 +5,7 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
 import type { EventDraft, OrmuzEvent } from '@ormuz/contracts';
-import { decodeEvent } from '../event-store.js';
+import { decodeEvents } from '../event-store.js';
 import { expectEvent, type EventGuard } from '../event-types.js';
 import type { ParkedMessage } from './bookkeeping.js';
 import {
@@ -33,14 +33,16 @@ export abstract class ConsumerRunner implements LogSink {
   }
 
   /**
-   * A stored message as an event the consumer reads: throws CorruptEventError when it is not an Ormuz event, and
-   * ForeignEventError when the consumer names its events (`accepts`) and this is another one. Either way the runner
-   * parks the message; the consumer's code only ever sees the events it was typed for.
+   * A stored message as the events the consumer reads, in order (one decision's events are one message): throws
+   * CorruptEventError when it does not hold Ormuz events, and ForeignEventError when the consumer names its events
+   * (`accepts`) and one of them is another. Either way the runner parks the whole message; the consumer's code only
+   * ever sees the events it was typed for.
    */
-  protected read(subject: string, seq: number, data: Uint8Array): OrmuzEvent {
-    const event = decodeEvent(subject, seq, data);
-    if (!this.accepts) return event;
-    return expectEvent(this.accepts, event, { subject, seq, reader: `${this.kind} ${this.name}` });
+  protected read(subject: string, seq: number, data: Uint8Array): OrmuzEvent[] {
+    const events = decodeEvents(subject, seq, data);
+    const accepts = this.accepts;
+    if (!accepts) return events;
+    return events.map((event) => expectEvent(accepts, event, { subject, seq, reader: `${this.kind} ${this.name}` }));
   }
 
   get name(): string {

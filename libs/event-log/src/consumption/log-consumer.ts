@@ -35,8 +35,12 @@ export interface LogSource {
   readonly filterSubject: string;
 }
 
-/** Where a crash can happen; tests kill the process at these points. */
-export type CrashPoint = 'received' | 'applied' | 'committed' | 'acknowledged';
+/**
+ * Where a crash can happen; tests kill the process at these points. `event`: one event of a message was applied (a
+ * projection, inside its transaction) or handled (a reaction), before the message counts as done; `applied`: every
+ * event of the batch (a projection, before its commit) or of the message (a reaction) was.
+ */
+export type CrashPoint = 'received' | 'event' | 'applied' | 'committed' | 'acknowledged';
 
 export interface ConsumerLogger {
   info(obj: object, msg: string): void;

@@ -1,7 +1,8 @@
 /**
  * Builds a Postgres read model from one stream.
  *
- * Messages arrive through a {@link LogConsumer} (in order, from the checkpoint). Each batch is applied in one
+ * Messages arrive through a {@link LogConsumer} (in order, from the checkpoint); every event of a message (one
+ * decision's events are one message) is applied in the batch that holds it. Each batch is applied in one
  * transaction that first moves the checkpoint over it (a conditional update: a process whose view is stale fails
  * here and starts again from the table), and is acknowledged only after the commit. When a batch fails, its
  * messages are applied one transaction each; a message that still fails while the database answers is parked
@@ -34,16 +35,19 @@ export interface AfterCommit {
 export type Projection<DB = any, E extends EventDraft = EventDraft> = ProjectionOf<DB, E> & ReadsEvents<E>;
 
 interface ProjectionOf<DB, E extends EventDraft> extends LogSource {
-  apply(trx: Transaction<DB>, event: Enveloped<E>, seq: number, after: AfterCommit): Promise<void>;
   /**
-   * Optional: applies a whole batch at once (e.g. one multi-row upsert), in stream order. Used for healthy batches;
-   * when a batch fails, its messages go through `apply` one by one so a poison message can be parked.
+   * Applies one event. `seq` is its message's stream sequence and `index` its place in that message (0 for a message
+   * of one event): the events of one decision share a sequence, so a row guarded by the sequence it last saw lets an
+   * equal one through (`last_seq <= seq`); the checkpoint, moved in the same transaction, already keeps a message
+   * from being applied twice. A row keyed by sequence alone holds one event per message; key it by (seq, index).
    */
-  applyBatch?(
-    trx: Transaction<DB>,
-    items: readonly { event: Enveloped<E>; seq: number }[],
-    after: AfterCommit,
-  ): Promise<void>;
+  apply(trx: Transaction<DB>, event: Enveloped<E>, seq: number, after: AfterCommit, index: number): Promise<void>;
+  /**
+   * Optional: applies a whole batch at once (e.g. one multi-row upsert), in stream order, every event of each
+   * message. Used for healthy batches of more than one event; when a batch fails, its messages go through `apply`
+   * one by one so a poison message can be parked.
+   */
+  applyBatch?(trx: Transaction<DB>, items: readonly AppliedEvent<E>[], after: AfterCommit): Promise<void>;
   /** Empties the read model's tables, for a rebuild from sequence 1. */
   reset(trx: Transaction<DB>): Promise<void>;
   /**
@@ -51,6 +55,13 @@ interface ProjectionOf<DB, E extends EventDraft> extends LogSource {
    * keyed by stream sequence): a parked event is then retried where it stands; otherwise a retry rebuilds.
    */
   readonly appliesOutOfOrder?: boolean;
+}
+
+/** One event of a batch: its message's stream sequence, and its place in that message. */
+export interface AppliedEvent<E extends EventDraft = EventDraft> {
+  readonly event: Enveloped<E>;
+  readonly seq: number;
+  readonly index: number;
 }
 
 export type ProjectionRunnerOptions = LogConsumerOptions;
@@ -100,11 +111,14 @@ export class ProjectionRunner extends ConsumerRunner {
     let retried = 0;
     for (const message of parked) {
       try {
-        const event = this.read(message.subject, message.seq, new TextEncoder().encode(message.payload));
+        const events = this.read(message.subject, message.seq, new TextEncoder().encode(message.payload));
         const effects: (() => void)[] = [];
+        const after: AfterCommit = { defer: (e) => effects.push(e) };
         const applied = await this.db.transaction().execute(async (trx) => {
           if (!(await this.consumer.bookkeeping.unpark(trx, message.seq))) return false;
-          await this.projection.apply(trx, event, message.seq, { defer: (e) => effects.push(e) });
+          for (const [index, event] of events.entries()) {
+            await this.projection.apply(trx, event, message.seq, after, index);
+          }
           return true;
         });
         this.consumer.runEffects(effects);
@@ -141,7 +155,9 @@ export class ProjectionRunner extends ConsumerRunner {
   async settle(): Promise<void> {}
 
   private async commit(msgs: readonly JsMsg[]): Promise<void> {
-    const items = msgs.map((msg) => ({ event: this.read(msg.subject, msg.seq, msg.data), seq: msg.seq }));
+    const items: AppliedEvent[] = msgs.flatMap((msg) =>
+      this.read(msg.subject, msg.seq, msg.data).map((event, index) => ({ event, seq: msg.seq, index })),
+    );
     const last = msgs.at(-1)!.seq;
     const effects: (() => void)[] = [];
     const after: AfterCommit = { defer: (effect) => effects.push(effect) };
@@ -150,7 +166,10 @@ export class ProjectionRunner extends ConsumerRunner {
       if (this.projection.applyBatch && items.length > 1) {
         await this.projection.applyBatch(trx, items, after);
       } else {
-        for (const { event, seq } of items) await this.projection.apply(trx, event, seq, after);
+        for (const { event, seq, index } of items) {
+          await this.projection.apply(trx, event, seq, after, index);
+          this.consumer.crash('event', seq);
+        }
       }
       this.consumer.crash('applied', last);
     });

@@ -6,6 +6,8 @@
  * every message after the checkpoint is handled again. Messages with the same key (the subject: one conversation, one
  * call) are handled one at a time in stream order; different keys run concurrently, at most `window` at once. A
  * failing message is retried with backoff; after `maxAttempts` it is parked and reported, never dropped silently.
+ * The events of one message (one decision) are handled in order, and the message is done once the last one is; an
+ * event that fails is retried on its own, since those before it were handled.
  */
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
@@ -15,11 +17,14 @@ import type { ParkedMessage } from './bookkeeping.js';
 import { ConsumerRunner } from './consumer-runner.js';
 import type { LogConsumerOptions, LogSource } from './log-consumer.js';
 
-/** A delivery's position in its retries. */
+/** A delivery's position in its retries, and the event's place on the log. */
 export interface Delivery {
   /** 1 on the first attempt in this process. */
   readonly attempt: number;
+  /** The stream sequence of the event's message. */
   readonly seq: number;
+  /** The event's place in its message: 0 for a message of one event. */
+  readonly index: number;
 }
 
 /**
@@ -95,11 +100,13 @@ export class ReactionRunner extends ConsumerRunner {
     let retried = 0;
     for (const parked of await this.parked()) {
       try {
-        const event = this.read(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
+        const events = this.read(parked.subject, parked.seq, new TextEncoder().encode(parked.payload));
         // The row stays claimed (locked) while the handler runs, so a concurrent retry waits and then finds it gone.
         const handled = await this.consumer.bookkeeping.db.transaction().execute(async (trx) => {
           if (!(await this.consumer.bookkeeping.unpark(trx, parked.seq))) return false;
-          await this.reaction.handle(event, { attempt: 1, seq: parked.seq });
+          for (const [index, event] of events.entries()) {
+            await this.reaction.handle(event, { attempt: 1, seq: parked.seq, index });
+          }
           return true;
         });
         if (handled) retried++;
@@ -139,30 +146,42 @@ export class ReactionRunner extends ConsumerRunner {
     this.inFlight = [];
   }
 
-  /** Handles one message with retries; false when it was abandoned because the runner is stopping. */
+  /** Handles one message's events in order, each with retries; false when abandoned because the runner is stopping. */
   private async process(msg: JsMsg): Promise<boolean> {
-    let event: OrmuzEvent;
+    let events: OrmuzEvent[];
     try {
-      event = this.read(msg.subject, msg.seq, msg.data);
+      events = this.read(msg.subject, msg.seq, msg.data);
     } catch (err) {
       return this.park(msg, err);
     }
-    for (let attempt = 1; ; attempt++) {
-      if (this.stopping) return false;
-      try {
-        await this.reaction.handle(event, { attempt, seq: msg.seq });
-        this.consumer.crash('applied', msg.seq);
-        return true;
-      } catch (err) {
-        if (attempt >= this.maxAttempts) return this.park(msg, err);
-        const retryInMs = Math.min(this.retryDelayMs * 2 ** (attempt - 1), 30_000);
-        this.consumer.logger.warn(
-          { reaction: this.reaction.name, seq: msg.seq, subject: msg.subject, attempt, retryInMs, err: String(err) },
-          'reaction failed; it will be retried',
-        );
-        await this.sleep(retryInMs);
+    for (const [index, event] of events.entries()) {
+      for (let attempt = 1; ; attempt++) {
+        if (this.stopping) return false;
+        try {
+          await this.reaction.handle(event, { attempt, seq: msg.seq, index });
+          this.consumer.crash('event', msg.seq);
+          break;
+        } catch (err) {
+          if (attempt >= this.maxAttempts) return this.park(msg, err);
+          const retryInMs = Math.min(this.retryDelayMs * 2 ** (attempt - 1), 30_000);
+          this.consumer.logger.warn(
+            {
+              reaction: this.reaction.name,
+              seq: msg.seq,
+              index,
+              subject: msg.subject,
+              attempt,
+              retryInMs,
+              err: String(err),
+            },
+            'reaction failed; it will be retried',
+          );
+          await this.sleep(retryInMs);
+        }
       }
     }
+    this.consumer.crash('applied', msg.seq);
+    return true;
   }
 
   private async park(msg: JsMsg, err: unknown): Promise<boolean> {

@@ -13,6 +13,8 @@ export interface EventsFilter {
   /** The aggregate id (CloudEvents `subject`), or every aggregate. */
   readonly subject?: string;
   readonly fromSeq: number;
+  /** Last stream sequence to return (inclusive); unbounded when left out. */
+  readonly toSeq?: number;
   readonly limit: number;
 }
 
@@ -34,7 +36,10 @@ export class AuditRepository {
       .executeTakeFirst();
   }
 
-  /** Up to `limit` archived events of the tenant in `stream` from `fromSeq` (inclusive), in stream order. */
+  /**
+   * Up to `limit` archived events of the tenant in `stream` from `fromSeq` (inclusive), in stream order: by message
+   * sequence, then by place in the message. The last message may be cut short by the limit.
+   */
   listEvents(f: EventsFilter): Promise<ArchivedEventRow[]> {
     let q = this.db
       .selectFrom('events')
@@ -42,8 +47,9 @@ export class AuditRepository {
       .where('tenant', '=', f.tenant)
       .where('stream', '=', f.stream)
       .where('seq', '>=', f.fromSeq);
+    if (f.toSeq !== undefined) q = q.where('seq', '<=', f.toSeq);
     if (f.subject !== undefined) q = q.where('subject', '=', f.subject);
-    return q.orderBy('seq').limit(f.limit).execute();
+    return q.orderBy('seq').orderBy('idx').limit(f.limit).execute();
   }
 
   /** Parked messages per projection (durable consumer name). */

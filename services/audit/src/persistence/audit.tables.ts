@@ -11,7 +11,10 @@ type NullableJson<Read = unknown> = ColumnType<Read | null, string | null, strin
 
 export interface EventsTable {
   stream: string;
+  /** The stream sequence of the event's message. */
   seq: number;
+  /** The event's place in its message: 0 for a message of one event. */
+  idx: ColumnType<number, number | undefined, number>;
   id: string;
   type: string;
   tenant: string;

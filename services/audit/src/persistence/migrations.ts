@@ -102,4 +102,19 @@ export const auditMigrations: Record<string, Migration> = {
       );
     },
   },
+  '0004_event_index': {
+    // A decision's events are one message (docs/decisions/0015): an archived event is named by its message's sequence
+    // and its place in that message. Events archived before are each a message of one event, so their index is 0.
+    async up(db) {
+      await db.schema
+        .alterTable('events')
+        .addColumn('idx', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('events').dropConstraint('events_pk').execute();
+      await db.schema.alterTable('events').addPrimaryKeyConstraint('events_pk', ['stream', 'seq', 'idx']).execute();
+      await sql`comment on table ${sql.id(AUDIT_SCHEMA, 'events')} is 'Archive: every event of every stream, as it was on the log, one row per event: its message''s stream sequence and its index in that message.'`.execute(
+        db,
+      );
+    },
+  },
 };

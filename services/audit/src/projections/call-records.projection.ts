@@ -86,8 +86,10 @@ function unknownEvent(e: never, seq: number): never {
 /**
  * Builds `audit.call_records`: one row per tool call, from the calls stream. Every column comes from an event; a
  * column no event has set stays NULL. Deterministic (event times, never the clock), so a rebuild from sequence 1
- * gives the same table. An update guarded by `last_seq < seq` makes a redelivered event a no-op; an event for a call
- * without a row is an error (parked and reported), never silently skipped.
+ * gives the same table. An update guarded by `last_seq <= seq` lets the events of one message (a request and its
+ * decision share a sequence) through in order and refuses an older message's; the checkpoint, moved in the same
+ * transaction, applies each message once. An event for a call without a row is an error (parked and reported), never
+ * silently skipped.
  */
 export function callRecordsProjection(namespace: string): Projection<AuditDB, ToolCallEventDraft> {
   return {
@@ -128,7 +130,7 @@ export function callRecordsProjection(namespace: string): Projection<AuditDB, To
         .set({ ...changes(event, time, seq), status: statusOf(event.type), last_seq: seq, updated_at: time })
         .where('tenant', '=', event.tenant)
         .where('call_id', '=', event.data.call_id)
-        .where('last_seq', '<', seq)
+        .where('last_seq', '<=', seq)
         .executeTakeFirst();
       if (updated.numUpdatedRows > 0n) return;
       const exists = await t

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { contextFilter, type ContextName, type OrmuzEvent } from '@ormuz/contracts';
-import { streamName, type Projection } from '@ormuz/event-log';
+import { streamName, type AfterCommit, type Projection } from '@ormuz/event-log';
 import { StreamSequenceReusedError } from '../domain/errors.js';
 import type { AuditDB } from '../persistence/audit.tables.js';
 import { AUDIT_SCHEMA } from '../persistence/migrations.js';
@@ -9,10 +9,11 @@ import { AUDIT_SCHEMA } from '../persistence/migrations.js';
 export const archiveProjectionName = (context: ContextName): string => `archive_${context}`;
 
 /**
- * Builds `audit.events` for one context's stream: every event as it was on the log, one row per stream sequence.
+ * Builds `audit.events` for one context's stream: every event as it was on the log, one row per event, named by its
+ * message's stream sequence and its index in that message (a decision's events are one message).
  *
- * Idempotent on (stream, seq): a redelivered message inserts nothing. A different event at an archived sequence (the
- * stream was deleted and recreated under the same name) or an event id already archived at another sequence is an
+ * Idempotent on (stream, seq, idx): a redelivered message inserts nothing. A different event at an archived place (the
+ * stream was deleted and recreated under the same name) or an event id already archived at another place is an
  * error, so the message is parked and reported instead of being silently merged into the archive.
  */
 export function eventArchiveProjection(namespace: string, context: ContextName): Projection<AuditDB> {
@@ -22,15 +23,16 @@ export function eventArchiveProjection(namespace: string, context: ContextName):
     schema: AUDIT_SCHEMA,
     stream,
     filterSubject: contextFilter(namespace, context),
-    // One row per stream sequence: a parked event retried later lands where it would have.
+    // One row per (sequence, index): a parked message retried later lands where it would have.
     appliesOutOfOrder: true,
-    async apply(trx: Transaction<AuditDB>, event: OrmuzEvent, seq: number) {
+    async apply(trx: Transaction<AuditDB>, event: OrmuzEvent, seq: number, _after: AfterCommit, index: number) {
       const t = trx.withSchema(AUDIT_SCHEMA);
       const inserted = await t
         .insertInto('events')
         .values({
           stream,
           seq,
+          idx: index,
           id: event.id,
           type: event.type,
           tenant: event.tenant,
@@ -42,7 +44,7 @@ export function eventArchiveProjection(namespace: string, context: ContextName):
           schema_version: event.schemaversion,
           data: JSON.stringify(event.data),
         })
-        .onConflict((oc) => oc.columns(['stream', 'seq']).doNothing())
+        .onConflict((oc) => oc.columns(['stream', 'seq', 'idx']).doNothing())
         .returning('seq')
         .executeTakeFirst();
       if (inserted) return;
@@ -51,6 +53,7 @@ export function eventArchiveProjection(namespace: string, context: ContextName):
         .select('id')
         .where('stream', '=', stream)
         .where('seq', '=', seq)
+        .where('idx', '=', index)
         .executeTakeFirstOrThrow();
       if (archived.id !== event.id) throw new StreamSequenceReusedError(stream, seq, archived.id, event.id);
     },

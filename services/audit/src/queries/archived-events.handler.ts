@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import {
   AUDIT_EVENTS_DEFAULT_LIMIT,
+  AUDIT_EVENTS_MAX_LIMIT,
   AUDIT_EVENTS_MAX_REPLY_BYTES,
   type ArchivedEventV1,
   type AuditEventsReplyV1,
@@ -22,6 +23,10 @@ export class ArchivedEventsQuery extends Query<AuditEventsReplyV1> {
 /**
  * One page of a tenant's archived events in stream order. The page ends at `limit` or before the reply would exceed
  * {@link AUDIT_EVENTS_MAX_REPLY_BYTES}; either way a partial page says so and names where the next one starts.
+ *
+ * The cursor is a stream sequence, and the events of one decision share their message's sequence, so a page holds
+ * whole messages: it ends before a message that would not fit, and a first message that alone exceeds a bound is
+ * returned whole (a page always moves the cursor on).
  */
 @QueryHandler(ArchivedEventsQuery)
 export class ArchivedEventsHandler implements IQueryHandler<ArchivedEventsQuery> {
@@ -38,25 +43,48 @@ export class ArchivedEventsHandler implements IQueryHandler<ArchivedEventsQuery>
       );
     }
     const limit = request.limit ?? AUDIT_EVENTS_DEFAULT_LIMIT;
-    // One row more than the page tells whether another page exists.
-    const rows = await this.repo.listEvents({
+    const filter = {
       tenant: request.tenant,
       stream: streamName(this.config.namespace, context),
       subject: request.call_id,
-      fromSeq: request.from_seq ?? 1,
-      limit: limit + 1,
-    });
+    };
+    // One row more than the page tells whether another page exists.
+    const rows = await this.repo.listEvents({ ...filter, fromSeq: request.from_seq ?? 1, limit: limit + 1 });
+    const messages = bySequence(rows);
+    // The message holding the row past the limit does not fit: the next page starts with it. (It may also be cut
+    // short by the limit.)
+    let next = rows.length > limit ? messages.pop()![0]!.seq : null;
+    if (messages.length === 0 && next !== null) {
+      // One message alone is more than the limit: it is returned whole.
+      const seq = next;
+      messages.push(await this.repo.listEvents({ ...filter, fromSeq: seq, toSeq: seq, limit: AUDIT_EVENTS_MAX_LIMIT }));
+      next = (await this.repo.listEvents({ ...filter, fromSeq: seq + 1, limit: 1 }))[0]?.seq ?? null;
+    }
     const events: ArchivedEventV1[] = [];
     let bytes = 0;
-    for (const row of rows.slice(0, limit)) {
-      const item = { stream: row.stream, seq: row.seq, event: toCloudEvent(row) };
-      bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
-      if (events.length > 0 && bytes > AUDIT_EVENTS_MAX_REPLY_BYTES) break;
-      events.push(item);
+    for (const message of messages) {
+      const items = message.map((row) => ({ stream: row.stream, seq: row.seq, event: toCloudEvent(row) }));
+      const size = items.reduce((n, item) => n + Buffer.byteLength(JSON.stringify(item), 'utf8') + 1, 0);
+      if (events.length > 0 && bytes + size > AUDIT_EVENTS_MAX_REPLY_BYTES) {
+        next = message[0]!.seq;
+        break;
+      }
+      events.push(...items);
+      bytes += size;
     }
-    const next = rows[events.length];
-    return { events, partial: next !== undefined, next_from_seq: next?.seq ?? null };
+    return { events, partial: next !== null, next_from_seq: next };
   }
+}
+
+/** Rows in stream order, grouped by message (the events of one message share its sequence). */
+function bySequence(rows: readonly ArchivedEventRow[]): ArchivedEventRow[][] {
+  const out: ArchivedEventRow[][] = [];
+  for (const row of rows) {
+    const last = out.at(-1);
+    if (last && last[0]!.seq === row.seq) last.push(row);
+    else out.push([row]);
+  }
+  return out;
 }
 
 /** The CloudEvent as it was appended; `specversion` and `datacontenttype` are constants of the envelope schema. */

@@ -111,7 +111,7 @@ async function applyEvents(
       ${column('authorized_at')}::timestamptz[], ${column('request_id')}::text[], ${column('deadline')}::timestamptz[],
       ${column('boot_id')}::text[], ${column('last_seq')}::bigint[]
     ) as c(tenant, call_id, status, verdict, authorized_at, request_id, deadline, boot_id, last_seq)
-    where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq < c.last_seq
+    where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq <= c.last_seq
   `.execute(trx);
 }
 

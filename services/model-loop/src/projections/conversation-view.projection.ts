@@ -34,7 +34,9 @@ export function conversationViewProjection(namespace: string): Projection<Conver
           .set({ ...set, last_seq: seq, updated_at: time })
           .where('tenant', '=', tenant)
           .where('conversation_id', '=', conversationId)
-          .where('last_seq', '<', seq)
+          // `<=`: a decision's events share their message's sequence (a start and its task message); the
+          // checkpoint, moved in the same transaction, keeps a message from being applied twice.
+          .where('last_seq', '<=', seq)
           .execute();
       switch (e.type) {
         case E.Started:
@@ -60,6 +62,8 @@ export function conversationViewProjection(namespace: string): Projection<Conver
           return;
         case E.MessageAdded: {
           const m = e.data.message;
+          // Keyed by the message's sequence: no decision of the conversation decider adds two messages at once (a
+          // start adds its task message beside `started`), so one log message holds at most one.
           await t
             .insertInto('conversation_messages')
             .values({

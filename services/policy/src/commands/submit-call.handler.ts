@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Catalog, Grant } from '@ormuz/catalog';
 import type { TenantAppLists } from '@ormuz/risk';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
-import type { ToolCallCommand, ToolCallState } from '@ormuz/tool-call';
+import { decisionCommand, type SubmitDecision, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { CATALOG } from '../domain/catalog.provider.js';
@@ -23,9 +23,10 @@ export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
 }
 
 /**
- * The one place every transport's tool request passes through. Decides (pure), records the request with its
- * canonical bytes and hash under the id its origin gives it (the id `policy.identify` answers), then records the
- * decision. The call's target comes from the gate, which takes it from the tool's executor. A duplicate observes the
+ * The one place every transport's tool request passes through. Decides (pure), then records the request with its
+ * canonical bytes and hash under the id its origin gives it (the id `policy.identify` answers) together with the
+ * decision: one command, one append, one message on the log (docs/decisions/0015), so no call is left recorded but
+ * undecided. The call's target comes from the gate, which takes it from the tool's executor. A duplicate observes the
  * original and nothing else happens.
  */
 @CommandHandler(SubmitCallCommand)
@@ -48,6 +49,7 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
     const callId = callIdOf(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
+    const decision = submitDecision(callId, gate);
     const submitted = await this.calls.execute(
       request.tenant,
       callId,
@@ -63,15 +65,19 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
           agent_id: request.agent_id,
           // Decided by the gate from the tool's executor: a platform tool never runs on the session's device.
           target: gate.target,
+          decision,
         },
       },
       cause,
     );
     const duplicate = submitted.events.length === 0;
-    // A call still in `requested` was recorded but not yet decided (a crash in between): decide it now.
-    if (duplicate && submitted.state.status !== 'requested') return reply(callId, gate.payload.sha256, submitted.state, true);
-    const decided = await this.calls.execute(request.tenant, callId, decisionCommand(callId, gate), cause);
-    return reply(callId, gate.payload.sha256, decided.state, duplicate);
+    if (!duplicate || submitted.state.status !== 'requested') {
+      return reply(callId, gate.payload.sha256, submitted.state, duplicate);
+    }
+    // Still `requested`: recorded by an older version, which appended the request and the decision separately and
+    // stopped in between. Such calls stay on existing logs, so they are decided here when their request comes again.
+    const decided = await this.calls.execute(request.tenant, callId, decisionCommand(callId, decision), cause);
+    return reply(callId, gate.payload.sha256, decided.state, true);
   }
 
   /** The gate's decision; a screen action that must be judged on the device's latest observation gets it loaded. */
@@ -113,23 +119,21 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
   }
 }
 
-function decisionCommand(callId: string, gate: RecordedDecision): ToolCallCommand {
+/** The gate's decision as the submit carries it, to be recorded with the request. */
+function submitDecision(callId: string, gate: RecordedDecision): SubmitDecision {
   switch (gate.kind) {
     case 'refuse':
-      return { type: 'RefuseCall', data: { call_id: callId, reason_code: gate.reasonCode, message: gate.message } };
+      return { kind: 'refuse', reason_code: gate.reasonCode, message: gate.message };
     case 'stage':
       return {
-        type: 'StageCall',
-        data: {
-          call_id: callId,
-          approval_id: `apr_${callId.slice(5)}`,
-          summary: gate.summary,
-          expires_at: gate.expiresAt.toISOString(),
-          verdict: gate.verdict,
-        },
+        kind: 'stage',
+        approval_id: `apr_${callId.slice(5)}`,
+        summary: gate.summary,
+        expires_at: gate.expiresAt.toISOString(),
+        verdict: gate.verdict,
       };
     case 'authorize':
-      return { type: 'AuthorizeCall', data: { call_id: callId, verdict: gate.verdict } };
+      return { kind: 'authorize', verdict: gate.verdict };
   }
 }
 

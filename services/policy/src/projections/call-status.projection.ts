@@ -61,7 +61,9 @@ export function callStatusProjection(namespace: string): Projection<CallStatusDB
         .set({ status: statusOf(event.type), last_seq: seq, updated_at: time, ...(approvalId ? { approval_id: approvalId } : {}) })
         .where('tenant', '=', event.tenant)
         .where('call_id', '=', event.subject)
-        .where('last_seq', '<', seq)
+        // `<=`: a decision's events share their message's sequence (the request and the gate's decision arrive
+        // together); the checkpoint, moved in the same transaction, keeps a message from being applied twice.
+        .where('last_seq', '<=', seq)
         .execute();
     },
     async reset(trx) {

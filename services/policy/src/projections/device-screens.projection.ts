@@ -124,7 +124,8 @@ export function deviceScreensProjection(namespace: string): Projection<DeviceScr
           .set({ changed_by: sql`coalesce(changed_by, ${call.tool})`, last_seq: seq, updated_at: new Date(event.time) })
           .where('tenant', '=', event.tenant)
           .where('device_id', '=', call.device_id)
-          .where('last_seq', '<', seq)
+          // `<=`: the events of one message share its sequence; the checkpoint applies a message once.
+          .where('last_seq', '<=', seq)
           .execute();
       }
       if (ENDED.has(event.type)) {
@@ -183,6 +184,8 @@ async function recordObservation(
   await t
     .insertInto('device_screens')
     .values({ tenant: event.tenant, device_id: call.device_id, ...row })
-    .onConflict((oc) => oc.columns(['tenant', 'device_id']).doUpdateSet(row).where('device_screens.last_seq', '<', seq))
+    .onConflict((oc) =>
+      oc.columns(['tenant', 'device_id']).doUpdateSet(row).where('device_screens.last_seq', '<=', seq),
+    )
     .execute();
 }

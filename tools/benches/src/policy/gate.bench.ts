@@ -18,18 +18,26 @@
  *     call, as SubmitCallHandler has (grants are read from Postgres per request).
  *  2. `policy.submit` over NATS, sequential, distinct operation ids, a low-risk call, against policy started in this
  *     process with startService | a raw NATS request/reply (trivial responder on the service's own connection, same
- *     request and reply sizes); plus raw request/reply + 2 JetStream publish-acks of the two events' bytes, and the
- *     full I/O floor of a submit (that, with the grant SELECT, the direct get that finds no call yet, and the
- *     library's msgID/expected-sequence/snapshot headers). Kinds run in interleaved, rotating blocks.
+ *     request and reply sizes); plus raw request/reply + a JetStream publish-ack of each message a submit appends (one:
+ *     the request and the gate's decision are one message, docs/decisions/0015), with its bytes, and the full I/O
+ *     floor of a submit (that, with the grant SELECT, the direct get that finds no call yet, and the library's
+ *     msgID/expected-sequence/snapshot headers). Kinds run in interleaved, rotating blocks.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
 import { Catalog, pinGrant, prepareCall, type Grant } from '@ormuz/catalog';
 import { aggregateSubject, canonicalPayload, commandSubject, type SubmitCallReplyV1 } from '@ormuz/contracts';
-import { connectNats, ensureStreams, SNAPSHOT_HEADER, SNAPSHOT_VERSION_HEADER, streamName } from '@ormuz/event-log';
+import {
+  connectNats,
+  CONTENT_TYPE_HEADER,
+  ensureStreams,
+  SNAPSHOT_HEADER,
+  SNAPSHOT_VERSION_HEADER,
+  streamName,
+} from '@ormuz/event-log';
 import { classifyRisk, type RiskInput } from '@ormuz/risk';
 import { callService, startService, type RunningService } from '@ormuz/service-kit';
 import {
@@ -442,15 +450,19 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
     return r;
   };
 
-  // One submit to learn the sizes the baselines must match: request, reply, and the two events as stored.
+  // One submit to learn the sizes the baselines must match: request, reply, and the messages as stored.
   const firstOp = nextOp();
   const first = await call<SubmitCallReplyV1>('submit', submitBody(firstOp));
   if (first.status !== 'authorized') throw new Error(`the bench call was not authorized: ${JSON.stringify(first)}`);
   const subject = aggregateSubject(ns, 'calls', tenant, first.call_id);
-  const requested = await jsm.direct.getMessage(stream, { seq: 1, next_by_subj: subject });
-  const decided = requested && (await jsm.direct.getMessage(stream, { seq: requested.seq + 1, next_by_subj: subject }));
-  if (!requested || !decided) throw new Error(`could not read the two events of ${first.call_id}`);
-  const events = [requested, decided];
+  const events: StoredMsg[] = [];
+  for (let next = 1; ;) {
+    const msg = await jsm.direct.getMessage(stream, { seq: next, next_by_subj: subject }).catch(() => null);
+    if (!msg) break;
+    events.push(msg);
+    next = msg.seq + 1;
+  }
+  if (events.length === 0) throw new Error(`could not read the messages of ${first.call_id}`);
   const requestBytes = JSON.stringify(submitBody(firstOp)).length;
   const replyText = JSON.stringify({ ok: true, data: first });
 
@@ -493,6 +505,7 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
       const h = natsHeaders();
       h.set(SNAPSHOT_HEADER, e.header?.get(SNAPSHOT_HEADER) ?? '{}');
       h.set(SNAPSHOT_VERSION_HEADER, e.header?.get(SNAPSHOT_VERSION_HEADER) ?? '1');
+      if (e.header?.get(CONTENT_TYPE_HEADER)) h.set(CONTENT_TYPE_HEADER, e.header.get(CONTENT_TYPE_HEADER));
       const ack = await js.publish(s, e.data, {
         msgID: randomBytes(16).toString('hex'),
         expect: { lastSubjectSequence: expected },
@@ -565,7 +578,7 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
   });
   rows.push({
     id: 'nats.rawacks.p50',
-    measure: '   raw req/reply + 2 publish-acks p50',
+    measure: `   raw req/reply + ${events.length} publish-ack${events.length === 1 ? '' : 's'} p50`,
     figure: `${fmt(L.rawAcks.p50)} ms`,
     baseline: `${fmt(L.raw.p50)} ms raw req/reply`,
     ratio: L.rawAcks.p50 / L.raw.p50,
@@ -575,7 +588,7 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
   });
   rows.push({
     id: 'nats.submit.vs.rawacks',
-    measure: '   submit p50 vs raw req/reply + 2 acks',
+    measure: `   submit p50 vs raw req/reply + ${events.length} ack${events.length === 1 ? '' : 's'}`,
     figure: `${fmt(L.submit.p50)} ms`,
     baseline: `${fmt(L.rawAcks.p50)} ms`,
     ratio: L.submit.p50 / L.rawAcks.p50,

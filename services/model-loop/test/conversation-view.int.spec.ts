@@ -1,0 +1,111 @@
+/**
+ * The conversation read model takes every event of a message: a decision's events are one message on the log and
+ * share its sequence, so the row's `last_seq` guard must let the second one through.
+ */
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Kysely } from 'kysely';
+import { ConversationEventType as E, envelope } from '@ormuz/contracts';
+import { connectNats, ensureStreams, EventStore, ProjectionRunner, streamName } from '@ormuz/event-log';
+import { migrateSchema, openDatabase } from '@ormuz/postgres';
+import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { MODEL_LOOP_SCHEMA, modelLoopMigrations } from '../src/index.js';
+import { Conversations } from '../src/persistence/conversations.js';
+import type { ConversationViewDB } from '../src/persistence/conversation-view.tables.js';
+import { conversationViewProjection } from '../src/projections/conversation-view.projection.js';
+
+describe('conversation view: messages of several events', () => {
+  const ns = randomNamespace();
+  const tenant = 'acme';
+  const id = 'conv_0123456789abcdef0123456789abcdef';
+  const cause = { correlationid: id, causationid: 'test' };
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let database: TestDatabase;
+  let db: Kysely<ConversationViewDB>;
+  let store: EventStore;
+  let conversations: Conversations;
+
+  beforeAll(async () => {
+    nc = await connectNats({ url: testEnv().natsUrl, name: 'conversation-view-test' });
+    jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, ns, ['conversations']);
+    store = new EventStore(jetstream(nc), jsm);
+    conversations = new Conversations(store, ns);
+    database = await createTestDatabase();
+    db = await openDatabase({ url: database.url });
+    await migrateSchema(db, MODEL_LOOP_SCHEMA, modelLoopMigrations);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+    await jsm?.streams.delete(streamName(ns, 'conversations')).catch(() => false);
+    await nc?.close();
+  });
+
+  it('applies both events of a message, in order, at the message sequence', async () => {
+    // The decider starts a conversation with its task message: one decision, one message of two events.
+    const started = await conversations.execute(
+      tenant,
+      id,
+      {
+        type: 'StartConversation',
+        data: {
+          conversation_id: id,
+          agent_id: 'agent-1',
+          model: 'scripted:demo',
+          task: 'Tell Alice I am late.',
+          device_id: null,
+          limits: { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000 },
+        },
+      },
+      cause,
+    );
+    expect(started.events.map((e) => e.type)).toEqual([E.Started, E.MessageAdded]);
+    // A message whose second event changes the row the first one changed: the answer and the end of the loop.
+    const at = { source: '/test', tenant, subject: id, ...cause, time: new Date() };
+    const finished = await store.append(
+      conversations.subject(tenant, id),
+      [
+        envelope(
+          {
+            type: E.MessageAdded,
+            data: {
+              turn: 0,
+              message: { role: 'assistant', content: 'Done.' },
+              usage: { input_tokens: 1, output_tokens: 1 },
+            },
+          },
+          at,
+        ),
+        envelope({ type: E.Completed, data: { final_text: 'Done.', reason: 'answered' } }, at),
+      ],
+      started.version,
+    );
+
+    const runner = new ProjectionRunner(jetstream(nc), jsm, db, conversationViewProjection(ns));
+    await runner.start();
+    await runner.waitFor(finished.version);
+    await runner.stop();
+
+    const t = db.withSchema(MODEL_LOOP_SCHEMA);
+    expect(
+      await t
+        .selectFrom('conversations')
+        .select(['status', 'final_text', 'turns', 'last_seq'])
+        .where('conversation_id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({ status: 'completed', final_text: 'Done.', turns: 1, last_seq: finished.version });
+    expect(
+      await t
+        .selectFrom('conversation_messages')
+        .select(['seq', 'role', 'content'])
+        .where('conversation_id', '=', id)
+        .orderBy('seq')
+        .execute(),
+    ).toEqual([
+      { seq: started.version, role: 'user', content: 'Tell Alice I am late.' },
+      { seq: finished.version, role: 'assistant', content: 'Done.' },
+    ]);
+  });
+});
