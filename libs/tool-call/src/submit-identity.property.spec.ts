@@ -71,7 +71,10 @@ describe('submit under a call id that is already recorded', () => {
   it('observes the original exactly when it is the same request, and otherwise names every difference', () => {
     const seen = { duplicates: 0, conflicts: 0 };
     fc.assert(
-      fc.property(request, request, fc.constantFrom(...afterwards), (first, second, later) => {
+      // One time in four the second submit is the first one again, so duplicates are many in every run (random pairs
+      // alone are equal once in 144, and 500 of them can miss it).
+      fc.property(request, fc.option(request, { freq: 3 }), fc.constantFrom(...afterwards), (first, other, later) => {
+        const second = other ?? first;
         const recorded = given().when(submitOf(first)).events;
         const resubmitted = given(...recorded, ...later).when(submitOf(second));
         const differences = expectedDifferences(first, second);

@@ -95,7 +95,7 @@ async function applyEvents(
   if (changes.size === 0) return;
   const rows = [...changes.values()];
   const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k] ?? null);
-  // `last_seq <` keeps a row that has already seen these events (a redelivered batch) as it is. Calls without a row
+  // `last_seq <=` keeps a row that has already seen these events (a redelivered batch) as it is. Calls without a row
   // (not for a device) match nothing.
   await sql`
     update ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`)} as x set
