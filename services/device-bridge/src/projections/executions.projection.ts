@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Transaction } from 'kysely';
-import { contextFilter, isToolCallEvent, type OrmuzEvent, type ToolCallEventDraft } from '@ormuz/contracts';
+import { contextFilter, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
 import { streamName, type AfterCommit, type Enveloped, type Projection } from '@ormuz/event-log';
 import { DEVICE_BRIDGE_SCHEMA } from '../persistence/migrations.js';
 import type { DeviceBridgeDB, ExecutionRow, ExecutionStatus } from '../persistence/executions.repository.js';
@@ -59,18 +59,46 @@ function effectOf(
   }
 }
 
+/** A call sealed on the log while its device may hold its submit. */
+export interface SealedWhileDispatched {
+  readonly tenant: string;
+  readonly device_id: string;
+  readonly request_id: string;
+}
+
+/** What a committed batch did to the executions table, for the work that follows the commit (never inside it). */
+export interface CommittedExecutions {
+  /** The batch's events, in stream order. */
+  readonly events: readonly { readonly event: Enveloped<ToolCallEventDraft>; readonly seq: number }[];
+  /** The rows the batch left ready to dispatch, every column as committed. */
+  readonly ready: readonly ExecutionRow[];
+  /**
+   * Calls the batch sealed after their authorization: the device may hold the submit (the dispatch may be ahead of
+   * the read model), so it is told (`seal` frame); a device that claims first is refused anyway, since the seal is on
+   * the log.
+   */
+  readonly sealed: readonly SealedWhileDispatched[];
+}
+
+/** Hears of every committed batch, after its commit. */
+export type CommittedListener = (batch: CommittedExecutions) => void;
+
+/** A seal older than this when projected (a rebuild, a long outage) is not worth telling the device about. */
+const SEAL_NEWS_MS = 5 * 60_000;
+
 /**
  * Applies events in stream order with two statements whatever their number: one insert of the requests, one update
  * of every call the other events changed. A busy bridge sees five events per call, and a statement per event made
- * the projection (and so every dispatch, which waits for `ready`) fall seconds behind.
+ * the projection (and so every dispatch, which waits for `ready`) fall seconds behind. With a listener, the update
+ * returns the rows it changed, and the listener hears after the commit which rows became ready and which calls were
+ * sealed after their authorization: the batch's own state, without another statement.
  */
 async function applyEvents(
   trx: Transaction<DeviceBridgeDB>,
   items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[],
   after: AfterCommit,
-  onSealed?: SealedListener,
+  onCommitted?: CommittedListener,
 ): Promise<void> {
-  if (onSealed) await tellSealed(trx, items, after, onSealed);
   const inserts: Insertable<ExecutionRow>[] = [];
   // One change per call: the events' columns merged in order, with the status and sequence of the last one.
   const changes = new Map<string, RowChange & { tenant: string; call_id: string; last_seq: number }>();
@@ -82,7 +110,13 @@ async function applyEvents(
       continue;
     }
     const key = `${event.tenant}/${event.subject}`;
-    changes.set(key, { ...changes.get(key), ...effect.change, tenant: event.tenant, call_id: event.subject, last_seq: seq });
+    changes.set(key, {
+      ...changes.get(key),
+      ...effect.change,
+      tenant: event.tenant,
+      call_id: event.subject,
+      last_seq: seq,
+    });
   }
   const t = trx.withSchema(DEVICE_BRIDGE_SCHEMA);
   if (inserts.length > 0) {
@@ -92,76 +126,71 @@ async function applyEvents(
       .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
       .execute();
   }
-  if (changes.size === 0) return;
-  const rows = [...changes.values()];
-  const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k] ?? null);
-  // `last_seq <` keeps a row that has already seen these events (a redelivered batch) as it is. Calls without a row
-  // (not for a device) match nothing.
-  await sql`
-    update ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`)} as x set
-      status = c.status,
-      verdict = coalesce(c.verdict, x.verdict),
-      authorized_at = coalesce(c.authorized_at, x.authorized_at),
-      request_id = coalesce(c.request_id, x.request_id),
-      deadline = coalesce(c.deadline, x.deadline),
-      boot_id = coalesce(c.boot_id, x.boot_id),
-      last_seq = c.last_seq
-    from unnest(
-      ${column('tenant')}::text[], ${column('call_id')}::text[], ${column('status')}::text[], ${column('verdict')}::jsonb[],
-      ${column('authorized_at')}::timestamptz[], ${column('request_id')}::text[], ${column('deadline')}::timestamptz[],
-      ${column('boot_id')}::text[], ${column('last_seq')}::bigint[]
-    ) as c(tenant, call_id, status, verdict, authorized_at, request_id, deadline, boot_id, last_seq)
-    where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq < c.last_seq
-  `.execute(trx);
+  let changed: ExecutionRow[] = [];
+  if (changes.size > 0) {
+    const rows = [...changes.values()];
+    const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k] ?? null);
+    // `last_seq <` keeps a row that has already seen these events (a redelivered batch) as it is. Calls without a row
+    // (not for a device) match nothing. The payload is returned only for a row left ready (the dispatcher sends it).
+    const returning = onCommitted
+      ? sql`returning x.tenant, x.call_id, x.device_id, x.tool, x.payload_sha256, x.status, x.verdict, x.request_id,
+          x.deadline, x.boot_id, x.last_seq, x.authorized_at, case when x.status = 'ready' then x.payload else '' end as payload`
+      : sql``;
+    const updated = await sql<ExecutionRow>`
+      update ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`)} as x set
+        status = c.status,
+        verdict = coalesce(c.verdict, x.verdict),
+        authorized_at = coalesce(c.authorized_at, x.authorized_at),
+        request_id = coalesce(c.request_id, x.request_id),
+        deadline = coalesce(c.deadline, x.deadline),
+        boot_id = coalesce(c.boot_id, x.boot_id),
+        last_seq = c.last_seq
+      from unnest(
+        ${column('tenant')}::text[], ${column('call_id')}::text[], ${column('status')}::text[], ${column('verdict')}::jsonb[],
+        ${column('authorized_at')}::timestamptz[], ${column('request_id')}::text[], ${column('deadline')}::timestamptz[],
+        ${column('boot_id')}::text[], ${column('last_seq')}::bigint[]
+      ) as c(tenant, call_id, status, verdict, authorized_at, request_id, deadline, boot_id, last_seq)
+      where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq < c.last_seq
+      ${returning}
+    `.execute(trx);
+    changed = updated.rows;
+  }
+  if (onCommitted) {
+    const batch = {
+      events: items,
+      ready: changed.filter((r) => r.status === 'ready'),
+      sealed: sealedAfterAuthorization(items, changed),
+    };
+    after.defer(() => onCommitted(batch));
+  }
 }
 
-/** A call sealed on the log while its device may hold its submit. */
-export interface SealedWhileDispatched {
-  readonly tenant: string;
-  readonly device_id: string;
-  readonly request_id: string;
-}
-
-export type SealedListener = (calls: readonly SealedWhileDispatched[]) => void;
-
-/** A seal older than this when projected (a rebuild, a long outage) is not worth telling the device about. */
-const SEAL_NEWS_MS = 5 * 60_000;
-
-/**
- * Finds the calls these events seal that were waiting for their start (the device may hold the submit: the read
- * model can show a call as ready a moment after its dispatch), before the update marks them finished. The device is
- * told once the transaction has committed; a device that claims first is refused anyway, since the seal is on the log.
- */
-async function tellSealed(
-  trx: Transaction<DeviceBridgeDB>,
-  items: readonly { event: OrmuzEvent }[],
-  after: AfterCommit,
-  onSealed: SealedListener,
-): Promise<void> {
+/** The calls these events seal that had been authorized (the device may hold the submit), from the rows they changed. */
+function sealedAfterAuthorization(
+  items: readonly { event: Enveloped<ToolCallEventDraft> }[],
+  changed: readonly ExecutionRow[],
+): SealedWhileDispatched[] {
   const recent = Date.now() - SEAL_NEWS_MS;
-  const sealed = items
-    .map((i) => i.event)
-    .filter((e) => e.type === 'ormuz.toolcall.sealed.v1' && Date.parse(e.time) >= recent);
-  if (sealed.length === 0) return;
-  const rows = await trx
-    .withSchema(DEVICE_BRIDGE_SCHEMA)
-    .selectFrom('executions')
-    .select(['tenant', 'device_id', 'request_id', 'call_id'])
-    .where('status', 'in', ['ready', 'dispatched'])
-    .where((eb) => eb.or(sealed.map((e) => eb.and([eb('tenant', '=', e.tenant), eb('call_id', '=', e.subject)]))))
-    .execute();
-  if (rows.length === 0) return;
-  const calls = rows.map((r) => ({ tenant: r.tenant, device_id: r.device_id, request_id: r.request_id ?? r.call_id }));
-  after.defer(() => onSealed(calls));
+  const sealed = new Set(
+    items
+      .map((i) => i.event)
+      .filter((e) => e.type === 'ormuz.toolcall.sealed.v1' && Date.parse(e.time) >= recent)
+      .map((e) => `${e.tenant}/${e.subject}`),
+  );
+  if (sealed.size === 0) return [];
+  return changed
+    .filter((r) => r.authorized_at !== null && sealed.has(`${r.tenant}/${r.call_id}`))
+    .map((r) => ({ tenant: r.tenant, device_id: r.device_id, request_id: r.request_id ?? r.call_id }));
 }
 
 /**
- * Builds the executions table from the calls stream; only calls that target a device get a row. `onSealed` hears of
- * calls sealed while dispatched, so the device can be told (`seal` frame).
+ * Builds the executions table from the calls stream; only calls that target a device get a row. `onCommitted` hears
+ * of every committed batch after its commit (the bridge's reactor: dispatches and seal frames); the projection itself
+ * has no side effect.
  */
 export function executionsProjection(
   namespace: string,
-  onSealed?: SealedListener,
+  onCommitted?: CommittedListener,
 ): Projection<DeviceBridgeDB, ToolCallEventDraft> {
   return {
     name: 'device_bridge_executions',
@@ -169,8 +198,8 @@ export function executionsProjection(
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     accepts: isToolCallEvent,
-    apply: (trx, event, seq, after) => applyEvents(trx, [{ event, seq }], after, onSealed),
-    applyBatch: (trx, items, after) => applyEvents(trx, items, after, onSealed),
+    apply: (trx, event, seq, after) => applyEvents(trx, [{ event, seq }], after, onCommitted),
+    applyBatch: (trx, items, after) => applyEvents(trx, items, after, onCommitted),
     async reset(trx) {
       await trx.withSchema(DEVICE_BRIDGE_SCHEMA).deleteFrom('executions').execute();
     },
