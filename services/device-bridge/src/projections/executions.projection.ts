@@ -86,12 +86,20 @@ export type CommittedListener = (batch: CommittedExecutions) => void;
 /** A seal older than this when projected (a rebuild, a long outage) is not worth telling the device about. */
 const SEAL_NEWS_MS = 5 * 60_000;
 
+/** A call's row as the batch leaves it: a new row (its request is in the batch), or the columns that change. */
+type Merged = RowChange & { tenant: string; call_id: string; last_seq: number; insert?: Insertable<ExecutionRow> };
+
+/** The columns every statement returns: the row as committed; its payload only when it is left ready. */
+const RETURNED = sql.raw(`x.tenant, x.call_id, x.device_id, x.tool, x.payload_sha256, x.status, x.verdict, x.request_id,
+  x.deadline, x.boot_id, x.last_seq, x.authorized_at, case when x.status = 'ready' then x.payload else '' end as payload`);
+
 /**
- * Applies events in stream order with two statements whatever their number: one insert of the requests, one update
- * of every call the other events changed. A busy bridge sees five events per call, and a statement per event made
- * the projection (and so every dispatch, which waits for `ready`) fall seconds behind. With a listener, the update
- * returns the rows it changed, and the listener hears after the commit which rows became ready and which calls were
- * sealed after their authorization: the batch's own state, without another statement.
+ * Applies events in stream order with one statement whatever their number: the events of each call are merged in
+ * order first, then the calls whose request is in the batch are inserted as the batch leaves them and the others
+ * updated, in one round trip. A busy bridge sees five events per call, and a statement per event (then one per kind)
+ * made the projection, and so every dispatch, which waits for `ready`, fall behind. The statement returns the rows it
+ * wrote, so the listener hears after the commit which rows became ready and which calls were sealed after their
+ * authorization: the batch's own state, without another query.
  */
 async function applyEvents(
   trx: Transaction<DeviceBridgeDB>,
@@ -99,45 +107,66 @@ async function applyEvents(
   after: AfterCommit,
   onCommitted?: CommittedListener,
 ): Promise<void> {
-  const inserts: Insertable<ExecutionRow>[] = [];
-  // One change per call: the events' columns merged in order, with the status and sequence of the last one.
-  const changes = new Map<string, RowChange & { tenant: string; call_id: string; last_seq: number }>();
+  const merged = new Map<string, Merged>();
   for (const { event, seq } of items) {
     const effect = effectOf(event, seq);
     if (!effect) continue;
+    const key = `${event.tenant}/${event.subject}`;
     if ('insert' in effect) {
-      inserts.push(effect.insert);
+      merged.set(key, {
+        tenant: event.tenant,
+        call_id: event.subject,
+        status: 'requested',
+        last_seq: seq,
+        insert: effect.insert,
+      });
       continue;
     }
-    const key = `${event.tenant}/${event.subject}`;
-    changes.set(key, {
-      ...changes.get(key),
+    merged.set(key, {
+      ...merged.get(key),
       ...effect.change,
       tenant: event.tenant,
       call_id: event.subject,
       last_seq: seq,
     });
   }
-  const t = trx.withSchema(DEVICE_BRIDGE_SCHEMA);
-  if (inserts.length > 0) {
-    await t
-      .insertInto('executions')
-      .values(inserts)
-      .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
-      .execute();
+  if (merged.size === 0) {
+    if (onCommitted) after.defer(() => onCommitted({ events: items, ready: [], sealed: [] }));
+    return;
   }
-  let changed: ExecutionRow[] = [];
-  if (changes.size > 0) {
-    const rows = [...changes.values()];
-    const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k] ?? null);
+  const inserts = [...merged.values()].filter((m) => m.insert);
+  const updates = [...merged.values()].filter((m) => !m.insert);
+  const column = <K extends keyof Merged>(rows: Merged[], k: K) => rows.map((r) => r[k] ?? null);
+  const first = <K extends keyof Insertable<ExecutionRow>>(k: K) => inserts.map((r) => r.insert![k] ?? null);
+  const table = sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`);
+  const statements = [];
+  if (inserts.length > 0) {
+    // A row that exists already (only a redelivery could leave one) takes the batch's changes like an update.
+    statements.push(sql`inserted as (
+      insert into ${table} as x (tenant, call_id, device_id, tool, payload, payload_sha256, status, verdict, request_id,
+        deadline, boot_id, authorized_at, last_seq)
+      select * from unnest(
+        ${column(inserts, 'tenant')}::text[], ${column(inserts, 'call_id')}::text[], ${first('device_id')}::text[],
+        ${first('tool')}::text[], ${first('payload')}::text[], ${first('payload_sha256')}::text[],
+        ${column(inserts, 'status')}::text[], ${column(inserts, 'verdict')}::jsonb[], ${column(inserts, 'request_id')}::text[],
+        ${column(inserts, 'deadline')}::timestamptz[], ${column(inserts, 'boot_id')}::text[],
+        ${column(inserts, 'authorized_at')}::timestamptz[], ${column(inserts, 'last_seq')}::bigint[])
+      on conflict (tenant, call_id) do update set
+        status = excluded.status,
+        verdict = coalesce(excluded.verdict, x.verdict),
+        authorized_at = coalesce(excluded.authorized_at, x.authorized_at),
+        request_id = coalesce(excluded.request_id, x.request_id),
+        deadline = coalesce(excluded.deadline, x.deadline),
+        boot_id = coalesce(excluded.boot_id, x.boot_id),
+        last_seq = excluded.last_seq
+      where x.last_seq < excluded.last_seq
+      returning ${RETURNED})`);
+  }
+  if (updates.length > 0) {
     // `last_seq <` keeps a row that has already seen these events (a redelivered batch) as it is. Calls without a row
-    // (not for a device) match nothing. The payload is returned only for a row left ready (the dispatcher sends it).
-    const returning = onCommitted
-      ? sql`returning x.tenant, x.call_id, x.device_id, x.tool, x.payload_sha256, x.status, x.verdict, x.request_id,
-          x.deadline, x.boot_id, x.last_seq, x.authorized_at, case when x.status = 'ready' then x.payload else '' end as payload`
-      : sql``;
-    const updated = await sql<ExecutionRow>`
-      update ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`)} as x set
+    // (not for a device) match nothing.
+    statements.push(sql`updated as (
+      update ${table} as x set
         status = c.status,
         verdict = coalesce(c.verdict, x.verdict),
         authorized_at = coalesce(c.authorized_at, x.authorized_at),
@@ -146,20 +175,27 @@ async function applyEvents(
         boot_id = coalesce(c.boot_id, x.boot_id),
         last_seq = c.last_seq
       from unnest(
-        ${column('tenant')}::text[], ${column('call_id')}::text[], ${column('status')}::text[], ${column('verdict')}::jsonb[],
-        ${column('authorized_at')}::timestamptz[], ${column('request_id')}::text[], ${column('deadline')}::timestamptz[],
-        ${column('boot_id')}::text[], ${column('last_seq')}::bigint[]
+        ${column(updates, 'tenant')}::text[], ${column(updates, 'call_id')}::text[], ${column(updates, 'status')}::text[],
+        ${column(updates, 'verdict')}::jsonb[], ${column(updates, 'authorized_at')}::timestamptz[],
+        ${column(updates, 'request_id')}::text[], ${column(updates, 'deadline')}::timestamptz[],
+        ${column(updates, 'boot_id')}::text[], ${column(updates, 'last_seq')}::bigint[]
       ) as c(tenant, call_id, status, verdict, authorized_at, request_id, deadline, boot_id, last_seq)
       where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq < c.last_seq
-      ${returning}
-    `.execute(trx);
-    changed = updated.rows;
+      returning ${RETURNED})`);
   }
+  const written = sql.join(
+    [
+      inserts.length > 0 ? sql`select * from inserted` : undefined,
+      updates.length > 0 ? sql`select * from updated` : undefined,
+    ].filter((q) => q !== undefined),
+    sql` union all `,
+  );
+  const { rows } = await sql<ExecutionRow>`with ${sql.join(statements, sql`, `)} ${written}`.execute(trx);
   if (onCommitted) {
     const batch = {
       events: items,
-      ready: changed.filter((r) => r.status === 'ready'),
-      sealed: sealedAfterAuthorization(items, changed),
+      ready: rows.filter((r) => r.status === 'ready'),
+      sealed: sealedAfterAuthorization(items, rows),
     };
     after.defer(() => onCommitted(batch));
   }
