@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { contextFilter, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
 import { streamName, type AfterCommit, type Enveloped, type Projection } from '@ormuz/event-log';
 import { DEVICE_BRIDGE_SCHEMA } from '../persistence/migrations.js';
@@ -93,20 +93,8 @@ type Merged = RowChange & { tenant: string; call_id: string; last_seq: number; i
 const RETURNED = sql.raw(`x.tenant, x.call_id, x.device_id, x.tool, x.payload_sha256, x.status, x.verdict, x.request_id,
   x.deadline, x.boot_id, x.last_seq, x.authorized_at, case when x.status = 'ready' then x.payload else '' end as payload`);
 
-/**
- * Applies events in stream order with one statement whatever their number: the events of each call are merged in
- * order first, then the calls whose request is in the batch are inserted as the batch leaves them and the others
- * updated, in one round trip. A busy bridge sees five events per call, and a statement per event (then one per kind)
- * made the projection, and so every dispatch, which waits for `ready`, fall behind. The statement returns the rows it
- * wrote, so the listener hears after the commit which rows became ready and which calls were sealed after their
- * authorization: the batch's own state, without another query.
- */
-async function applyEvents(
-  trx: Transaction<DeviceBridgeDB>,
-  items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[],
-  after: AfterCommit,
-  onCommitted?: CommittedListener,
-): Promise<void> {
+/** Merges the events of each call in stream order: what the batch leaves in each row. */
+function mergeEvents(items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[]): Merged[] {
   const merged = new Map<string, Merged>();
   for (const { event, seq } of items) {
     const effect = effectOf(event, seq);
@@ -130,19 +118,25 @@ async function applyEvents(
       last_seq: seq,
     });
   }
-  if (merged.size === 0) {
-    if (onCommitted) after.defer(() => onCommitted({ events: items, ready: [], sealed: [] }));
-    return;
-  }
-  const inserts = [...merged.values()].filter((m) => m.insert);
-  const updates = [...merged.values()].filter((m) => !m.insert);
-  const column = <K extends keyof Merged>(rows: Merged[], k: K) => rows.map((r) => r[k] ?? null);
+  return [...merged.values()];
+}
+
+/**
+ * The statement that writes a batch: the calls whose request is in the batch inserted as the batch leaves them, the
+ * others updated, every row written returned. With `moved` (the checkpoint's move), the move is part of the statement
+ * and gates every write, and the first column, `moved`, says whether it happened (one row at least).
+ */
+function writeStatement(rows: readonly Merged[], moved?: RawBuilder<unknown>): RawBuilder<WrittenRow> {
+  const inserts = rows.filter((m) => m.insert);
+  const updates = rows.filter((m) => !m.insert);
+  const column = <K extends keyof Merged>(of: readonly Merged[], k: K) => of.map((r) => r[k] ?? null);
   const first = <K extends keyof Insertable<ExecutionRow>>(k: K) => inserts.map((r) => r.insert![k] ?? null);
   const table = sql.table(`${DEVICE_BRIDGE_SCHEMA}.executions`);
-  const statements = [];
+  const gate = moved ? sql`and exists (select from moved)` : sql``;
+  const ctes = moved ? [sql`moved as (${moved})`] : [];
   if (inserts.length > 0) {
     // A row that exists already (only a redelivery could leave one) takes the batch's changes like an update.
-    statements.push(sql`inserted as (
+    ctes.push(sql`inserted as (
       insert into ${table} as x (tenant, call_id, device_id, tool, payload, payload_sha256, status, verdict, request_id,
         deadline, boot_id, authorized_at, last_seq)
       select * from unnest(
@@ -151,6 +145,7 @@ async function applyEvents(
         ${column(inserts, 'status')}::text[], ${column(inserts, 'verdict')}::jsonb[], ${column(inserts, 'request_id')}::text[],
         ${column(inserts, 'deadline')}::timestamptz[], ${column(inserts, 'boot_id')}::text[],
         ${column(inserts, 'authorized_at')}::timestamptz[], ${column(inserts, 'last_seq')}::bigint[])
+      where true ${gate}
       on conflict (tenant, call_id) do update set
         status = excluded.status,
         verdict = coalesce(excluded.verdict, x.verdict),
@@ -165,7 +160,7 @@ async function applyEvents(
   if (updates.length > 0) {
     // `last_seq <` keeps a row that has already seen these events (a redelivered batch) as it is. Calls without a row
     // (not for a device) match nothing.
-    statements.push(sql`updated as (
+    ctes.push(sql`updated as (
       update ${table} as x set
         status = c.status,
         verdict = coalesce(c.verdict, x.verdict),
@@ -180,25 +175,76 @@ async function applyEvents(
         ${column(updates, 'request_id')}::text[], ${column(updates, 'deadline')}::timestamptz[],
         ${column(updates, 'boot_id')}::text[], ${column(updates, 'last_seq')}::bigint[]
       ) as c(tenant, call_id, status, verdict, authorized_at, request_id, deadline, boot_id, last_seq)
-      where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq < c.last_seq
+      where x.tenant = c.tenant and x.call_id = c.call_id and x.last_seq < c.last_seq ${gate}
       returning ${RETURNED})`);
   }
+  const parts = [
+    inserts.length > 0 ? sql`select * from inserted` : undefined,
+    updates.length > 0 ? sql`select * from updated` : undefined,
+  ];
   const written = sql.join(
-    [
-      inserts.length > 0 ? sql`select * from inserted` : undefined,
-      updates.length > 0 ? sql`select * from updated` : undefined,
-    ].filter((q) => q !== undefined),
+    parts.filter((q) => q !== undefined),
     sql` union all `,
   );
-  const { rows } = await sql<ExecutionRow>`with ${sql.join(statements, sql`, `)} ${written}`.execute(trx);
-  if (onCommitted) {
-    const batch = {
-      events: items,
-      ready: rows.filter((r) => r.status === 'ready'),
-      sealed: sealedAfterAuthorization(items, rows),
-    };
-    after.defer(() => onCommitted(batch));
-  }
+  if (!moved) return sql<WrittenRow>`with ${sql.join(ctes, sql`, `)} ${written}`;
+  const rowsWritten = rows.length > 0 ? sql`left join (${written}) w on true` : sql``;
+  return sql<WrittenRow>`with ${sql.join(ctes, sql`, `)}
+    select m.moved, ${rows.length > 0 ? sql`w.*` : sql`null as call_id`}
+    from (select count(*)::int as moved from moved) m ${rowsWritten}`;
+}
+
+/** A row a batch wrote, as the statement returns it (`moved` only from the statement that moves the checkpoint). */
+type WrittenRow = ExecutionRow & { moved?: number };
+
+/** Tells the listener, after the commit, what the batch did: which rows it left ready, which calls it sealed. */
+function tell(
+  items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[],
+  written: readonly WrittenRow[],
+  after: AfterCommit,
+  onCommitted?: CommittedListener,
+): void {
+  if (!onCommitted) return;
+  const rows = written.filter((r) => r.call_id !== null);
+  const batch = {
+    events: items,
+    ready: rows.filter((r) => r.status === 'ready'),
+    sealed: sealedAfterAuthorization(items, rows),
+  };
+  after.defer(() => onCommitted(batch));
+}
+
+/**
+ * Applies events in stream order inside the runner's transaction, with one statement whatever their number (see
+ * {@link writeStatement}). A busy bridge sees five events per call, and a statement per event (then one per kind)
+ * made the projection, and so every dispatch, which waits for `ready`, fall behind.
+ */
+async function applyEvents(
+  trx: Transaction<DeviceBridgeDB>,
+  items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[],
+  after: AfterCommit,
+  onCommitted?: CommittedListener,
+): Promise<void> {
+  const rows = mergeEvents(items);
+  const written = rows.length > 0 ? (await writeStatement(rows).execute(trx)).rows : [];
+  tell(items, written, after, onCommitted);
+}
+
+/**
+ * Writes a batch and moves the checkpoint in one statement, which commits on its own: one round trip per batch. The
+ * statement returns the rows it wrote, so the listener hears after the commit which rows became ready and which calls
+ * were sealed after their authorization: the batch's own state, without another query.
+ */
+async function writeBatch(
+  db: Kysely<DeviceBridgeDB>,
+  items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[],
+  moved: RawBuilder<unknown>,
+  after: AfterCommit,
+  onCommitted?: CommittedListener,
+): Promise<boolean> {
+  const { rows } = await writeStatement(mergeEvents(items), moved).execute(db);
+  if (rows[0]?.moved !== 1) return false;
+  tell(items, rows, after, onCommitted);
+  return true;
 }
 
 /** The calls these events seal that had been authorized (the device may hold the submit), from the rows they changed. */
@@ -236,6 +282,7 @@ export function executionsProjection(
     accepts: isToolCallEvent,
     apply: (trx, event, seq, after) => applyEvents(trx, [{ event, seq }], after, onCommitted),
     applyBatch: (trx, items, after) => applyEvents(trx, items, after, onCommitted),
+    writeBatch: (db, items, moved, after) => writeBatch(db, items, moved, after, onCommitted),
     async reset(trx) {
       await trx.withSchema(DEVICE_BRIDGE_SCHEMA).deleteFrom('executions').execute();
     },
