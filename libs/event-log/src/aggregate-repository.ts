@@ -69,8 +69,16 @@ export class AggregateRepository<S, C, E extends EventDraft> {
   /**
    * Runs a command on one aggregate: load, decide, append with the expected sequence, and on a conflict reload fresh
    * and decide again, up to `maxAttempts` times (then {@link RetriesExhaustedError}). Domain errors propagate.
+   * `known`: the state and version the caller folded from events it read, decided against first instead of a load
+   * (a consumer that holds the aggregate's events saves the round trip; a stale one costs a refused append).
    */
-  execute(tenant: string, id: string, command: C, cause: Causation): Promise<CommandResult<S>> {
+  execute(
+    tenant: string,
+    id: string,
+    command: C,
+    cause: Causation,
+    opts: { readonly known?: Loaded<S> } = {},
+  ): Promise<CommandResult<S>> {
     const { decider, assumeNew, maxAttempts, now } = this.aggregate;
     return runCommand(
       this.store,
@@ -79,7 +87,7 @@ export class AggregateRepository<S, C, E extends EventDraft> {
       decider,
       command,
       { source: this.source, tenant, aggregateId: id, ...cause },
-      { assumeNew: assumeNew?.(command) ?? false, maxAttempts, now },
+      { assumeNew: assumeNew?.(command) ?? false, maxAttempts, now, ...(opts.known ? { known: opts.known } : {}) },
     );
   }
 

@@ -4,7 +4,7 @@
 import { envelope, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
 import type { Decider } from './decider.js';
 import { isConcurrencyConflictError, RetriesExhaustedError } from './errors.js';
-import type { EventStore } from './event-store.js';
+import type { EventStore, Loaded } from './event-store.js';
 
 /** Who is deciding, and what the new events belong to. */
 export interface CommandContext {
@@ -25,7 +25,7 @@ export interface CommandResult<S> {
   readonly version: number;
 }
 
-export interface RunCommandOptions {
+export interface RunCommandOptions<S = unknown> {
   /** Attempts before giving up on a contended aggregate. Default 5. */
   readonly maxAttempts?: number;
   /** The clock; domain code never reads one itself. */
@@ -36,6 +36,11 @@ export interface RunCommandOptions {
    * aggregate exists after all the append is refused and the command is decided again against the loaded state.
    */
   readonly assumeNew?: boolean;
+  /**
+   * The state and version the caller already holds (folded from the events it read off the log), decided against on
+   * the first attempt instead of a load. A stale one costs one refused append and a fresh load, like a stale cache.
+   */
+  readonly known?: Loaded<S>;
 }
 
 /**
@@ -50,16 +55,18 @@ export async function runCommand<S, C, E extends EventDraft>(
   decider: Decider<S, C, E>,
   command: C,
   ctx: CommandContext,
-  opts: RunCommandOptions = {},
+  opts: RunCommandOptions<S> = {},
 ): Promise<CommandResult<S>> {
   const maxAttempts = opts.maxAttempts ?? 5;
   const now = opts.now ?? (() => new Date());
   let fresh = false;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const { state, version } =
-      attempt === 1 && opts.assumeNew && !store.isCached(subject)
-        ? { state: decider.initialState, version: 0 }
-        : await store.load(stream, subject, decider, { fresh });
+      attempt === 1 && opts.known
+        ? opts.known
+        : attempt === 1 && opts.assumeNew && !store.isCached(subject)
+          ? { state: decider.initialState, version: 0 }
+          : await store.load(stream, subject, decider, { fresh });
     const time = now();
     const drafts = decider.decide(command, state, time);
     if (drafts.length === 0) return { events: [], state, version };

@@ -4,7 +4,7 @@
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { envelope, type OrmuzEvent } from '@ormuz/contracts';
+import { envelope, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
 import { randomNamespace, testEnv } from '@ormuz/testing';
 import {
   AggregateRepository,
@@ -17,6 +17,7 @@ import {
   SNAPSHOT_VERSION_HEADER,
   streamName,
   type AggregateType,
+  type Decider,
 } from '../src/index.js';
 import {
   counter,
@@ -122,6 +123,34 @@ describe('aggregate repository', () => {
     await repository().execute(TENANT, 'r5', increment(3), cause);
     const result = await repository({ assumeNew: () => true }).execute(TENANT, 'r5', increment(1), cause);
     expect(result.state).toEqual({ total: 4, count: 2 });
+  });
+
+  it('decides against a known state without loading it, and against fresh state when the known one is stale', async () => {
+    const first = await repository().execute(TENANT, 'r8', increment(2), cause);
+    /** A store that counts its loads. */
+    class Counting extends EventStore {
+      loads = 0;
+      override load<S, C, E extends EventDraft>(
+        stream: string,
+        subject: string,
+        decider: Decider<S, C, E>,
+        opts?: { fresh?: boolean },
+      ) {
+        this.loads++;
+        return super.load(stream, subject, decider, opts);
+      }
+    }
+    const store = new Counting(js, jsm);
+    const counts = new AggregateRepository(store, ns, '/test/counter', counters);
+    const known = { state: first.state, version: first.version };
+    const second = await counts.execute(TENANT, 'r8', increment(3), cause, { known });
+    expect(second.state).toEqual({ total: 5, count: 2 });
+    expect(store.loads).toBe(0);
+    // The same known state is stale now: its append is refused and the command is decided again on the log's state.
+    const third = await counts.execute(TENANT, 'r8', increment(1), cause, { known });
+    expect(third.state).toEqual({ total: 6, count: 3 });
+    expect(store.loads).toBe(1);
+    expect(await total('r8')).toBe(6);
   });
 
   it('gives up after maxAttempts conflicting attempts, appending nothing of its own', async () => {

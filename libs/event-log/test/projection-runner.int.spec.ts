@@ -168,6 +168,51 @@ describe('projection runner', () => {
     );
   });
 
+  it('writes a batch with its checkpoint in one statement when the projection can: each message once, two processes or not', async () => {
+    /** Counts per aggregate like `projection`, a batch at a time: one upsert gated on the checkpoint's move. */
+    const oneStatement = (name: string): Projection =>
+      projection(name, {
+        async writeBatch(d, items, moved) {
+          const byId = new Map<string, { total: number; events: number; seq: number }>();
+          for (const { event, seq } of items) {
+            const { total } = event.data as { total: number };
+            byId.set(event.subject, { total, events: (byId.get(event.subject)?.events ?? 0) + 1, seq });
+          }
+          const ids = [...byId.keys()];
+          const of = <K extends 'total' | 'events' | 'seq'>(k: K) => ids.map((id) => byId.get(id)![k]);
+          const { rows: result } = await sql<{ moved: number }>`
+            with moved as (${moved}), written as (
+              insert into readmodels.counters (projection, id, total, events, last_seq)
+              select ${name}, u.id, u.total, u.events, u.last_seq
+              from unnest(${ids}::text[], ${of('total')}::int[], ${of('events')}::int[], ${of('seq')}::bigint[])
+                as u(id, total, events, last_seq)
+              where exists (select from moved)
+              on conflict (projection, id) do update
+                set total = excluded.total, events = counters.events + excluded.events, last_seq = excluded.last_seq
+              returning 1)
+            select (select count(*) from moved)::int as moved, (select count(*) from written) as written`.execute(d);
+          return result[0]?.moved === 1;
+        },
+      });
+    for (let i = 0; i < 60; i++) await increment(`s${i % 5}`);
+    const a = new ProjectionRunner(js, jsm, db, oneStatement('one_statement'), { batchSize: 8 });
+    const b = new ProjectionRunner(js, jsm, db, oneStatement('one_statement'), { batchSize: 8 });
+    await a.start();
+    await b.start(); // replaces a's server consumer; a's statements then find the checkpoint moved and write nothing
+    for (let i = 0; i < 60; i++) await increment(`s${i % 5}`);
+    const applied = async () =>
+      (await rows('one_statement')).filter((r) => r.id.startsWith('s')).reduce((n, r) => n + r.events, 0);
+    await waitFor(async () => (await applied()) >= 120, { message: '120 events applied' });
+    await Promise.all([a.catchUp(), b.catchUp()]).catch(() => undefined);
+    await a.stop();
+    const live = (await rows('one_statement')).filter((r) => r.id.startsWith('s'));
+    expect(live).toEqual(['s0', 's1', 's2', 's3', 's4'].map((id) => ({ id, total: 24, events: 24 })));
+    await b.rebuild();
+    await b.catchUp();
+    await b.stop();
+    expect((await rows('one_statement')).filter((r) => r.id.startsWith('s'))).toEqual(live);
+  });
+
   it('parks a poison message, reports it, and carries on with the rest', async () => {
     await increment('x1', 13);
     await increment('x2', 1);

@@ -4,18 +4,25 @@ import { LeaderLease } from '@ormuz/postgres';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { DeviceCredentialsService } from './commands/device-credentials.service.js';
 import { DeviceEventsRecorder } from './commands/device-events.recorder.js';
-import { DeviceExecutionsService } from './commands/device-executions.service.js';
+import { DeviceDispatcher } from './commands/device-dispatcher.js';
+import { ExecutionLog } from './commands/execution-log.js';
+import { ExecutionProtocol } from './commands/execution-protocol.js';
+import { InFlightExecutions } from './commands/in-flight-executions.js';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from './config.js';
 import { CredentialsRepository } from './persistence/credentials.repository.js';
 import { ExecutionsRepository } from './persistence/executions.repository.js';
 import { executionsProjection } from './projections/executions.projection.js';
+import { ExecutionsReactor } from './reactions/executions.reactor.js';
 import { DeviceBridgeController } from './transport/device-bridge.controller.js';
 import { DeviceLinkHost } from './transport/device-link.host.js';
 
+/** Most events the executions projection applies in one transaction. */
+const EXECUTIONS_BATCH = 1024;
+
 /**
  * Work that runs on one replica per deployment, the leader (a Postgres advisory lock, {@link LeaderLease}): the
- * executions projection (one checkpoint) and the deadline sweeper. Every committed batch wakes the dispatchers of all
- * replicas, each dispatching for the devices it holds.
+ * executions projection (one checkpoint) and the deadline sweeper. After every committed batch the reactor dispatches
+ * the calls it left ready for devices held here, and wakes the other replicas' dispatchers for theirs.
  */
 @Injectable()
 class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -26,7 +33,9 @@ class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown 
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
-    private readonly executions: DeviceExecutionsService,
+    private readonly dispatcher: DeviceDispatcher,
+    private readonly protocol: ExecutionProtocol,
+    private readonly reactor: ExecutionsReactor,
     private readonly link: DeviceLinkHost,
   ) {
     const log = infra.logger;
@@ -41,19 +50,22 @@ class BridgeLeadership implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private async lead(): Promise<void> {
     this.infra.logger.info({ replica: this.link.routes.replicaId }, 'this replica leads the device-bridge projection and sweeper');
-    this.runner = new ProjectionRunner(this.infra.js, this.infra.jsm, this.infra.db, executionsProjection(this.infra.config.namespace, (sealed) => {
-      for (const s of sealed) this.link.sendSeal({ tenant: s.tenant, deviceId: s.device_id }, s.request_id);
-    }), {
+    this.reactor.leading();
+    const projection = executionsProjection(this.infra.config.namespace, (batch) => this.reactor.committed(batch));
+    // Batches of up to 1,024 events: a transaction costs a few round trips whatever its size, so a busy bridge (five
+    // events a call) keeps up by taking more at once, and a quiet one still commits each event as it comes.
+    this.runner = new ProjectionRunner(this.infra.js, this.infra.jsm, this.infra.db, projection, {
       logger: this.infra.logger,
-      onCommitted: () => {
-        this.executions.kick();
-        this.link.routes.announceReady();
-      },
+      batchSize: EXECUTIONS_BATCH,
     });
     this.infra.consumers.add(this.runner);
     await this.runner.start();
     this.sweeper = setInterval(() => {
-      this.executions.sweepOverdue().catch((err) => this.infra.logger.error({ err }, 'overdue sweep failed'));
+      const now = new Date();
+      this.dispatcher
+        .sealOffline(now)
+        .then(() => this.protocol.sweepOverdue(now))
+        .catch((err) => this.infra.logger.error({ err }, 'overdue sweep failed'));
     }, this.config.sweepIntervalMs);
   }
 
@@ -87,10 +99,14 @@ export class DeviceBridgeModule {
         ExecutionsRepository,
         CredentialsRepository,
         DeviceEventsRecorder,
+        ExecutionLog,
+        InFlightExecutions,
         // Bootstrapped in this order: credentials stored before the gateway listens, the lease after.
         DeviceCredentialsService,
-        DeviceExecutionsService,
+        ExecutionProtocol,
+        DeviceDispatcher,
         DeviceLinkHost,
+        ExecutionsReactor,
         BridgeLeadership,
       ],
     };

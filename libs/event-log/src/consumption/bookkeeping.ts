@@ -2,7 +2,7 @@
  * The two tables every schema with consumers of the log holds: the checkpoint of each consumer (the only truth about
  * how far it has got) and the messages it parked. Every read and write of them goes through this file.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import { OrmuzError } from '@ormuz/contracts';
 
@@ -114,6 +114,18 @@ export class Bookkeeping {
       .returning(sql<string>`set_config('synchronous_commit', 'off', true)`.as('synchronous_commit'))
       .execute();
     if (moved.length !== 1) throw new CheckpointMovedError(this.consumer, from);
+  }
+
+  /**
+   * The same move as {@link move}, as a statement for a projection to embed in its own single-statement write (as the
+   * common table expression every write is conditioned on, see `Projection.writeBatch`): it returns one row when the
+   * checkpoint was at `from` and is now at `to`, none otherwise. The statement commits on its own, and like a batch's
+   * transaction without waiting for the WAL flush.
+   */
+  moveStatement(from: number, to: number): RawBuilder<unknown> {
+    return sql`update ${sql.table(`${this.schema}.projection_checkpoints`)} set seq = ${to}, updated_at = now()
+      where projection = ${this.consumer} and stream = ${this.stream} and seq = ${from}
+      returning set_config('synchronous_commit', 'off', true) as synchronous_commit`;
   }
 
   /** Stores a message that could not be handled, inside `trx`. Parking it again keeps the first row. */

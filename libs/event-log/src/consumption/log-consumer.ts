@@ -6,8 +6,8 @@
  * a process that died are simply delivered again, in order, and no acknowledgement can cover a message that was not
  * handled. Within one incarnation, deliveries are checked as the ordered consumer checks them: a delivery sequence
  * that skips, or a stream sequence that goes backwards past what was taken, restarts consumption from the checkpoint.
- * The server's acknowledgements (ack-all, sent only up to the saved checkpoint) serve as flow control: at most
- * `window` messages are ever out.
+ * The server's acknowledgements (ack-all, sent only up to the saved checkpoint, at most ACK_DELAY_MS after it moved)
+ * serve as flow control: at most `window` messages are ever out.
  *
  * What is done with the messages is the sink's business (a projection commits them with the checkpoint in one
  * transaction; a reactor runs handlers and moves the checkpoint over what is finished); the sink reports each durable
@@ -95,6 +95,11 @@ export interface LogSink {
 }
 
 const silent: ConsumerLogger = { info() {}, warn() {}, error() {} };
+/**
+ * How long an acknowledgement may wait for later commits to cover it too, in ms. Acknowledgements are flow control
+ * only (the checkpoint is the cursor), so a short wait costs nothing but trims a message per commit.
+ */
+const ACK_DELAY_MS = 20;
 const ACK_WAIT_NANOS = 5 * 60 * 1_000_000_000;
 
 export class LogConsumer {
@@ -115,6 +120,8 @@ export class LogConsumer {
   private buffer: JsMsg[] = [];
   /** Taken messages not yet acknowledged, in stream order. */
   private unacked: JsMsg[] = [];
+  /** Acknowledges what the checkpoint covers, unless a batch's worth made it happen sooner. */
+  private ackTimer: NodeJS.Timeout | undefined;
   private fault: Error | undefined;
   private wake: (() => void) | undefined;
   private stopped: (() => void) | undefined;
@@ -177,18 +184,32 @@ export class LogConsumer {
     await this.jsm.consumers.delete(this.source.stream, this.source.name).catch(() => false);
   }
 
-  /** Called by the sink once the checkpoint `seq` is saved: acknowledges up to it and tells the listeners. */
+  /**
+   * Called by the sink once the checkpoint `seq` is saved: acknowledges up to it (at once when a batch's worth waits,
+   * otherwise within ACK_DELAY_MS, so that a read model committing one event at a time does not send an
+   * acknowledgement per event) and tells the listeners.
+   */
   advance(seq: number): void {
     if (seq <= this.checkpoint) return;
     this.checkpoint = seq;
     this.crash('committed', seq);
+    let covered = 0;
+    while (covered < this.unacked.length && this.unacked[covered]!.seq <= seq) covered++;
+    if (covered >= this.batchSize) this.acknowledge();
+    else if (covered > 0) this.ackTimer ??= setTimeout(() => this.acknowledge(), ACK_DELAY_MS);
+    if (this.opts.onCommitted) this.runEffects([() => this.opts.onCommitted!(seq)]);
+  }
+
+  /** Acknowledges (ack-all) every taken message the saved checkpoint covers. */
+  private acknowledge(): void {
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
     let last: JsMsg | undefined;
-    while (this.unacked.length > 0 && this.unacked[0]!.seq <= seq) last = this.unacked.shift();
+    while (this.unacked.length > 0 && this.unacked[0]!.seq <= this.checkpoint) last = this.unacked.shift();
     if (last) {
       last.ack();
       this.crash('acknowledged', last.seq);
     }
-    if (this.opts.onCommitted) this.runEffects([() => this.opts.onCommitted!(seq)]);
   }
 
   /** Runs work that follows a commit; a failing one is logged, and never undoes or repeats the commit. */
@@ -324,6 +345,10 @@ export class LogConsumer {
   }
 
   private async close(): Promise<void> {
+    // Acknowledgements are the server consumer's flow control only: the next one is created anew at the checkpoint.
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    this.unacked = [];
     const messages = this.messages;
     this.messages = undefined;
     await messages?.close().catch(() => undefined);

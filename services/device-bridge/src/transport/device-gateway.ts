@@ -1,6 +1,8 @@
 /**
- * The bridge's WebSocket endpoint for devices: authenticates `hello`, keeps one live connection per device, validates
- * every frame, and hands start claims, outcomes and status reports to an {@link ExecutionHandler}.
+ * The bridge's WebSocket endpoint for devices, and the lifecycle of each connection: accepts sockets, authenticates
+ * `hello`, keeps one live connection per device (a newer one supersedes the older), pings, closes, and holds each
+ * connection's flow-control window. What the frames of a welcomed device mean is routed by the {@link FrameRouter}
+ * (frame-router.ts) to an {@link ExecutionHandler}.
  *
  * Framework-free and free of NATS and the event log: the handler is where claims and outcomes meet the log.
  */
@@ -15,46 +17,34 @@ import {
   DEVICE_MAX_FRAME_BYTES,
   DEVICE_MAX_IN_FLIGHT_LIMIT,
   DEVICE_PROTOCOL_VERSION,
-  DEVICE_SUBMIT_REFUSAL_CODES,
   DeviceFrameCodec,
-  isDeviceProtocolError,
-  isDeviceProtocolId,
   type CancelFrameV1,
-  type DeviceFrame,
   type DeviceFrameDraft,
-  type ErrorFrameV1,
   type HelloFrameV1,
-  type OutcomeFrameV1,
-  type ProgressFrameV1,
   type SealFrameV1,
-  type StartClaimFrameV1,
-  type StartRefusalReason,
   type StatusQueryFrameV1,
-  type StatusReportFrameV1,
   type SubmitFrameV1,
 } from '@ormuz/contracts';
-import { FlowWindow, reportEndsRequest } from './flow-window.js';
+import { FlowWindow } from './flow-window.js';
+import {
+  clip,
+  FrameRouter,
+  type ConnectedDevice,
+  type DeviceAddress,
+  type DeviceGatewayLogger,
+  type FrameHandler,
+  type FrameLanes,
+  type RoutedConnection,
+} from './frame-router.js';
 
-/** Which device: ids are unique within a tenant only, so the tenant is always part of the address. */
-export interface DeviceAddress {
-  readonly tenant: string;
-  readonly deviceId: string;
-}
-
-/** A device on an accepted connection, as the handler sees it. */
-export interface ConnectedDevice extends DeviceAddress {
-  /** Unique per accepted connection (also sent to the device in `welcome`). */
-  readonly sessionId: string;
-  /** The device process's boot id from `hello`; a new one means the device restarted. */
-  readonly bootId: string;
-  readonly policyVersion: number | null;
-  readonly connectedAt: Date;
-  readonly remoteAddress: string | undefined;
-  /** The credential the hello presented (null when the authenticator does not name credentials). */
-  readonly credentialId: string | null;
-  /** When that credential stops being valid; the connection is closed then. Null: no expiry. */
-  readonly credentialExpiresAt: Date | null;
-}
+export type {
+  ConnectedDevice,
+  DeviceAddress,
+  DeviceGatewayLogger,
+  FrameHandler,
+  OutcomeRefusal,
+  StartClaimDecision,
+} from './frame-router.js';
 
 /** What a {@link DeviceAuthenticator} proves about a hello. */
 export interface AuthenticatedAddress extends DeviceAddress {
@@ -70,11 +60,6 @@ export interface AuthenticatedAddress extends DeviceAddress {
 export interface DeviceAuthenticator {
   authenticate(hello: HelloFrameV1): Promise<AuthenticatedAddress | null>;
 }
-
-/** The answer to a start claim. */
-export type StartClaimDecision =
-  | { readonly granted: true }
-  | { readonly granted: false; readonly reason: StartRefusalReason; readonly message: string };
 
 /** Why a device's connection ended. */
 export type DisconnectCause =
@@ -92,56 +77,20 @@ export type DisconnectCause =
   | { readonly kind: 'server_closing' };
 
 /**
- * What the gateway calls for an authenticated device. For one connection, calls about the same request are made one
- * at a time in the order its frames arrived, while calls about different requests may run side by side (at most the
- * frames the connection may queue); `onConnected`, `onDisconnected` and frames naming no request wait for every
- * earlier call and hold back every later one. A rejected claim or outcome is logged and answered with a non-fatal
- * `internal` error frame.
+ * What the gateway calls for an authenticated device: its frames (routed as {@link FrameHandler} says) and its
+ * connection's life. For one connection, calls about the same request are made one at a time in the order its frames
+ * arrived, while calls about different requests may run side by side (at most the frames the connection may queue);
+ * `onConnected`, `onDisconnected` and frames naming no request wait for every earlier call and hold back every later
+ * one.
  */
-export interface ExecutionHandler {
+export interface ExecutionHandler extends FrameHandler {
   /** The device was welcomed. Frames it sends next wait until this resolves. */
   onConnected(device: ConnectedDevice, hello: HelloFrameV1): Promise<void> | void;
-  /**
-   * The device asks to start a request. Grant only once the start is recorded (winning against a seal).
-   * The same device may claim the same request again after a reconnect or restart when it never received the
-   * answer; it journals a start before running, so granting a repeated claim from the device that holds the grant
-   * cannot run the request twice. When this rejects, the device is told to retry later and nothing runs.
-   */
-  onStartClaim(device: ConnectedDevice, frame: StartClaimFrameV1): Promise<StartClaimDecision>;
-  /**
-   * The device reports an outcome. The gateway sends `outcome_ack` once this resolves; the device resends the
-   * outcome after reconnects until it is acknowledged, so the same outcome can arrive more than once.
-   */
-  onOutcome(device: ConnectedDevice, frame: OutcomeFrameV1): Promise<OutcomeRefusal | undefined | void>;
-  /** The device reports a request's journal state (an answer, a refusal before claiming, or an interrupted run). */
-  onStatusReport(device: ConnectedDevice, frame: StatusReportFrameV1): Promise<void> | void;
   /** The connection ended. Never proof that a started request finished. Called once per welcomed connection. */
   onDisconnected(device: ConnectedDevice, cause: DisconnectCause): Promise<void> | void;
-  /** Progress of a running request. */
-  onProgress?(device: ConnectedDevice, frame: ProgressFrameV1): Promise<void> | void;
-  /** The device refused a frame the bridge sent (e.g. a submit whose payload did not match its hash). */
-  onDeviceError?(device: ConnectedDevice, frame: ErrorFrameV1): Promise<void> | void;
   /** The device's flow-control window has room again: {@link DeviceGateway.room} requests may be sent now. */
   onWindowOpen?(device: ConnectedDevice): void;
 }
-
-/**
- * An outcome the handler refused to record (the request is another device's, unknown, or not started): the device is
- * told with a non-fatal error of that code naming the request, and gets no `outcome_ack`.
- */
-export interface OutcomeRefusal {
-  readonly refused: 'not_assigned' | 'unknown_request' | 'not_started';
-  readonly message: string;
-}
-
-/** Where the gateway reports what it does. Tokens and payloads are never passed to it. */
-export interface DeviceGatewayLogger {
-  debug?(message: string, fields?: Record<string, unknown>): void;
-  info?(message: string, fields?: Record<string, unknown>): void;
-  warn?(message: string, fields?: Record<string, unknown>): void;
-  error?(message: string, fields?: Record<string, unknown>): void;
-}
-
 /** Options of {@link DeviceGateway}. */
 export interface DeviceGatewayOptions {
   /** Interface to listen on, e.g. `127.0.0.1` or `0.0.0.0`. */
@@ -171,43 +120,75 @@ export interface DeviceGatewayOptions {
 /** Frames the platform sends to a device through {@link DeviceGateway.send}. */
 export type DeviceCommandDraft = DeviceFrameDraft<SubmitFrameV1 | StatusQueryFrameV1 | SealFrameV1 | CancelFrameV1>;
 
-interface Connection {
-  readonly ws: WebSocket;
-  readonly codec: DeviceFrameCodec;
-  readonly remoteAddress: string | undefined;
-  device?: ConnectedDevice;
+/** What a connection asks of its gateway: the lifecycle steps that concern the device's one live connection. */
+interface Lifecycle {
+  release(conn: Connection, requestId: string): void;
+  end(conn: Connection, cause: DisconnectCause, code: number, reason: string): void;
+  welcome(conn: Connection, hello: HelloFrameV1): Promise<void>;
+}
+
+/** One accepted socket, from its accept to its close; what the {@link FrameRouter} sees of it. */
+class Connection implements RoutedConnection {
+  device: ConnectedDevice | undefined;
   /** Requests in flight to the device; set at the welcome. */
-  window?: FlowWindow<DeviceCommandDraft>;
+  window: FlowWindow<DeviceCommandDraft> | undefined;
   /** The identity the hello claimed, for the log line of a connection closed before its welcome. */
-  claimed?: DeviceAddress;
-  alive: boolean;
-  queued: number;
-  /**
-   * Frames are handled in arrival order per request, and requests side by side: `lanes` holds the tail of each
-   * request's frames; `barrier` the last frame that concerned no single request (the hello, a heartbeat, an
-   * unreadable frame, the disconnect), which waited for everything before it and which everything after it waits for.
-   */
-  barrier: Promise<void>;
-  readonly lanes: Map<string, Promise<void>>;
-  helloTimer?: NodeJS.Timeout;
+  claimed: DeviceAddress | undefined;
+  /** Answered the last ping (or sent something since). */
+  alive = true;
+  helloTimer: NodeJS.Timeout | undefined;
   /** Closes the connection when its credential expires. */
-  expiryTimer?: NodeJS.Timeout;
+  expiryTimer: NodeJS.Timeout | undefined;
   /** Set when the end of the connection was decided here, so the close event reports it rather than a plain close. */
-  cause?: DisconnectCause;
-  disconnectReported: boolean;
+  cause: DisconnectCause | undefined;
+  disconnectReported = false;
+  /** Its frames on their way to the handler. */
+  readonly frames: FrameLanes;
+
+  constructor(
+    private readonly gateway: Lifecycle,
+    router: FrameRouter,
+    readonly ws: WebSocket,
+    readonly codec: DeviceFrameCodec,
+    readonly remoteAddress: string | undefined,
+  ) {
+    this.frames = router.attach(this);
+  }
+
+  get open(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** @throws DeviceProtocolError when the draft is invalid (a bug here or in the handler's answer). */
+  send(draft: DeviceFrameDraft): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    this.ws.send(this.codec.encode(draft));
+  }
+
+  release(requestId: string): void {
+    this.gateway.release(this, requestId);
+  }
+
+  fatal(code: string, message: string, closeCode: number): void {
+    this.send({ type: 'error', code, message: clip(message, 'The connection was refused.'), fatal: true });
+    this.gateway.end(this, { kind: 'closed', code: closeCode, reason: code }, closeCode, code);
+  }
+
+  overloaded(): void {
+    this.gateway.end(
+      this,
+      { kind: 'protocol_violation', code: 'overloaded' },
+      DEVICE_CLOSE_CODES.overloaded,
+      'too many frames in flight',
+    );
+  }
+
+  hello(frame: HelloFrameV1): Promise<void> {
+    return this.gateway.welcome(this, frame);
+  }
 }
 
 const keyOf = (device: DeviceAddress): string => `${device.tenant}/${device.deviceId}`;
-
-function textOf(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8');
-}
-
-function clip(message: string, empty = 'The start was refused.'): string {
-  const text = message.trim() === '' ? empty : message;
-  return text.length <= 4096 ? text : `${text.slice(0, 4095)}…`;
-}
 
 /** Closes the bridge decides on, or expects, in normal operation: logged at info; every other close at warn. */
 const ORDINARY_CLOSES: ReadonlySet<number> = new Set<number>([
@@ -231,9 +212,14 @@ export class DeviceGateway {
   private readonly heartbeatIntervalMs: number;
   private readonly helloTimeoutMs: number;
   private readonly maxFrameBytes: number;
-  private readonly maxQueuedFrames: number;
   private readonly maxInFlight: number;
   private readonly logger: DeviceGatewayLogger;
+  private readonly router: FrameRouter;
+  private readonly lifecycle: Lifecycle = {
+    release: (conn, requestId) => this.release(conn, requestId),
+    end: (conn, cause, code, reason) => this.end(conn, cause, code, reason),
+    welcome: (conn, hello) => this.welcome(conn, hello),
+  };
   private readonly connections = new Set<Connection>();
   private readonly devices = new Map<string, Connection>();
   private server: WebSocketServer | undefined;
@@ -245,11 +231,10 @@ export class DeviceGateway {
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
     this.helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
     this.maxFrameBytes = options.maxFrameBytes ?? DEVICE_MAX_FRAME_BYTES;
-    this.maxQueuedFrames = options.maxQueuedFrames ?? 1_000;
     this.maxInFlight = Math.min(options.maxInFlight ?? DEVICE_MAX_IN_FLIGHT_LIMIT, DEVICE_MAX_IN_FLIGHT_LIMIT);
     this.logger = options.logger ?? {};
+    this.router = new FrameRouter(options.handler, this.logger, options.maxQueuedFrames ?? 1_000);
   }
-
   /**
    * Starts listening. Resolves with the bound address once the port is open.
    * @throws the listen error (e.g. EADDRINUSE); calling it twice or after {@link close} is an error.
@@ -349,13 +334,18 @@ export class DeviceGateway {
   endCredentials(device: DeviceAddress, credentialIds: readonly string[]): boolean {
     const conn = this.devices.get(keyOf(device));
     if (!conn?.device?.credentialId || !credentialIds.includes(conn.device.credentialId)) return false;
-    this.sendTo(conn, {
+    conn.send({
       type: 'error',
       code: 'credential_revoked',
       message: 'The credential this connection used was revoked; connect again with a current token.',
       fatal: true,
     });
-    this.end(conn, { kind: 'disconnected', reason: 'credential revoked' }, DEVICE_CLOSE_CODES.disconnected, 'credential revoked');
+    this.end(
+      conn,
+      { kind: 'disconnected', reason: 'credential revoked' },
+      DEVICE_CLOSE_CODES.disconnected,
+      'credential revoked',
+    );
     return true;
   }
 
@@ -366,7 +356,12 @@ export class DeviceGateway {
   yieldTo(device: DeviceAddress, bySessionId: string, since: Date): boolean {
     const conn = this.devices.get(keyOf(device));
     if (!conn?.device || conn.device.sessionId === bySessionId || conn.device.connectedAt > since) return false;
-    this.sendTo(conn, { type: 'error', code: 'replaced', message: 'A newer connection of this device took over; this one is closed.', fatal: true });
+    conn.send({
+      type: 'error',
+      code: 'replaced',
+      message: 'A newer connection of this device took over; this one is closed.',
+      fatal: true,
+    });
     this.end(conn, { kind: 'replaced', bySessionId }, DEVICE_CLOSE_CODES.replaced, 'replaced');
     return true;
   }
@@ -389,7 +384,7 @@ export class DeviceGateway {
     );
     await Promise.all(closing);
     // Each close queued onDisconnected behind the connection's frames; let the handler finish them.
-    await Promise.all(connections.map((c) => this.drained(c)));
+    await Promise.all(connections.map((c) => c.frames.drained()));
     const server = this.server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -401,21 +396,17 @@ export class DeviceGateway {
       ws.close(DEVICE_CLOSE_CODES.goingAway, 'bridge shutting down');
       return;
     }
-    const conn: Connection = {
+    const conn = new Connection(
+      this.lifecycle,
+      this.router,
       ws,
-      codec: new DeviceFrameCodec(this.maxFrameBytes),
-      remoteAddress: request.socket.remoteAddress,
-      alive: true,
-      queued: 0,
-      barrier: Promise.resolve(),
-      lanes: new Map(),
-      disconnectReported: false,
-    };
+      new DeviceFrameCodec(this.maxFrameBytes),
+      request.socket.remoteAddress,
+    );
     this.connections.add(conn);
     conn.helloTimer = setTimeout(() => {
       if (!conn.device) {
-        this.fatal(
-          conn,
+        conn.fatal(
           'hello_timeout',
           `No valid hello within ${this.helloTimeoutMs} ms; send hello first.`,
           DEVICE_CLOSE_CODES.helloTimeout,
@@ -425,7 +416,10 @@ export class DeviceGateway {
     ws.on('pong', () => {
       conn.alive = true;
     });
-    ws.on('message', (data: RawData, isBinary: boolean) => this.enqueue(conn, data, isBinary));
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      conn.alive = true;
+      conn.frames.receive(data, isBinary);
+    });
     ws.on('error', (err: Error & { code?: string }) => {
       // ws closes the socket with 1009 itself; remember why, for onDisconnected.
       if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH')
@@ -456,10 +450,11 @@ export class DeviceGateway {
       cause: cause.kind === 'protocol_violation' ? cause.code : cause.kind,
       inFlight: conn.window?.inFlight,
       backlog: conn.window?.backlog,
-      queuedFrames: conn.queued,
+      queuedFrames: conn.frames.queued,
       remoteAddress: conn.remoteAddress,
     };
-    const ordinary = ORDINARY_CLOSES.has(code) && cause.kind !== 'protocol_violation' && cause.kind !== 'heartbeat_timeout';
+    const ordinary =
+      ORDINARY_CLOSES.has(code) && cause.kind !== 'protocol_violation' && cause.kind !== 'heartbeat_timeout';
     if (ordinary) this.logger.info?.('device connection closed', fields);
     else this.logger.warn?.('device connection closed', fields);
   }
@@ -490,162 +485,34 @@ export class DeviceGateway {
     if (!device || conn.disconnectReported) return;
     conn.disconnectReported = true;
     // Behind the connection's queued frames, so the handler sees the disconnect after what preceded it.
-    void this.schedule(conn, undefined, () => this.options.handler.onDisconnected(device, cause)).catch((err: unknown) =>
-      this.logger.error?.('onDisconnected failed', { deviceId: device.deviceId, error: (err as Error).message }),
-    );
-  }
-
-  /**
-   * Runs `work` after the frames it must follow: with a request id, after that request's earlier frames and the last
-   * barrier; without one, as a barrier after everything queued so far. Resolves or rejects with `work`.
-   */
-  private schedule(conn: Connection, requestId: string | undefined, work: () => unknown): Promise<void> {
-    const quiet = (p: Promise<unknown>): Promise<void> => p.then(
-      () => undefined,
-      () => undefined,
-    );
-    if (requestId === undefined) {
-      const run = Promise.all([conn.barrier, ...conn.lanes.values()]).then(work).then(() => undefined);
-      conn.lanes.clear();
-      conn.barrier = quiet(run);
-      return run;
-    }
-    const run = (conn.lanes.get(requestId) ?? conn.barrier).then(work).then(() => undefined);
-    const tail = quiet(run).then(() => {
-      if (conn.lanes.get(requestId) === tail) conn.lanes.delete(requestId);
-    });
-    conn.lanes.set(requestId, tail);
-    return run;
-  }
-
-  /** Resolves once every frame queued on the connection so far was handled. */
-  private drained(conn: Connection): Promise<void> {
-    return Promise.all([conn.barrier, ...conn.lanes.values()]).then(() => undefined);
-  }
-
-  private fatal(conn: Connection, code: string, message: string, closeCode: number): void {
-    this.sendTo(conn, { type: 'error', code, message: clip(message, 'The connection was refused.'), fatal: true });
-    this.end(conn, { kind: 'closed', code: closeCode, reason: code }, closeCode, code);
-  }
-
-  /** @throws DeviceProtocolError when the draft is invalid (a bug here or in the handler's answer). */
-  private sendTo(conn: Connection, draft: DeviceFrameDraft): void {
-    if (conn.ws.readyState !== WebSocket.OPEN) return;
-    conn.ws.send(conn.codec.encode(draft));
-  }
-
-  /** A non-fatal error; a request id that is not a valid id is left out rather than breaking the frame. */
-  private sendError(conn: Connection, code: string, message: string, requestId?: string): void {
-    this.sendTo(conn, {
-      type: 'error',
-      code,
-      message: clip(message, 'The frame was not accepted.'),
-      fatal: false,
-      ...(isDeviceProtocolId(requestId) ? { request_id: requestId } : {}),
-    });
+    void conn.frames
+      .schedule(undefined, () => this.options.handler.onDisconnected(device, cause))
+      .catch((err: unknown) =>
+        this.logger.error?.('onDisconnected failed', { deviceId: device.deviceId, error: (err as Error).message }),
+      );
   }
 
   /** The device is done with a request: its window slot is free; send what waited for it. */
   private release(conn: Connection, requestId: string): void {
     const window = conn.window;
     if (!window?.holds(requestId)) return;
-    for (const frame of window.release(requestId)) this.sendTo(conn, frame);
-    if (conn.device && window.room > 0 && conn.ws.readyState === WebSocket.OPEN) this.options.handler.onWindowOpen?.(conn.device);
+    for (const frame of window.release(requestId)) conn.send(frame);
+    if (conn.device && window.room > 0 && conn.ws.readyState === WebSocket.OPEN)
+      this.options.handler.onWindowOpen?.(conn.device);
   }
 
-  // --- frames -----------------------------------------------------------------------------------------------------
-
-  private enqueue(conn: Connection, data: RawData, isBinary: boolean): void {
-    conn.alive = true;
-    if (conn.queued >= this.maxQueuedFrames) {
-      this.end(
-        conn,
-        { kind: 'protocol_violation', code: 'overloaded' },
-        DEVICE_CLOSE_CODES.overloaded,
-        'too many frames in flight',
-      );
-      return;
-    }
-    conn.queued += 1;
-    // Decoded on arrival, so `seq` is checked in the order frames came; handled in order per request (see schedule).
-    const arrived = this.decode(conn, data, isBinary);
-    const requestId = conn.device ? arrived.requestId : undefined;
-    this.schedule(conn, requestId, () => this.process(conn, arrived))
-      .catch((err: unknown) => {
-        this.logger.error?.('device frame handling failed', {
-          deviceId: conn.device?.deviceId,
-          error: (err as Error).message,
-        });
-      })
-      .finally(() => {
-        conn.queued -= 1;
-      });
-  }
-
-  /** Reads a frame; a frame that cannot be read becomes the answer to give, naming its request when it could. */
-  private decode(
-    conn: Connection,
-    data: RawData,
-    isBinary: boolean,
-  ): { frame: DeviceFrame; requestId: string | undefined } | { refusal: { code: string; message: string }; requestId: string | undefined } {
-    if (isBinary) {
-      return {
-        refusal: { code: 'malformed_json', message: 'Binary messages are not frames; send each frame as a JSON text message.' },
-        requestId: undefined,
-      };
-    }
-    try {
-      const frame = conn.codec.decode(textOf(data));
-      return { frame, requestId: 'request_id' in frame ? frame.request_id : undefined };
-    } catch (err) {
-      if (isDeviceProtocolError(err)) return { refusal: { code: err.code, message: err.message }, requestId: err.requestId };
-      this.logger.error?.('could not read a device frame', { deviceId: conn.device?.deviceId, error: (err as Error).message });
-      return { refusal: { code: 'internal', message: 'The bridge could not read this frame; send it again later.' }, requestId: undefined };
-    }
-  }
-
-  private async process(
-    conn: Connection,
-    arrived: ReturnType<DeviceGateway['decode']>,
-  ): Promise<void> {
-    if (conn.ws.readyState !== WebSocket.OPEN && !conn.device) return;
-    if ('refusal' in arrived) return this.refuse(conn, arrived.refusal.code, arrived.refusal.message, arrived.requestId);
-    const frame = arrived.frame;
-    if (!conn.device) {
-      if (frame.type !== 'hello') {
-        return this.fatal(
-          conn,
-          'hello_required',
-          `The first frame must be hello, not ${frame.type}.`,
-          DEVICE_CLOSE_CODES.policyViolation,
-        );
-      }
-      return this.onHello(conn, frame);
-    }
-    return this.dispatch(conn, conn.device, frame);
-  }
-
-  /** Answers a frame that could not be read: fatal before the hello (nothing can be trusted yet), non-fatal after. */
-  private refuse(conn: Connection, code: string, message: string, requestId?: string): void {
-    if (!conn.device)
-      return this.fatal(
-        conn,
-        code,
-        `${message} The first frame must be a valid hello.`,
-        DEVICE_CLOSE_CODES.policyViolation,
-      );
-    this.sendError(conn, code, message, requestId);
-  }
-
-  private async onHello(conn: Connection, hello: HelloFrameV1): Promise<void> {
+  /**
+   * The connection's hello, in its turn: authenticated, then welcomed as the device's one live connection (an older
+   * one is closed as replaced, and its disconnect reaches the handler first).
+   */
+  private async welcome(conn: Connection, hello: HelloFrameV1): Promise<void> {
     conn.claimed = { tenant: hello.tenant, deviceId: hello.device_id };
     let identity: AuthenticatedAddress | null;
     try {
       identity = await this.options.authenticator.authenticate(hello);
     } catch (err) {
       this.logger.error?.('device authentication failed', { deviceId: hello.device_id, error: (err as Error).message });
-      return this.fatal(
-        conn,
+      return conn.fatal(
         'internal',
         'The bridge could not check the device credential; try again later.',
         DEVICE_CLOSE_CODES.internalError,
@@ -653,8 +520,7 @@ export class DeviceGateway {
     }
     if (!identity) {
       this.logger.warn?.('refused a device credential', { tenant: hello.tenant, deviceId: hello.device_id });
-      return this.fatal(
-        conn,
+      return conn.fatal(
         'unauthenticated',
         'The device credential was not accepted. Refresh the device token or enrol the device again.',
         DEVICE_CLOSE_CODES.policyViolation,
@@ -667,8 +533,7 @@ export class DeviceGateway {
         credentialTenant: identity.tenant,
         credentialDeviceId: identity.deviceId,
       });
-      return this.fatal(
-        conn,
+      return conn.fatal(
         'identity_mismatch',
         `The credential belongs to device ${identity.deviceId} of tenant ${identity.tenant}, not to the device the hello names.`,
         DEVICE_CLOSE_CODES.policyViolation,
@@ -689,7 +554,7 @@ export class DeviceGateway {
     };
     const previous = this.devices.get(keyOf(device));
     if (previous) {
-      this.sendTo(previous, {
+      previous.send({
         type: 'error',
         code: 'replaced',
         message: 'A newer connection of this device took over; this one is closed.',
@@ -698,14 +563,14 @@ export class DeviceGateway {
       this.end(previous, { kind: 'replaced', bySessionId: device.sessionId }, DEVICE_CLOSE_CODES.replaced, 'replaced');
       this.reportDisconnect(previous, previous.cause ?? { kind: 'replaced', bySessionId: device.sessionId });
       // The older connection's disconnect reaches the handler before this one's connect.
-      await this.drained(previous);
+      await previous.frames.drained();
     }
     conn.device = device;
     // Devices built before flow control announce nothing and get the default; none gets more than the bridge allows.
     const capacity = Math.min(hello.max_in_flight ?? DEVICE_DEFAULT_MAX_IN_FLIGHT, this.maxInFlight);
     conn.window = new FlowWindow<DeviceCommandDraft>(capacity);
     this.devices.set(keyOf(device), conn);
-    this.sendTo(conn, {
+    conn.send({
       type: 'welcome',
       tenant: device.tenant,
       device_id: device.deviceId,
@@ -733,110 +598,24 @@ export class DeviceGateway {
   private closeAtExpiry(conn: Connection, at: Date): void {
     // setTimeout holds at most ~24.8 days; a longer-lived credential is checked again then.
     const delay = Math.min(at.getTime() - Date.now(), 2 ** 31 - 1);
-    conn.expiryTimer = setTimeout(() => {
-      if (Date.now() < at.getTime()) return this.closeAtExpiry(conn, at);
-      this.sendTo(conn, {
-        type: 'error',
-        code: 'credential_expired',
-        message: 'The credential this connection used has expired; connect again with a current token.',
-        fatal: true,
-      });
-      this.end(conn, { kind: 'disconnected', reason: 'credential expired' }, DEVICE_CLOSE_CODES.disconnected, 'credential expired');
-    }, Math.max(0, delay));
-    conn.expiryTimer.unref();
-  }
-
-  private async dispatch(conn: Connection, device: ConnectedDevice, frame: DeviceFrame): Promise<void> {
-    const handler = this.options.handler;
-    switch (frame.type) {
-      case 'start_claim': {
-        let decision: StartClaimDecision;
-        try {
-          decision = await handler.onStartClaim(device, frame);
-        } catch (err) {
-          this.logger.error?.('onStartClaim failed', {
-            deviceId: device.deviceId,
-            requestId: frame.request_id,
-            error: (err as Error).message,
-          });
-          return this.sendError(
-            conn,
-            'internal',
-            `The bridge could not record the start of ${frame.request_id}; do not run it. Claim it again later.`,
-            frame.request_id,
-          );
-        }
-        if (decision.granted) return this.sendTo(conn, { type: 'start_granted', request_id: frame.request_id });
-        this.sendTo(conn, {
-          type: 'start_refused',
-          request_id: frame.request_id,
-          reason: decision.reason,
-          message: clip(decision.message),
+    conn.expiryTimer = setTimeout(
+      () => {
+        if (Date.now() < at.getTime()) return this.closeAtExpiry(conn, at);
+        conn.send({
+          type: 'error',
+          code: 'credential_expired',
+          message: 'The credential this connection used has expired; connect again with a current token.',
+          fatal: true,
         });
-        return this.release(conn, frame.request_id);
-      }
-      case 'outcome': {
-        let refusal: OutcomeRefusal | undefined | void;
-        try {
-          refusal = await handler.onOutcome(device, frame);
-        } catch (err) {
-          this.logger.error?.('onOutcome failed', {
-            deviceId: device.deviceId,
-            requestId: frame.request_id,
-            error: (err as Error).message,
-          });
-          return this.sendError(
-            conn,
-            'internal',
-            `The bridge could not record the outcome of ${frame.request_id}; keep it and send it again after reconnecting.`,
-            frame.request_id,
-          );
-        }
-        if (refusal) return this.sendError(conn, refusal.refused, refusal.message, frame.request_id);
-        this.sendTo(conn, { type: 'outcome_ack', request_id: frame.request_id });
-        return this.release(conn, frame.request_id);
-      }
-      case 'status_report':
-        try {
-          return await handler.onStatusReport(device, frame);
-        } finally {
-          // The device has said its last word on the request either way; a failure to record it is logged.
-          if (reportEndsRequest(frame.state)) this.release(conn, frame.request_id);
-        }
-      case 'progress':
-        return handler.onProgress?.(device, frame);
-      case 'error':
-        this.logger.warn?.('device reported an error', {
-          deviceId: device.deviceId,
-          code: frame.code,
-          requestId: frame.request_id,
-        });
-        try {
-          return await handler.onDeviceError?.(device, frame);
-        } finally {
-          if (frame.request_id && DEVICE_SUBMIT_REFUSAL_CODES.has(frame.code)) this.release(conn, frame.request_id);
-        }
-      case 'heartbeat':
-        return;
-      case 'hello':
-        return this.sendError(
+        this.end(
           conn,
-          'unexpected_frame',
-          'This connection already said hello; reconnect to start a new session.',
+          { kind: 'disconnected', reason: 'credential expired' },
+          DEVICE_CLOSE_CODES.disconnected,
+          'credential expired',
         );
-      case 'welcome':
-      case 'submit':
-      case 'start_granted':
-      case 'start_refused':
-      case 'outcome_ack':
-      case 'status_query':
-      case 'seal':
-      case 'cancel':
-        return this.sendError(conn, 'unexpected_frame', `Devices do not send ${frame.type} frames.`);
-      default: {
-        const unknown: never = frame;
-        throw new Error(`unhandled frame ${JSON.stringify(unknown)}`);
-      }
-    }
+      },
+      Math.max(0, delay),
+    );
+    conn.expiryTimer.unref();
   }
 }

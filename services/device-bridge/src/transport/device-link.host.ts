@@ -1,14 +1,17 @@
 /**
  * Hosts the WebSocket gateway inside the Nest app: authenticates devices against the stored credentials, routes every
- * protocol step to DeviceExecutionsService (which records it on the log), and links this replica to the others
- * through {@link DeviceRoutes}, so a command for a device reaches whichever replica holds its connection.
+ * protocol step to the ExecutionProtocol (which records it on the log) and every opening of a device's window to the
+ * DeviceDispatcher, and links this replica to the others through {@link DeviceRoutes}, so a command for a device
+ * reaches whichever replica holds its connection.
  */
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { SubmitFrameV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { DeviceCredentialsService, type CredentialsEndedListener } from '../commands/device-credentials.service.js';
-import { DeviceExecutionsService, type DeviceLink } from '../commands/device-executions.service.js';
+import { DeviceDispatcher } from '../commands/device-dispatcher.js';
+import type { DeviceLink } from '../commands/device-link.js';
+import { ExecutionProtocol } from '../commands/execution-protocol.js';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';
 import { DeviceGateway, type DeviceCommandDraft } from './device-gateway.js';
@@ -24,7 +27,8 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
   private safetyNet: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly executions: DeviceExecutionsService,
+    private readonly protocol: ExecutionProtocol,
+    private readonly dispatcher: DeviceDispatcher,
     credentials: DeviceCredentialsService,
     @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
@@ -39,20 +43,25 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
       handler: {
         onConnected: async (device) => {
           this.routes.hold(device, device.sessionId, device.connectedAt);
-          await this.executions.onConnected(device, device.bootId);
+          // Status queries for what the log has in flight first, then what was dispatched and may be lost, then new calls.
+          await this.protocol.onConnected(device, device.bootId);
+          await this.dispatcher.onConnected(device);
         },
-        onStartClaim: (device, frame) => this.executions.onStartClaim(device, frame, device.bootId),
-        onOutcome: (device, frame) => this.executions.onOutcome(device, frame),
-        onStatusReport: (device, frame) => this.executions.onStatusReport(device, frame),
-        onProgress: (device, frame) => this.executions.onProgress(device, frame),
-        onDeviceError: (device, frame) => this.executions.onDeviceError(device, frame),
+        onStartClaim: (device, frame) => this.protocol.onStartClaim(device, frame, device.bootId),
+        onOutcome: (device, frame) => this.protocol.onOutcome(device, frame),
+        onStatusReport: (device, frame) => this.protocol.onStatusReport(device, frame),
+        onProgress: (device, frame) => this.protocol.onProgress(device, frame),
+        onDeviceError: (device, frame) => this.protocol.onDeviceError(device, frame),
         onDisconnected: async (device, cause) => {
           // A newer connection of the device is live (here, or on another replica that took it over).
           const superseded = this.gateway.isConnected(device) || cause.kind === 'replaced';
-          if (!this.gateway.isConnected(device)) this.routes.release(device);
-          await this.executions.onDisconnected(device, cause.kind, superseded);
+          if (!this.gateway.isConnected(device)) {
+            this.routes.release(device);
+            this.dispatcher.onDisconnected(device);
+          }
+          await this.protocol.onDisconnected(device, cause.kind, superseded);
         },
-        onWindowOpen: (device) => this.executions.onWindowOpen(device),
+        onWindowOpen: (device) => this.dispatcher.onWindowOpen(device),
       },
       logger: {
         debug: (m, f) => log.debug(f ?? {}, m),
@@ -61,7 +70,8 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
         error: (m, f) => log.error(f ?? {}, m),
       },
     });
-    executions.attach(this);
+    protocol.attach(this);
+    dispatcher.attach(this);
     credentials.onEnded(this);
   }
 
@@ -70,7 +80,7 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
     const address = await this.gateway.listen();
     this.infra.endpoints.devices = this.gateway.url();
     this.infra.logger.info({ port: address.port, host: this.config.host, replica: this.routes.replicaId }, 'device gateway listening');
-    this.safetyNet = setInterval(() => this.executions.kick(), DISPATCH_SAFETY_NET_MS);
+    this.safetyNet = setInterval(() => this.dispatcher.kick(), DISPATCH_SAFETY_NET_MS);
     this.safetyNet.unref();
   }
 
@@ -78,10 +88,10 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
     clearInterval(this.safetyNet);
     await this.gateway.close();
     this.routes.stop();
-    await this.executions.idle();
+    await this.dispatcher.idle();
   }
 
-  // --- DeviceLink: what the executions service sends ------------------------------------------------------------
+  // --- DeviceLink: what the dispatcher and the protocol send ------------------------------------------------------------
 
   isConnected(device: DeviceIdentity): boolean {
     return this.gateway.isConnected(device);
@@ -132,7 +142,7 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
   }
 
   onReady(): void {
-    this.executions.kick();
+    this.dispatcher.kick();
   }
 
   localDevices(tenant: string): ConnectedDeviceView[] {
