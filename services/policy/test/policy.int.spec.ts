@@ -1,7 +1,7 @@
-import { canonicalPayload } from '@ormuz/contracts';
+import { canonicalPayload, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
 import {
   loadBaseConfig,
-  callService,
+  callRpc,
   RemoteError,
   startService,
   submitUnansweredHint,
@@ -16,9 +16,10 @@ describe('policy service', () => {
   let db: TestDatabase;
   let svc: RunningService;
   const namespace = randomNamespace();
-  const call = <T>(name: string, body: unknown) => callService<T>(svc.infra.nc, namespace, 'policy', name, body);
+  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
   const submit = (overrides: Record<string, unknown> = {}) =>
-    call<Record<string, unknown> & { call_id: string; status: string; duplicate: boolean }>('submit', {
+    call('policy.submit', {
       tenant: 'acme',
       agent_id: 'agent-1',
       tool: 'device.screen_observe',
@@ -68,7 +69,7 @@ describe('policy service', () => {
     expect(upper).toMatchObject({ status: 'staged', duplicate: false });
     const versioned = await submit({ tool: 'device.send_message@2', arguments: args });
     expect(versioned).toMatchObject({ status: 'refused', message: expect.stringContaining('device.send_message has no version 2') });
-    const status = await call<{ status: { tool: string } }>('status', { tenant: 'acme', call_id: versioned.call_id });
+    const status = await call('policy.status', { tenant: 'acme', call_id: versioned.call_id });
     expect(status.status.tool).toBe('device.send_message');
   });
 
@@ -78,7 +79,7 @@ describe('policy service', () => {
     expect(err).toMatchObject({ code: 'unknown_tool', message: expect.stringContaining('Did you mean device.send_message?') });
     expect((err as Error).message).not.toMatch(/is invalid|must match pattern/);
     const callId = deriveCallId('acme', { kind: 'operation', operation_id });
-    await expect(call('status', { tenant: 'acme', call_id: callId })).rejects.toMatchObject({ code: 'call_not_found' });
+    await expect(call('policy.status', { tenant: 'acme', call_id: callId })).rejects.toMatchObject({ code: 'call_not_found' });
   });
 
   it('lets a duplicate with the same bytes observe the original, and refuses different bytes naming the id', async () => {
@@ -86,7 +87,7 @@ describe('policy service', () => {
     const first = await submit({ origin, arguments: {} });
     const again = await submit({ origin, arguments: {} });
     expect(again).toMatchObject({ call_id: first.call_id, status: 'authorized', duplicate: true });
-    const timeline = await call<{ timeline: unknown[] }>('status', { tenant: 'acme', call_id: first.call_id, timeline: true });
+    const timeline = await call('policy.status', { tenant: 'acme', call_id: first.call_id, timeline: true });
     expect(timeline.timeline).toHaveLength(2);
     await expect(submit({ origin, tool: 'device.list_contacts', arguments: { name_query: 'x' } })).rejects.toMatchObject({
       code: 'payload_conflict',
@@ -105,7 +106,7 @@ describe('policy service', () => {
     expect(err).toMatchObject({ code: 'payload_conflict', message: expect.stringContaining(first.call_id) });
     expect((err as Error).message).toMatch(message);
     // Nothing of the second request was recorded: the call is still the original.
-    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: first.call_id, timeline: true });
+    const timeline = await call('policy.status', { tenant: 'acme', call_id: first.call_id, timeline: true });
     expect(timeline.timeline).toHaveLength(2);
   });
 
@@ -126,7 +127,7 @@ describe('policy service', () => {
     expect(hint.check).toContain(`ormuz call status --tenant acme --call ${callId}`);
     await waitFor(
       async () => {
-        const r = await call<{ status: { status: string } }>('status', { tenant: 'acme', call_id: callId }).catch(() => undefined);
+        const r = await call('policy.status', { tenant: 'acme', call_id: callId }).catch(() => undefined);
         return r?.status.status === 'authorized';
       },
       { message: `call ${callId} recorded and decided although its reply was lost` },
@@ -145,27 +146,26 @@ describe('policy service', () => {
 
   it('seals an unstarted call, and a status query only reads', async () => {
     const r = await submit();
-    const sealed = await call<{ status: string }>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'ops@acme', reason: 'test' });
+    const sealed = await call('policy.seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'ops@acme', reason: 'test' });
     expect(sealed.status).toBe('sealed');
-    const status = await call<{ status: { status: string }; version: number }>('status', { tenant: 'acme', call_id: r.call_id });
+    const status = await call('policy.status', { tenant: 'acme', call_id: r.call_id });
     expect(status.status.status).toBe('sealed');
-    const again = await call<{ version: number }>('status', { tenant: 'acme', call_id: r.call_id });
+    const again = await call('policy.status', { tenant: 'acme', call_id: r.call_id });
     expect(again.version).toBe(status.version);
   });
 
   it('answers a second seal by another operator with who sealed it first, when and why, changing nothing', async () => {
     const r = await submit();
-    type Sealed = { status: string; sealed_by: string; sealed_at: string; already_sealed: boolean; message: string };
-    const first = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'alice@acme', reason: 'wrong phone' });
+    const first = await call('policy.seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'alice@acme', reason: 'wrong phone' });
     expect(first).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', already_sealed: false });
     expect(first.sealed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    const second = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'bob@acme', reason: 'me too' });
+    const second = await call('policy.seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'bob@acme', reason: 'me too' });
     expect(second).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', sealed_at: first.sealed_at, already_sealed: true });
     expect(second.message).toBe(
       `Call ${r.call_id} was already sealed by alice@acme at ${first.sealed_at} (wrong phone); this seal changed nothing. It will not run.`,
     );
-    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: r.call_id, timeline: true });
-    expect(timeline.timeline.filter((e) => e.type.endsWith('.sealed.v1'))).toHaveLength(1);
+    const timeline = await call('policy.status', { tenant: 'acme', call_id: r.call_id, timeline: true });
+    expect(timeline.timeline!.filter((e) => e.type.endsWith('.sealed.v1'))).toHaveLength(1);
   });
 
   it.each([
@@ -190,12 +190,12 @@ describe('policy service', () => {
   });
 
   it('reports an unknown call as not found with the next step', async () => {
-    await expect(call('status', { tenant: 'acme', call_id: 'call_nope' })).rejects.toMatchObject({ code: 'call_not_found' });
+    await expect(call('policy.status', { tenant: 'acme', call_id: 'call_nope' })).rejects.toMatchObject({ code: 'call_not_found' });
   });
 
   it('keeps tenants apart: another tenant cannot read a call', async () => {
     const r = await submit();
-    await expect(call('status', { tenant: 'other', call_id: r.call_id })).rejects.toMatchObject({ code: 'call_not_found' });
+    await expect(call('policy.status', { tenant: 'other', call_id: r.call_id })).rejects.toMatchObject({ code: 'call_not_found' });
   });
 
   it('projects every call into policy.call_status', async () => {
@@ -248,7 +248,7 @@ describe('policy service', () => {
       expect(pay).toMatchObject({ status: 'staged', summary: expect.stringContaining('Jetzt bezahlen') });
       const open = await tap({ foreground_package: 'com.example.shop', ref: 'e5', target_text: 'Sender details' });
       expect(open.status).toBe('authorized');
-      const { status } = await call<{ status: { status: string } }>('status', { tenant: 'acme', call_id: open.call_id, timeline: true });
+      const { status } = await call('policy.status', { tenant: 'acme', call_id: open.call_id, timeline: true });
       expect(status.status).toBe('authorized');
     });
 
@@ -262,8 +262,8 @@ describe('policy service', () => {
     });
 
     it('never offers a denied tool, and refuses it at dispatch as not permitted here', async () => {
-      await call('grants.set', { tenant: 'acme', agent_id: 'restricted', allow: ['device', 'ormuz'], deny: ['device.send_message'] });
-      const offered = await call<{ tools: { name: string }[] }>('tools', { tenant: 'acme', agent_id: 'restricted' });
+      await call('policy.grants.set', { tenant: 'acme', agent_id: 'restricted', allow: ['device', 'ormuz'], deny: ['device.send_message'] });
+      const offered = await call('policy.tools', { tenant: 'acme', agent_id: 'restricted' });
       expect(offered.tools.map((t) => t.name)).not.toContain('device.send_message');
       expect(offered.tools.map((t) => t.name)).toContain('device.tap');
       const r = await submit({ agent_id: 'restricted', tool: 'device.send_message', arguments: { recipient: 'Bob', message_body: 'hi' } });
@@ -271,52 +271,51 @@ describe('policy service', () => {
     });
 
     it('pins grants to the versions that exist when they are set', async () => {
-      const grant = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'pinned', allow: ['device.tap'] });
+      const grant = await call('policy.grants.set', { tenant: 'acme', agent_id: 'pinned', allow: ['device.tap'] });
       expect(grant.pins).toEqual({ 'device.tap': 1 });
     });
 
     it('offers the latest device.delete_contacts_verified, and keeps a grant pinned to version 1 on version 1', async () => {
       const tool = 'device.delete_contacts_verified';
-      type Offered = { tools: { name: string; version: number; description: string }[] };
-      const latest = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'cleaner', allow: [tool] });
+      const latest = await call('policy.grants.set', { tenant: 'acme', agent_id: 'cleaner', allow: [tool] });
       expect(latest.pins).toEqual({ [tool]: 2 });
-      const v2 = await call<Offered>('tools', { tenant: 'acme', agent_id: 'cleaner' });
+      const v2 = await call('policy.tools', { tenant: 'acme', agent_id: 'cleaner' });
       expect(v2.tools).toEqual([expect.objectContaining({ name: tool, version: 2, description: expect.stringContaining('changed_since_listed') })]);
 
-      const pinned = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'cleaner-v1', allow: [`${tool}@1`] });
+      const pinned = await call('policy.grants.set', { tenant: 'acme', agent_id: 'cleaner-v1', allow: [`${tool}@1`] });
       expect(pinned.pins).toEqual({ [tool]: 1 });
-      const v1 = await call<Offered>('tools', { tenant: 'acme', agent_id: 'cleaner-v1' });
+      const v1 = await call('policy.tools', { tenant: 'acme', agent_id: 'cleaner-v1' });
       expect(v1.tools).toEqual([expect.objectContaining({ name: tool, version: 1 })]);
       expect(v1.tools[0]!.description).not.toContain('changed_since_listed');
 
       const contractVersion = async (agent_id: string) => {
         const r = await submit({ agent_id, tool, arguments: { contact_names: ['Bob Chen'] } });
         expect(r).toMatchObject({ status: 'staged', summary: expect.stringContaining('Bob Chen') });
-        const { timeline } = await call<{ timeline: { type: string; data: { contract_version?: string } }[] }>('status', {
+        const { timeline } = await call('policy.status', {
           tenant: 'acme',
           call_id: r.call_id,
           timeline: true,
         });
-        return timeline[0]!.data.contract_version;
+        return (timeline![0]!.data as { contract_version?: string }).contract_version;
       };
       expect(await contractVersion('cleaner')).toBe('2');
       expect(await contractVersion('cleaner-v1')).toBe('1');
     });
 
     it('refuses a malformed grant rule with a clear error', async () => {
-      await expect(call('grants.set', { tenant: 'acme', agent_id: 'x', allow: ['device.*'] })).rejects.toMatchObject({
+      await expect(call('policy.grants.set', { tenant: 'acme', agent_id: 'x', allow: ['device.*'] })).rejects.toMatchObject({
         message: expect.stringContaining('device.*'),
       });
     });
 
     it('refuses an allow rule that matches no tool, naming the installed extensions', async () => {
-      await expect(call('grants.set', { tenant: 'acme', agent_id: 'x', allow: ['weather'] })).rejects.toMatchObject({
+      await expect(call('policy.grants.set', { tenant: 'acme', agent_id: 'x', allow: ['weather'] })).rejects.toMatchObject({
         message: expect.stringMatching(/"weather" match no tool[\s\S]*device/),
       });
     });
 
     it('searches the granted directory', async () => {
-      const r = await call<{ hits: { name: string }[] }>('tools.search', { tenant: 'acme', agent_id: 'agent-1', query: 'send a text message' });
+      const r = await call('policy.tools.search', { tenant: 'acme', agent_id: 'agent-1', query: 'send a text message' });
       expect(r.hits[0]?.name).toBe('device.send_message');
     });
   });

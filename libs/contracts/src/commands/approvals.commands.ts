@@ -2,7 +2,7 @@
  * Wire contracts of the approvals service (`<namespace>.cmd.approvals.<name>`, and the same bodies over HTTP).
  */
 import { registerSchema } from '../schema-registry.js';
-import { fragments, Nullable, Struct, Type, type Static } from '../wire.js';
+import { fragments, List, Nullable, Struct, Type, type Static } from '../wire.js';
 
 /** One staged call as the owner sees it. */
 export const ApprovalViewV1 = Struct({
@@ -22,6 +22,10 @@ export const ApprovalViewV1 = Struct({
 });
 export type ApprovalViewV1 = Static<typeof ApprovalViewV1>;
 
+/** `approvals.list`'s answer. */
+export const ApprovalListV1 = Struct({ approvals: List(ApprovalViewV1) });
+export type ApprovalListV1 = Static<typeof ApprovalListV1>;
+
 /** `approvals.list` */
 export const ListApprovalsRequestV1 = Struct({
   tenant: fragments.identifier,
@@ -30,7 +34,7 @@ export const ListApprovalsRequestV1 = Struct({
 });
 export type ListApprovalsRequestV1 = Static<typeof ListApprovalsRequestV1>;
 
-/** `approvals.approve` / `approvals.deny` */
+/** `approvals.approve` / `approvals.deny`; the answer is the decided {@link ApprovalViewV1}. */
 export const DecideApprovalRequestV1 = Struct({
   tenant: fragments.identifier,
   approval_id: fragments.identifier,

@@ -4,7 +4,7 @@
  * the bridge keeps only its SHA-256.
  */
 import { registerSchema } from '../schema-registry.js';
-import { fragments, Nullable, Struct, Type, type Static } from '../wire.js';
+import { fragments, List, Nullable, Struct, Type, type Static } from '../wire.js';
 
 /** Longest credential lifetime and rotation overlap: one year. */
 const MAX_SECONDS = 366 * 24 * 3600;
@@ -12,6 +12,22 @@ const MAX_SECONDS = 366 * 24 * 3600;
 /** `devices`: the tenant's devices connected to the replica that answers. */
 export const ListDevicesRequestV1 = Struct({ tenant: fragments.identifier });
 export type ListDevicesRequestV1 = Static<typeof ListDevicesRequestV1>;
+
+/** A device connected to a replica of the bridge. */
+export const ConnectedDeviceV1 = Struct({
+  device_id: Type.String(),
+  boot_id: Type.String(),
+  session_id: Type.String(),
+  /** RFC 3339. */
+  connected_at: Type.String(),
+  /** The bridge replica that holds the connection. */
+  replica: Type.String(),
+});
+export type ConnectedDeviceV1 = Static<typeof ConnectedDeviceV1>;
+
+/** `devices`'s answer, by device id. */
+export const ConnectedDevicesV1 = Struct({ devices: List(ConnectedDeviceV1) });
+export type ConnectedDevicesV1 = Static<typeof ConnectedDevicesV1>;
 
 /** A credential as operators see it: never the token, never its hash. */
 export const DeviceCredentialViewV1 = Struct({
@@ -61,12 +77,20 @@ export const RevokeCredentialRequestV1 = Struct({
 });
 export type RevokeCredentialRequestV1 = Static<typeof RevokeCredentialRequestV1>;
 
+/** `credentials.revoke`'s answer: the credentials it ended (none when there was nothing to revoke). */
+export const RevokedCredentialsV1 = Struct({ revoked: List(Type.String()) });
+export type RevokedCredentialsV1 = Static<typeof RevokedCredentialsV1>;
+
 /** `credentials.list` */
 export const ListCredentialsRequestV1 = Struct({
   tenant: fragments.identifier,
   device_id: Type.Optional(fragments.identifier),
 });
 export type ListCredentialsRequestV1 = Static<typeof ListCredentialsRequestV1>;
+
+/** `credentials.list`'s answer. */
+export const CredentialListV1 = Struct({ credentials: List(DeviceCredentialViewV1) });
+export type CredentialListV1 = Static<typeof CredentialListV1>;
 
 export const DEVICE_BRIDGE_DEVICES_V1 = 'device-bridge.devices.v1';
 export const DEVICE_CREDENTIALS_ISSUE_V1 = 'device-bridge.credentials.issue.v1';

@@ -2,7 +2,12 @@
  * Wire contracts of policy's NATS commands (`<namespace>.cmd.policy.<name>`). Versioned by name; old versions stay
  * readable when a new one is added.
  */
-import { callOriginSchema } from '../events/tool-call.events.js';
+import {
+  CallOutcomeV1,
+  callOriginSchema,
+  OutcomeUnknownCauseV1,
+  ToolCallStatusV1,
+} from '../events/tool-call.events.js';
 import { registerSchema } from '../schema-registry.js';
 import { fragments, List, Nullable, OneOf, Struct, Type, type Static } from '../wire.js';
 
@@ -67,15 +72,59 @@ export const SealCallRequestV1 = Struct({
 });
 export type SealCallRequestV1 = Static<typeof SealCallRequestV1>;
 
+/** What a status query returns about a call. Reading it never sends anything anywhere. */
+export const ToolCallStatusViewV1 = Struct({
+  status: ToolCallStatusV1,
+  /** `null` only for `absent`. */
+  call_id: Nullable(Type.String()),
+  tool: Nullable(Type.String()),
+  payload_sha256: Nullable(Type.String()),
+  /** The executor's reported outcome once `succeeded` or `failed`; otherwise `null`. */
+  outcome: Nullable(CallOutcomeV1),
+  /** Why the outcome is unknown, when the status is `outcome_unknown`; otherwise `null`. */
+  unknown_cause: Nullable(OutcomeUnknownCauseV1),
+  /** The open approval while `staged` (the model's `pending_confirmation`); otherwise `null`. */
+  pending_approval: Nullable(
+    Struct({ approval_id: Type.String(), summary: Type.String(), expires_at: Type.String() }),
+  ),
+  /** Who sealed it, when `sealed`; otherwise `null`. */
+  sealed_by: Nullable(Type.String()),
+  /**
+   * One sentence for the model saying what to do now. For `outcome_unknown` it says to check the action's real state
+   * with a read before any retry.
+   */
+  next_step: Type.String(),
+});
+export type ToolCallStatusViewV1 = Static<typeof ToolCallStatusViewV1>;
+
+/** One event of a call as `policy.status` with `timeline: true` lists it. */
+export const CallTimelineEntryV1 = Struct({
+  /** Stream sequence. */
+  seq: Type.Integer(),
+  type: Type.String(),
+  /** RFC 3339. */
+  time: Type.String(),
+  source: Type.String(),
+  data: Type.Unknown(),
+});
+export type CallTimelineEntryV1 = Static<typeof CallTimelineEntryV1>;
+
+/** `policy.status`'s answer: the call's status view and version, and its events with `timeline`. */
+export const CallStatusReplyV1 = Struct({
+  status: ToolCallStatusViewV1,
+  /** Stream sequence of the call's last event. */
+  version: Type.Integer(),
+  timeline: Type.Optional(List(CallTimelineEntryV1)),
+});
+export type CallStatusReplyV1 = Static<typeof CallStatusReplyV1>;
+
 /**
- * `policy.seal`'s answer, beside the call's status view (as `policy.status` gives it): when the seal was recorded and
- * whether this request found the call already sealed (by `sealed_by`, maybe another operator), changing nothing.
+ * `policy.seal`'s answer: the call's status view (as `policy.status` gives it; `sealed`, since a call that has
+ * started is refused instead, as `call_already_started`), when the seal was recorded and whether this request found
+ * the call already sealed (by `sealed_by`, maybe another operator), changing nothing.
  */
 export const SealCallReplyV1 = Struct({
-  call_id: Nullable(Type.String()),
-  /** `sealed`: a call that has started is refused instead (`call_already_started`). */
-  status: Type.String(),
-  sealed_by: Nullable(Type.String()),
+  ...ToolCallStatusViewV1.properties,
   /** RFC 3339, from the log. */
   sealed_at: Nullable(Type.String()),
   already_sealed: Type.Boolean(),
@@ -128,6 +177,40 @@ export const OfferedToolV1 = Struct({
 });
 export type OfferedToolV1 = Static<typeof OfferedToolV1>;
 
+/**
+ * `policy.grants.set` and `policy.grants.get`'s answer: a grant as policy stores it (or the configured default when
+ * none was set): its rules, and the version each offered tool is pinned to.
+ */
+export const GrantV1 = Struct({
+  tenant: Type.String(),
+  agent_id: Type.String(),
+  /** Rules: `device` (every tool of the extension), `device.tap` (every version), `device.tap@1` (one version). */
+  allow: List(Type.String()),
+  /** Same rule forms; a tool version matched by any deny rule is never offered or allowed. */
+  deny: Type.Optional(List(Type.String())),
+  /** Tool name → the one version this grant offers; a stored grant pins every tool it offers. */
+  pins: Type.Optional(Type.Record(Type.String(), Type.Integer())),
+});
+export type GrantV1 = Static<typeof GrantV1>;
+
+/** `policy.tools`'s answer: the tools an agent is offered (grant ∩ catalog), as models see them. */
+export const OfferedToolsReplyV1 = Struct({ tools: List(OfferedToolV1) });
+export type OfferedToolsReplyV1 = Static<typeof OfferedToolsReplyV1>;
+
+/** One tool `policy.tools.search` found among those the agent is offered. */
+export const ToolSearchHitV1 = Struct({
+  name: Type.String(),
+  version: Type.Integer(),
+  description: Type.String(),
+  /** 0 to 1: how well the query's words meet the tool's name (weighted most), skills, then description. */
+  score: Type.Number(),
+});
+export type ToolSearchHitV1 = Static<typeof ToolSearchHitV1>;
+
+/** `policy.tools.search`'s answer: the best hits first. */
+export const SearchToolsReplyV1 = Struct({ hits: List(ToolSearchHitV1) });
+export type SearchToolsReplyV1 = Static<typeof SearchToolsReplyV1>;
+
 registerSchema(POLICY_SET_GRANT_V1, SetGrantRequestV1);
 registerSchema(POLICY_AGENT_V1, AgentRequestV1);
 registerSchema(POLICY_SEARCH_TOOLS_V1, SearchToolsRequestV1);
@@ -152,6 +235,14 @@ export type SetRiskAppsRequestV1 = Static<typeof SetRiskAppsRequestV1>;
 /** `policy.risk.apps.get`: for one tenant. */
 export const TenantRequestV1 = Struct({ tenant: fragments.identifier });
 export type TenantRequestV1 = Static<typeof TenantRequestV1>;
+
+/** `policy.risk.apps.set` and `policy.risk.apps.get`'s answer: a tenant's finance app lists as stored (both empty when it set none). */
+export const RiskAppsV1 = Struct({
+  tenant: Type.String(),
+  finance: List(Type.String()),
+  not_finance: List(Type.String()),
+});
+export type RiskAppsV1 = Static<typeof RiskAppsV1>;
 
 registerSchema(POLICY_SET_RISK_APPS_V1, SetRiskAppsRequestV1);
 registerSchema(POLICY_TENANT_V1, TenantRequestV1);

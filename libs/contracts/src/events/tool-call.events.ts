@@ -178,6 +178,35 @@ export const OUTCOME_UNKNOWN_CAUSES = Object.freeze([
 export const OutcomeUnknownCauseV1 = Type.Enum([...OUTCOME_UNKNOWN_CAUSES]);
 export type OutcomeUnknownCauseV1 = Static<typeof OutcomeUnknownCauseV1>;
 
+/** What an executor reported: a result, or the tool's failure. */
+export const CallOutcomeV1 = OneOf([
+  Struct({ kind: Type.Literal('succeeded'), result: JsonValueSchema }),
+  Struct({ kind: Type.Literal('failed'), error: CallErrorV1 }),
+]);
+export type CallOutcomeV1 = Static<typeof CallOutcomeV1>;
+
+/** Every {@link ToolCallStatusV1}, `absent` (nothing recorded) first, then in lifecycle order. */
+export const TOOL_CALL_STATUSES = Object.freeze([
+  'absent',
+  'requested',
+  'refused',
+  'staged',
+  'approved',
+  'denied',
+  'expired',
+  'authorized',
+  'dispatched',
+  'started',
+  'outcome_unknown',
+  'succeeded',
+  'failed',
+  'sealed',
+] as const);
+
+/** Where a call stands: the latest step of its lifecycle, or `absent` when nothing is recorded under its id. */
+export const ToolCallStatusV1 = Type.Enum([...TOOL_CALL_STATUSES]);
+export type ToolCallStatusV1 = Static<typeof ToolCallStatusV1>;
+
 // ---------------------------------------------------------------------------------------------------------------
 // Event data
 // ---------------------------------------------------------------------------------------------------------------

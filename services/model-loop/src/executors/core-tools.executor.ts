@@ -10,6 +10,7 @@ import {
   ToolCallEventType as T,
   type CallOriginV1,
   type CallRequestedV1,
+  type CallTimelineEntryV1,
   type JsonValue,
   type ToolCallEventDraft,
 } from '@ormuz/contracts';
@@ -29,7 +30,7 @@ import {
 import { isConversationNotFoundError } from '../domain/errors.js';
 import { fenceSafeJson, parseContinuation, reportOf, resultData } from '../domain/tool-result.js';
 import { Conversations } from '../persistence/conversations.js';
-import { PolicyClient, type CallTimelineEntry } from '../transport/policy.client.js';
+import { PolicyClient } from '../transport/policy.client.js';
 
 /** The authorised call a core tool runs for: who asked, from where, with which (verified) arguments. */
 export interface CoreToolCall {
@@ -171,7 +172,7 @@ export class CoreToolsExecutor {
     }
     const requested = reply.timeline?.find((e) => e.type === T.Requested)?.data as CallRequestedV1 | undefined;
     if (!requested || !sameScope(call, requested)) return undefined;
-    const timeline: readonly CallTimelineEntry[] = (reply.timeline ?? []).filter((e) =>
+    const timeline: readonly CallTimelineEntryV1[] = (reply.timeline ?? []).filter((e) =>
       isToolCallEvent({ type: e.type, data: e.data }),
     );
     return { call_id: callId, view: reply.status, timeline };
