@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { CONTEXTS, type ContextName } from '@ormuz/contracts';
+import {
+  assertValidReply,
+  CONTEXTS,
+  type CallStatusReplyV1,
+  type ContextName,
+  type OrmuzEvent,
+  type RpcName,
+  type RpcReplyOf,
+} from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import {
@@ -40,48 +48,12 @@ interface CliResult {
   readonly error: { code: string; message: string } | undefined;
 }
 
-interface CloudEvent {
-  specversion: string;
-  id: string;
-  source: string;
-  type: string;
-  subject: string;
-  time: string;
-  datacontenttype: string;
-  tenant: string;
-  data: unknown;
-}
-
-const ndjson = (text: string): CloudEvent[] =>
+const ndjson = (text: string): OrmuzEvent[] =>
   text
     .trimEnd()
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as CloudEvent);
-
-interface SubmitReply {
-  call_id: string;
-  status: string;
-  duplicate: boolean;
-  payload_sha256: string;
-  message: string | null;
-  approval_id: string | null;
-  summary: string | null;
-  expires_at: string | null;
-}
-
-interface StatusReply {
-  status: { status: string; call_id: string; tool: string; sealed_by: string | null; pending_approval: unknown };
-  version: number;
-  timeline?: { seq: number; type: string; source: string }[];
-}
-
-interface ApprovalView {
-  approval_id: string;
-  call_id: string;
-  status: string;
-  decided_by: string | null;
-}
+    .map((line) => JSON.parse(line) as OrmuzEvent);
 
 describe('ormuz CLI against the running platform', () => {
   const { natsUrl } = testEnv();
@@ -123,8 +95,14 @@ describe('ormuz CLI against the running platform', () => {
     return r.json as T;
   }
 
+  /** {@link ok} for a command that prints a service's reply: it must be the reply the contracts declare for `name`. */
+  async function okReply<N extends RpcName>(name: N, ...args: string[]): Promise<RpcReplyOf<N>> {
+    return assertValidReply(name, await ok<unknown>(...args));
+  }
+
   const submit = (operationId: string, tool: string, args: unknown, tenant = TENANT) =>
-    ok<SubmitReply>(
+    okReply(
+      'policy.submit',
       'call',
       'submit',
       '--tenant',
@@ -139,14 +117,14 @@ describe('ormuz CLI against the running platform', () => {
       JSON.stringify(args),
     );
   const status = (callId: string, tenant = TENANT) =>
-    ok<StatusReply>('call', 'status', '--tenant', tenant, '--call', callId, '--timeline');
-  const types = (s: StatusReply) => (s.timeline ?? []).map((t) => t.type.replace('ormuz.toolcall.', ''));
+    okReply('policy.status', 'call', 'status', '--tenant', tenant, '--call', callId, '--timeline');
+  const types = (s: CallStatusReplyV1) => (s.timeline ?? []).map((t) => t.type.replace('ormuz.toolcall.', ''));
 
   /** The approvals inbox is a projection: poll it (through the CLI) until the approval is there. */
   const inboxShows = (approvalId: string) =>
     waitFor(
       async () => {
-        const { approvals } = await ok<{ approvals: ApprovalView[] }>('approvals', 'list', '--tenant', TENANT, '--all');
+        const { approvals } = await okReply('approvals.list', 'approvals', 'list', '--tenant', TENANT, '--all');
         return approvals.find((a) => a.approval_id === approvalId);
       },
       { timeoutMs: 15_000, intervalMs: 50, message: `approval ${approvalId} in the inbox` },
@@ -266,14 +244,15 @@ describe('ormuz CLI against the running platform', () => {
       const high = await submit('op-approve-1', 'device.send_message', MESSAGE_ARGS);
       const approvalId = high.approval_id!;
       await inboxShows(approvalId);
-      const pending = await ok<{ approvals: ApprovalView[] }>('approvals', 'list', '--tenant', TENANT);
+      const pending = await okReply('approvals.list', 'approvals', 'list', '--tenant', TENANT);
       expect(pending.approvals.find((a) => a.approval_id === approvalId)).toMatchObject({
         call_id: high.call_id,
         status: 'pending',
         decided_by: null,
       });
 
-      const decided = await ok<ApprovalView>(
+      const decided = await okReply(
+        'approvals.approve',
         'approvals',
         'approve',
         approvalId,
@@ -291,7 +270,8 @@ describe('ormuz CLI against the running platform', () => {
     it('deny records the denial with who decided, and the call never runs', async () => {
       const high = await submit('op-deny-1', 'device.send_message', MESSAGE_ARGS);
       await inboxShows(high.approval_id!);
-      const decided = await ok<ApprovalView>(
+      const decided = await okReply(
+        'approvals.deny',
         'approvals',
         'deny',
         high.approval_id!,
@@ -311,7 +291,8 @@ describe('ormuz CLI against the running platform', () => {
     it('refuses to approve a staged call that was sealed before it started', async () => {
       const high = await submit('op-seal-1', 'device.send_message', MESSAGE_ARGS);
       await inboxShows(high.approval_id!);
-      const sealed = await ok<{ status: string; sealed_by: string }>(
+      const sealed = await okReply(
+        'policy.seal',
         'call',
         'seal',
         '--tenant',
@@ -372,30 +353,25 @@ describe('ormuz CLI against the running platform', () => {
   });
 
   it('device credentials: issue shows the token once, rotate ends the old one, revoke ends the rest', async () => {
-    interface Issued {
-      token: string;
-      credential: { credential_id: string; state: string; expires_at: string | null };
-    }
-    interface Listed {
-      credentials: { credential_id: string; state: string }[];
-    }
-    const first = await ok<Issued>('device', 'credentials', 'issue', '--tenant', TENANT, '--device', 'phone-9', '--ttl', '3600');
+    const credentials = <C extends 'issue' | 'rotate' | 'list' | 'revoke'>(command: C, ...args: string[]) =>
+      okReply(`device-bridge.credentials.${command}`, 'device', 'credentials', command, '--tenant', TENANT, ...args);
+    const first = await credentials('issue', '--device', 'phone-9', '--ttl', '3600');
     expect(first.token).toMatch(/^odt_/);
     expect(first.credential.state).toBe('active');
-    const second = await ok<Issued>('device', 'credentials', 'rotate', '--tenant', TENANT, '--device', 'phone-9', '--grace', '0');
-    const listed = await ok<Listed>('device', 'credentials', 'list', '--tenant', TENANT, '--device', 'phone-9');
+    const second = await credentials('rotate', '--device', 'phone-9', '--grace', '0');
+    const listed = await credentials('list', '--device', 'phone-9');
     expect(JSON.stringify(listed)).not.toContain(first.token);
     expect(Object.fromEntries(listed.credentials.map((c) => [c.credential_id, c.state]))).toEqual({
       [first.credential.credential_id]: 'expired',
       [second.credential.credential_id]: 'active',
     });
-    expect(await ok('device', 'credentials', 'revoke', '--tenant', TENANT, '--device', 'phone-9')).toEqual({
+    expect(await credentials('revoke', '--device', 'phone-9')).toEqual({
       revoked: [first.credential.credential_id, second.credential.credential_id].sort(),
     });
     const bad = await ormuz('device', 'credentials', 'issue', '--tenant', TENANT, '--device', 'phone-9', '--ttl', '5');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr + bad.stdout).toContain('--ttl');
-    expect(await ok('device', 'list', '--tenant', TENANT)).toEqual({ devices: [] });
+    expect(await okReply('device-bridge.devices', 'device', 'list', '--tenant', TENANT)).toEqual({ devices: [] });
   });
 
   it('device simulate says plainly that the bridge refused its token, and exits non-zero', async () => {

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SIM_PACKAGES, SimulatedDevice, runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { connectNats } from '@ormuz/event-log';
-import { callService } from '@ormuz/service-kit';
+import type { CallTimelineEntryV1, RpcName, RpcRequestOf } from '@ormuz/contracts';
+import { callRpc } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { killAll, ROOT, spawnTracked, type Tracked } from './support/processes.js';
 
@@ -22,17 +23,8 @@ const TOKEN = `tok-${Math.random().toString(36).slice(2)}`;
 const MESSAGES = SIM_PACKAGES.messages;
 const FINAL = new Set(['succeeded', 'failed', 'refused', 'staged', 'sealed', 'outcome_unknown']);
 
-interface Submitted {
-  call_id: string;
-  approval_id: string | null;
-  status: string;
-  summary: string | null;
-  message: string | null;
-}
-interface Timeline {
-  status: { status: string };
-  timeline: { type: string; data: Record<string, unknown> }[];
-}
+/** A timeline entry as `policy.status` answers it; the data of every tool-call event is an object. */
+type TimelineEntry = CallTimelineEntryV1 & { readonly data: Record<string, unknown> };
 
 describe('a tap is judged on what is under the finger (policy + bridge + simulated phone)', () => {
   const namespace = randomNamespace();
@@ -43,10 +35,10 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
   const services: Tracked[] = [];
   let op = 0;
 
-  const call = <T>(service: string, name: string, body: unknown) =>
-    callService<T>(nc, namespace, service, name, body, 10_000);
+  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+    callRpc(nc, namespace, name, body, { timeoutMs: 10_000, checkReply: true });
   const submit = (tool: string, args: Record<string, unknown>) =>
-    call<Submitted>('policy', 'submit', {
+    call('policy.submit', {
       tenant: TENANT,
       agent_id: 'agent-1',
       tool,
@@ -54,8 +46,10 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
       origin: { kind: 'operation', operation_id: `op-${++op}` },
       device_id: DEVICE,
     });
-  const timeline = (callId: string) =>
-    call<Timeline>('policy', 'status', { tenant: TENANT, call_id: callId, timeline: true });
+  const timeline = async (callId: string) => {
+    const s = await call('policy.status', { tenant: TENANT, call_id: callId, timeline: true });
+    return { status: s.status, timeline: (s.timeline ?? []) as readonly TimelineEntry[] };
+  };
   /** Submits and waits until the call reaches a state the test can judge (run, failed, staged or refused). */
   async function settle(tool: string, args: Record<string, unknown>) {
     const r = await submit(tool, args);
@@ -68,7 +62,7 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     );
     return { ...r, status: t.status.status, timeline: t.timeline };
   }
-  const verdictOf = (t: Timeline['timeline']) =>
+  const verdictOf = (t: readonly TimelineEntry[]) =>
     t.find((e) => e.type.endsWith('.staged.v1') || e.type.endsWith('.authorized.v1'))?.data.verdict as
       { level: string; judged_on?: Record<string, unknown> } | undefined;
 
@@ -90,9 +84,9 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     const health = await waitFor(
       async () => {
         for (const s of services) if (s.hasExited()) throw new Error(`a service exited: ${s.stderr()}`);
-        await call('policy', 'health', {});
-        await call('approvals', 'health', {});
-        return call<{ endpoints: Record<string, string> }>('device-bridge', 'health', {});
+        await call('policy.health', {});
+        await call('approvals.health', {});
+        return call('device-bridge.health', {});
       },
       { timeoutMs: 30_000, message: 'policy, approvals and device-bridge to answer health' },
     );
@@ -202,7 +196,7 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     expect(tap.status).toBe('staged');
     await waitFor(
       () =>
-        call('approvals', 'approve', { tenant: TENANT, approval_id: tap.approval_id, decided_by: 'owner@acme' }).then(
+        call('approvals.approve', { tenant: TENANT, approval_id: tap.approval_id!, decided_by: 'owner@acme' }).then(
           () => true,
           () => false,
         ),

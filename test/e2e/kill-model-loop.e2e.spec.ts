@@ -8,7 +8,7 @@
 import { jest } from '@jest/globals';
 import { jetstream } from '@nats-io/jetstream';
 import { sql } from 'kysely';
-import type { ConversationViewV1 } from '@ormuz/contracts';
+import type { ConversationViewV1, StartConversationRequestV1 } from '@ormuz/contracts';
 import { ProjectionRunner } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, waitFor } from '@ormuz/testing';
@@ -33,17 +33,17 @@ describe('kill -9 of model-loop while conversations run', () => {
     const { tenant } = platform;
     const ids = Array.from({ length: CONVERSATIONS }, (_, i) => `conv-${i}`);
     const start = async (id: string, i: number) => {
-      const body = {
+      const body: StartConversationRequestV1 = {
         tenant,
         agent_id: 'demo-agent',
         task: 'Tell Alice I am running ten minutes late.',
-        device_id: platform.devices[i % 2],
+        device_id: platform.devices[i % 2]!,
         model: 'scripted:demo',
         conversation_id: id,
       };
       for (;;) {
         try {
-          return await platform.call('model-loop', 'start', body);
+          return await platform.call('model-loop.start', body);
         } catch (err) {
           if ((err as { code?: string }).code !== 'service_unavailable') throw err;
         }
@@ -51,7 +51,7 @@ describe('kill -9 of model-loop while conversations run', () => {
     };
     const view = (id: string) =>
       platform
-        .call<ConversationViewV1>('model-loop', 'get', { tenant, conversation_id: id }, 3000)
+        .call('model-loop.get', { tenant, conversation_id: id }, 3000)
         .catch(() => undefined);
 
     // Killed while the conversations start and the agents ask for their tools.
@@ -71,7 +71,7 @@ describe('kill -9 of model-loop while conversations run', () => {
       { timeoutMs: 90_000, intervalMs: 250, message: `all ${CONVERSATIONS} conversations paused for approval` },
     );
     for (const v of paused) {
-      await platform.call('approvals', 'approve', {
+      await platform.call('approvals.approve', {
         tenant,
         approval_id: v.pending[0]!.approval_id,
         decided_by: 'owner@acme',

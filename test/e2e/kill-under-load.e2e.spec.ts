@@ -10,7 +10,7 @@
 import { jest } from '@jest/globals';
 import { jetstream } from '@nats-io/jetstream';
 import { sql, type RawBuilder } from 'kysely';
-import { CONTEXTS, type ContextName, type SubmitCallReplyV1 } from '@ormuz/contracts';
+import { CONTEXTS, type ContextName, type SubmitCallReplyV1, type SubmitCallRequestV1 } from '@ormuz/contracts';
 import { streamName, type ConsumerStatus } from '@ormuz/event-log';
 import { waitFor } from '@ormuz/testing';
 import { exitWithin, ROOT, spawnTracked } from './support/processes.js';
@@ -39,19 +39,19 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
 
   it('brings every call to a final state and archives every event', async () => {
     const submit = async (i: number): Promise<SubmitCallReplyV1> => {
-      const body = {
+      const body: SubmitCallRequestV1 = {
         tenant: platform.tenant,
         agent_id: 'burst',
         tool: 'device.screen_observe',
         arguments: {},
         origin: { kind: 'operation', operation_id: `burst-${i}` },
-        device_id: platform.devices[i % platform.devices.length],
+        device_id: platform.devices[i % platform.devices.length]!,
         correlation_id: `burst-${i}`,
       };
       // Policy may be down or restarting: send again with the same operation id until it answers.
       for (;;) {
         try {
-          return await platform.call<SubmitCallReplyV1>('policy', 'submit', body, 5_000);
+          return await platform.call('policy.submit', body, 5_000);
         } catch (err) {
           if ((err as { code?: string }).code !== 'service_unavailable') throw err;
         }

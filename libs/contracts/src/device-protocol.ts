@@ -25,8 +25,19 @@
  */
 import { sha256Hex, type JsonValue } from './canonical.js';
 import { OrmuzError, isOrmuzError, SchemaViolationError } from './errors.js';
-import { assertValid, fragments, registerSchema, type JsonSchema } from './schema-registry.js';
-import { JUDGED_TARGET_SCHEMA, type JudgedTargetV1 } from './events/tool-call.events.js';
+import { assertValid, registerSchema } from './schema-registry.js';
+import { JudgedTargetV1 } from './events/tool-call.events.js';
+import {
+  fragments,
+  JsonValueSchema,
+  List,
+  OneOf,
+  Struct,
+  Type,
+  type Static,
+  type TProperties,
+  type TSchema,
+} from './wire.js';
 
 /** Version of the frames this build speaks. Carried as `v` on every frame. */
 export const DEVICE_PROTOCOL_VERSION = 1 as const;
@@ -91,157 +102,190 @@ export const DEVICE_CLOSE_CODES = {
   overloaded: 4005,
 } as const;
 
+// ---------------------------------------------------------------------------------------------------------------
+// Frames
+//
+// Each frame is one declaration below: its JSON Schema (registered as `ormuz.device.<type>.v1`, see
+// deviceFrameSchemaName) and its TypeScript type. docs/device-protocol.md describes them; these declarations decide.
+
+const requestId = fragments.identifier;
+const shortText = Type.String({ minLength: 1, maxLength: 512 });
+const message = Type.String({ minLength: 1, maxLength: 4096 });
+const errorCode = Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' });
+
+/** The fields every frame carries, then the frame's own. */
+function frame<T extends string, P extends TProperties>(type: T, properties: P) {
+  return Struct({
+    /** Protocol version of this frame. */
+    v: Type.Literal(DEVICE_PROTOCOL_VERSION),
+    /** Per-connection, per-sender sequence number: starts at 1, strictly increases. */
+    seq: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    type: Type.Literal(type),
+    ...properties,
+  });
+}
+
 /** Risk level stamped into a submitted call by the platform's classifier. */
-export type RiskLevel = 'low' | 'medium' | 'high';
+export const RiskLevel = Type.Enum(['low', 'medium', 'high']);
+export type RiskLevel = Static<typeof RiskLevel>;
 
 /** The platform's risk verdict for a call, recorded by the device next to the request. */
-export interface RiskVerdictV1 {
-  readonly level: RiskLevel;
+export const RiskVerdictV1 = Struct({
+  level: RiskLevel,
   /** Short reasons, at most 32 of at most 512 characters each; empty when nothing raised the level. */
-  readonly reasons: readonly string[];
+  reasons: List(shortText, { maxItems: 32 }),
   /**
    * For a screen action: the app and element text the level was judged on. Before acting, the device resolves what
    * it would act on and refuses (`target_mismatch`, `foreground_changed`) when it differs. Absent from older servers.
    */
-  readonly judged_on?: JudgedTargetV1;
-}
+  judged_on: Type.Optional(JudgedTargetV1),
+});
+export type RiskVerdictV1 = Static<typeof RiskVerdictV1>;
 
 /** A failure told across the wire: a stable snake_case `code` and a sentence that says what to do next. */
-export interface WireErrorV1 {
+export const WireErrorV1 = Struct({
   /** snake_case, at most 64 characters. */
-  readonly code: string;
+  code: errorCode,
   /** At most 4096 characters. */
-  readonly message: string;
-}
-
-interface FrameBase<T extends string> {
-  /** Protocol version of this frame. */
-  readonly v: typeof DEVICE_PROTOCOL_VERSION;
-  /** Per-connection, per-sender sequence number: starts at 1, strictly increases. */
-  readonly seq: number;
-  readonly type: T;
-}
+  message,
+});
+export type WireErrorV1 = Static<typeof WireErrorV1>;
 
 /**
  * device → server, first frame of every connection. The server answers `welcome` or a fatal `error` and closes.
  * The identity claimed here must equal the identity the token authenticates; the token decides, never the claim.
  */
-export interface HelloFrameV1 extends FrameBase<'hello'> {
-  readonly device_id: string;
+export const HelloFrameV1 = frame('hello', {
+  device_id: fragments.identifier,
   /** Changes on every process start of the device; lets the server tell a reconnect from a reboot. */
-  readonly boot_id: string;
+  boot_id: fragments.identifier,
   /** Highest protocol version the device speaks; the server answers with the version it chose. */
-  readonly protocol_version: number;
+  protocol_version: Type.Integer({ minimum: 1, maximum: 1000 }),
   /** Version of the last policy synced to the device, or `null` when none ever was. */
-  readonly policy_version: number | null;
+  policy_version: Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 0 }),
   /** Device credential, at most 8192 characters. Never logged. */
-  readonly token: string;
-  readonly tenant: string;
+  token: Type.String({ minLength: 1, maxLength: 8192 }),
+  tenant: fragments.identifier,
   /**
    * How many requests the device takes in flight at once (1–1000): submits it has not finished, plus status queries,
    * seals and cancels it has not answered. The bridge never sends past it (capped at
    * {@link DEVICE_MAX_IN_FLIGHT_LIMIT}); absent, it uses {@link DEVICE_DEFAULT_MAX_IN_FLIGHT}.
    */
-  readonly max_in_flight?: number;
-}
+  max_in_flight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+});
+export type HelloFrameV1 = Static<typeof HelloFrameV1>;
 
 /** server → device, after a successful `hello`. */
-export interface WelcomeFrameV1 extends FrameBase<'welcome'> {
+export const WelcomeFrameV1 = frame('welcome', {
   /** The authenticated identity (equal to the hello's claim). */
-  readonly tenant: string;
-  readonly device_id: string;
+  tenant: fragments.identifier,
+  device_id: fragments.identifier,
   /** Unique per accepted connection; names the connection in the server's logs and events. */
-  readonly session_id: string;
+  session_id: fragments.identifier,
   /** Protocol version chosen for this connection. */
-  readonly protocol_version: number;
+  protocol_version: Type.Integer({ minimum: 1, maximum: 1000 }),
   /** Server clock at the time of the welcome (RFC 3339); devices use it to judge deadlines despite clock skew. */
-  readonly server_time: string;
+  server_time: fragments.time,
   /** How often the server pings, in milliseconds; silence for two intervals means the peer is gone. */
-  readonly heartbeat_interval_ms: number;
+  heartbeat_interval_ms: Type.Integer({ minimum: 1, maximum: 3_600_000 }),
   /** Largest frame the server accepts, in bytes. */
-  readonly max_frame_bytes: number;
+  max_frame_bytes: Type.Integer({ minimum: 1024 }),
   /** When the device's credential stops being accepted (RFC 3339), if it expires. */
-  readonly token_expires_at?: string;
+  token_expires_at: Type.Optional(fragments.time),
   /**
    * The window the bridge keeps to for this connection: at most this many requests in flight. Sent only to a device
    * whose `hello` announced `max_in_flight`, so devices built before flow control never see the field.
    */
-  readonly max_in_flight?: number;
-}
+  max_in_flight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+});
+export type WelcomeFrameV1 = Static<typeof WelcomeFrameV1>;
 
 /**
  * server → device: run one decided tool call. The device verifies `payload_sha256` against the UTF-8 bytes of
  * `payload`, journals the request, claims the start and runs it only once the claim is granted.
  * Resending the same `request_id` with the same bytes observes the original; different bytes are a conflict.
  */
-export interface SubmitFrameV1 extends FrameBase<'submit'> {
+export const SubmitFrameV1 = frame('submit', {
   /** The execution's id; the key of the device journal. */
-  readonly request_id: string;
+  request_id: requestId,
   /** The platform's tool-call id the request executes. */
-  readonly call_id: string;
+  call_id: fragments.identifier,
   /** Catalog name, `<extension>.<snake_case>` (`device.tap`). */
-  readonly tool: string;
+  tool: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}\\.[a-z][a-z0-9_]{0,63}$' }),
   /** Canonical JSON text of the arguments (an object); exactly the recorded bytes. */
-  readonly payload: string;
+  payload: Type.String({ minLength: 2 }),
   /** Lowercase hex SHA-256 of `payload`'s UTF-8 bytes. */
-  readonly payload_sha256: string;
+  payload_sha256: fragments.sha256,
   /**
    * When the outcome is due (RFC 3339, server clock). The device does not start the request after it and tells the
    * executor to stop when it passes; the server treats a request without an outcome by then as outcome unknown
    * (a late real outcome is still recorded).
    */
-  readonly deadline: string;
-  readonly verdict: RiskVerdictV1;
-}
+  deadline: fragments.time,
+  verdict: RiskVerdictV1,
+});
+export type SubmitFrameV1 = Static<typeof SubmitFrameV1>;
 
 /** device → server: ask to start a submitted request. Nothing runs until `start_granted`. */
-export interface StartClaimFrameV1 extends FrameBase<'start_claim'> {
-  readonly request_id: string;
-}
+export const StartClaimFrameV1 = frame('start_claim', { request_id: requestId });
+export type StartClaimFrameV1 = Static<typeof StartClaimFrameV1>;
 
 /** server → device: the start is recorded in the log; the device may run the request once. */
-export interface StartGrantedFrameV1 extends FrameBase<'start_granted'> {
-  readonly request_id: string;
-}
+export const StartGrantedFrameV1 = frame('start_granted', { request_id: requestId });
+export type StartGrantedFrameV1 = Static<typeof StartGrantedFrameV1>;
 
 /** Why a start claim lost. */
-export type StartRefusalReason = 'sealed' | 'unknown_request' | 'already_started' | 'expired' | 'not_assigned';
+export const StartRefusalReason = Type.Enum([
+  'sealed',
+  'unknown_request',
+  'already_started',
+  'expired',
+  'not_assigned',
+]);
+export type StartRefusalReason = Static<typeof StartRefusalReason>;
 
 /** server → device: the claim lost; the device must not run the request. */
-export interface StartRefusedFrameV1 extends FrameBase<'start_refused'> {
-  readonly request_id: string;
-  readonly reason: StartRefusalReason;
-  readonly message: string;
-}
+export const StartRefusedFrameV1 = frame('start_refused', {
+  request_id: requestId,
+  reason: StartRefusalReason,
+  message,
+});
+export type StartRefusedFrameV1 = Static<typeof StartRefusedFrameV1>;
 
 /** device → server: optional progress of a running request. */
-export interface ProgressFrameV1 extends FrameBase<'progress'> {
-  readonly request_id: string;
+export const ProgressFrameV1 = frame('progress', {
+  request_id: requestId,
   /** Short description of the current stage, at most 256 characters. */
-  readonly stage: string;
+  stage: Type.String({ minLength: 1, maxLength: 256 }),
   /** Completed share between 0 and 1, when known. */
-  readonly fraction?: number;
-}
+  fraction: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+});
+export type ProgressFrameV1 = Static<typeof ProgressFrameV1>;
 
-/** device → server: the request ran. Resent after every reconnect until `outcome_ack`. */
-export type OutcomeFrameV1 = FrameBase<'outcome'> & {
-  readonly request_id: string;
+/** The fields of an outcome, whether it succeeded or failed. */
+const outcomeFields = {
+  request_id: requestId,
   /** Time the executor ran, in milliseconds, when known. */
-  readonly duration_ms?: number;
-} & (
-    | { readonly status: 'succeeded'; readonly result: JsonValue }
-    | { readonly status: 'failed'; readonly error: WireErrorV1 }
-  );
+  duration_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+};
+
+/**
+ * device → server: the request ran: `succeeded` with a `result`, or `failed` with an `error` (never both). Resent
+ * after every reconnect until `outcome_ack`.
+ */
+export const OutcomeFrameV1 = OneOf([
+  frame('outcome', { ...outcomeFields, status: Type.Literal('succeeded'), result: JsonValueSchema }),
+  frame('outcome', { ...outcomeFields, status: Type.Literal('failed'), error: WireErrorV1 }),
+]);
+export type OutcomeFrameV1 = Static<typeof OutcomeFrameV1>;
 
 /** server → device: the outcome is recorded; the device stops resending it. */
-export interface OutcomeAckFrameV1 extends FrameBase<'outcome_ack'> {
-  readonly request_id: string;
-}
+export const OutcomeAckFrameV1 = frame('outcome_ack', { request_id: requestId });
+export type OutcomeAckFrameV1 = Static<typeof OutcomeAckFrameV1>;
 
 /** server → device: report what the journal knows about a request. Never runs anything. */
-export interface StatusQueryFrameV1 extends FrameBase<'status_query'> {
-  readonly request_id: string;
-}
+export const StatusQueryFrameV1 = frame('status_query', { request_id: requestId });
+export type StatusQueryFrameV1 = Static<typeof StatusQueryFrameV1>;
 
 /**
  * The state of a request in the device journal, as reported:
@@ -254,17 +298,19 @@ export interface StatusQueryFrameV1 extends FrameBase<'status_query'> {
  *   (denylisted app, unknown foreground app, deadline passed); `sealed`: sealed before it started;
  * - `unknown`: the journal has no record of the request id.
  */
-export type DeviceRequestState =
-  | 'received'
-  | 'claimed'
-  | 'started'
-  | 'interrupted'
-  | 'succeeded'
-  | 'failed'
-  | 'refused'
-  | 'rejected'
-  | 'sealed'
-  | 'unknown';
+export const DeviceRequestState = Type.Enum([
+  'received',
+  'claimed',
+  'started',
+  'interrupted',
+  'succeeded',
+  'failed',
+  'refused',
+  'rejected',
+  'sealed',
+  'unknown',
+]);
+export type DeviceRequestState = Static<typeof DeviceRequestState>;
 
 /**
  * Whether a request in this reported state is done with as far as the device goes: it will neither claim, run nor
@@ -275,40 +321,43 @@ export function isSettledRequestState(state: DeviceRequestState): boolean {
 }
 
 /** device → server: answer to `status_query`, `seal`, `cancel` or a duplicate `submit`; or an unsolicited report. */
-export interface StatusReportFrameV1 extends FrameBase<'status_report'> {
-  readonly request_id: string;
-  readonly state: DeviceRequestState;
+export const StatusReportFrameV1 = frame('status_report', {
+  request_id: requestId,
+  state: DeviceRequestState,
   /** Hash of the payload the journal holds for this request, when it holds one. */
-  readonly payload_sha256?: string;
+  payload_sha256: Type.Optional(fragments.sha256),
   /** Why the request is `refused`, `rejected` or `failed`. */
-  readonly reason?: WireErrorV1;
-}
+  reason: Type.Optional(WireErrorV1),
+});
+export type StatusReportFrameV1 = Static<typeof StatusReportFrameV1>;
 
 /** server → device: never run this request. Honoured only while it has not started; answered with a status report. */
-export interface SealFrameV1 extends FrameBase<'seal'> {
-  readonly request_id: string;
-}
+export const SealFrameV1 = frame('seal', { request_id: requestId });
+export type SealFrameV1 = Static<typeof SealFrameV1>;
 
 /** server → device: stop a running request (best effort) or seal an unstarted one; answered with a status report. */
-export interface CancelFrameV1 extends FrameBase<'cancel'> {
-  readonly request_id: string;
+export const CancelFrameV1 = frame('cancel', {
+  request_id: requestId,
   /** At most 512 characters. */
-  readonly reason?: string;
-}
+  reason: Type.Optional(shortText),
+});
+export type CancelFrameV1 = Static<typeof CancelFrameV1>;
 
 /** Either direction: application-level keepalive for transports that do not pass WebSocket pings. */
-export type HeartbeatFrameV1 = FrameBase<'heartbeat'>;
+export const HeartbeatFrameV1 = frame('heartbeat', {});
+export type HeartbeatFrameV1 = Static<typeof HeartbeatFrameV1>;
 
 /**
  * Either direction: a frame could not be accepted or a request could not be taken. `fatal` means the sender closes
  * the connection next. `request_id` is set when the problem concerns one request.
  */
-export interface ErrorFrameV1 extends FrameBase<'error'> {
-  readonly code: string;
-  readonly message: string;
-  readonly fatal: boolean;
-  readonly request_id?: string;
-}
+export const ErrorFrameV1 = frame('error', {
+  code: errorCode,
+  message,
+  fatal: Type.Boolean(),
+  request_id: Type.Optional(requestId),
+});
+export type ErrorFrameV1 = Static<typeof ErrorFrameV1>;
 
 /** Frames a device sends. */
 export type DeviceToServerFrame =
@@ -458,165 +507,23 @@ export function isDeviceProtocolError(err: unknown, code?: DeviceProtocolErrorCo
 // ---------------------------------------------------------------------------------------------------------------
 // Schemas
 
-const requestId = fragments.identifier;
-const shortText = { type: 'string', minLength: 1, maxLength: 512 } as const;
-const message = { type: 'string', minLength: 1, maxLength: 4096 } as const;
-const errorCode = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' } as const;
-const wireError = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['code', 'message'],
-  properties: { code: errorCode, message },
-} as const;
-
-function frameSchema(
-  type: DeviceFrameType,
-  properties: Record<string, unknown>,
-  required: string[],
-  extra = {},
-): JsonSchema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['v', 'seq', 'type', ...required],
-    properties: {
-      v: { const: DEVICE_PROTOCOL_VERSION },
-      seq: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-      type: { const: type },
-      ...properties,
-    },
-    ...extra,
-  };
-}
-
-const FRAME_SCHEMAS: Record<DeviceFrameType, JsonSchema> = {
-  hello: frameSchema(
-    'hello',
-    {
-      device_id: fragments.identifier,
-      boot_id: fragments.identifier,
-      protocol_version: { type: 'integer', minimum: 1, maximum: 1000 },
-      policy_version: { type: ['integer', 'null'], minimum: 0 },
-      token: { type: 'string', minLength: 1, maxLength: 8192 },
-      tenant: fragments.identifier,
-      max_in_flight: { type: 'integer', minimum: 1, maximum: 1000 },
-    },
-    ['device_id', 'boot_id', 'protocol_version', 'policy_version', 'token', 'tenant'],
-  ),
-  welcome: frameSchema(
-    'welcome',
-    {
-      tenant: fragments.identifier,
-      device_id: fragments.identifier,
-      session_id: fragments.identifier,
-      protocol_version: { type: 'integer', minimum: 1, maximum: 1000 },
-      server_time: fragments.time,
-      heartbeat_interval_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 },
-      max_frame_bytes: { type: 'integer', minimum: 1024 },
-      token_expires_at: fragments.time,
-      max_in_flight: { type: 'integer', minimum: 1, maximum: 1000 },
-    },
-    [
-      'tenant',
-      'device_id',
-      'session_id',
-      'protocol_version',
-      'server_time',
-      'heartbeat_interval_ms',
-      'max_frame_bytes',
-    ],
-  ),
-  submit: frameSchema(
-    'submit',
-    {
-      request_id: requestId,
-      call_id: fragments.identifier,
-      tool: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}\\.[a-z][a-z0-9_]{0,63}$' },
-      payload: { type: 'string', minLength: 2 },
-      payload_sha256: fragments.sha256,
-      deadline: fragments.time,
-      verdict: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['level', 'reasons'],
-        properties: {
-          level: { enum: ['low', 'medium', 'high'] },
-          reasons: { type: 'array', maxItems: 32, items: shortText },
-          judged_on: JUDGED_TARGET_SCHEMA,
-        },
-      },
-    },
-    ['request_id', 'call_id', 'tool', 'payload', 'payload_sha256', 'deadline', 'verdict'],
-  ),
-  start_claim: frameSchema('start_claim', { request_id: requestId }, ['request_id']),
-  start_granted: frameSchema('start_granted', { request_id: requestId }, ['request_id']),
-  start_refused: frameSchema(
-    'start_refused',
-    {
-      request_id: requestId,
-      reason: { enum: ['sealed', 'unknown_request', 'already_started', 'expired', 'not_assigned'] },
-      message,
-    },
-    ['request_id', 'reason', 'message'],
-  ),
-  progress: frameSchema(
-    'progress',
-    {
-      request_id: requestId,
-      stage: { type: 'string', minLength: 1, maxLength: 256 },
-      fraction: { type: 'number', minimum: 0, maximum: 1 },
-    },
-    ['request_id', 'stage'],
-  ),
-  outcome: frameSchema(
-    'outcome',
-    {
-      request_id: requestId,
-      status: { enum: ['succeeded', 'failed'] },
-      result: {},
-      error: wireError,
-      duration_ms: { type: 'integer', minimum: 0 },
-    },
-    ['request_id', 'status'],
-    {
-      if: { type: 'object', properties: { status: { const: 'succeeded' } } },
-      then: { type: 'object', properties: { result: true, error: false }, required: ['result'] },
-      else: { type: 'object', properties: { error: true, result: false }, required: ['error'] },
-    },
-  ),
-  outcome_ack: frameSchema('outcome_ack', { request_id: requestId }, ['request_id']),
-  status_query: frameSchema('status_query', { request_id: requestId }, ['request_id']),
-  status_report: frameSchema(
-    'status_report',
-    {
-      request_id: requestId,
-      state: {
-        enum: [
-          'received',
-          'claimed',
-          'started',
-          'interrupted',
-          'succeeded',
-          'failed',
-          'refused',
-          'rejected',
-          'sealed',
-          'unknown',
-        ],
-      },
-      payload_sha256: fragments.sha256,
-      reason: wireError,
-    },
-    ['request_id', 'state'],
-  ),
-  seal: frameSchema('seal', { request_id: requestId }, ['request_id']),
-  cancel: frameSchema('cancel', { request_id: requestId, reason: shortText }, ['request_id']),
-  heartbeat: frameSchema('heartbeat', {}, []),
-  error: frameSchema('error', { code: errorCode, message, fatal: { type: 'boolean' }, request_id: requestId }, [
-    'code',
-    'message',
-    'fatal',
-  ]),
+/** The schema of every frame type, in the order the protocol lists them. */
+const FRAME_SCHEMAS: Readonly<Record<DeviceFrameType, TSchema>> = {
+  hello: HelloFrameV1,
+  welcome: WelcomeFrameV1,
+  submit: SubmitFrameV1,
+  start_claim: StartClaimFrameV1,
+  start_granted: StartGrantedFrameV1,
+  start_refused: StartRefusedFrameV1,
+  progress: ProgressFrameV1,
+  outcome: OutcomeFrameV1,
+  outcome_ack: OutcomeAckFrameV1,
+  status_query: StatusQueryFrameV1,
+  status_report: StatusReportFrameV1,
+  seal: SealFrameV1,
+  cancel: CancelFrameV1,
+  heartbeat: HeartbeatFrameV1,
+  error: ErrorFrameV1,
 };
 
 /** Name under which the schema of a frame type is registered in the schema registry. */

@@ -6,30 +6,40 @@
  */
 import { randomUUID } from 'node:crypto';
 import { assertIdentifier } from './ids.js';
+import { fragments, Struct, Type, type Static } from './wire.js';
+
+/** The CloudEvents 1.0 envelope; `data` is checked separately against the schema registered for the event's `type`. */
+export const CloudEventEnvelope = Struct({
+  specversion: Type.Literal('1.0'),
+  /** Unique per event; also the JetStream `msgID`, so a republished event is deduplicated. */
+  id: Type.String({ minLength: 1, maxLength: 128 }),
+  /** The service that decided the event, as a URI reference (`/ormuz/policy`). */
+  source: Type.String({ minLength: 1, maxLength: 256 }),
+  /** Past-tense and versioned: `ormuz.toolcall.staged.v1`. */
+  type: Type.String({ pattern: '^ormuz\\.[a-z_]+\\.[a-z_]+\\.v[0-9]+$' }),
+  /** The aggregate's id (for tool calls, the call id). */
+  subject: fragments.identifier,
+  /** RFC 3339 time the event was decided, taken from the clock passed to the decider. */
+  time: fragments.time,
+  datacontenttype: Type.Literal('application/json'),
+  tenant: fragments.identifier,
+  /** The conversation or operation the event belongs to; every event of one call shares it. */
+  correlationid: Type.String({ minLength: 1, maxLength: 256 }),
+  /** The id of the event or command that caused this one. */
+  causationid: Type.String({ minLength: 1, maxLength: 256 }),
+  /** Version of `data`'s JSON Schema; the type's `.vN` suffix names the same number. */
+  schemaversion: Type.Integer({ minimum: 1 }),
+  data: Type.Unknown(),
+});
 
 /** A CloudEvents 1.0 event carrying Ormuz data of type `D` under event type `T`. */
-export interface OrmuzEvent<T extends string = string, D = unknown> {
-  readonly specversion: '1.0';
-  /** Unique per event; also the JetStream `msgID`, so a republished event is deduplicated. */
-  readonly id: string;
-  /** The service that decided the event, as a URI reference (`/ormuz/policy`). */
-  readonly source: string;
-  /** Past-tense and versioned: `ormuz.toolcall.staged.v1`. */
+export type OrmuzEvent<T extends string = string, D = unknown> = Omit<
+  Static<typeof CloudEventEnvelope>,
+  'type' | 'data'
+> & {
   readonly type: T;
-  /** The aggregate's id (for tool calls, the call id). */
-  readonly subject: string;
-  /** RFC 3339 time the event was decided, taken from the clock passed to the decider. */
-  readonly time: string;
-  readonly datacontenttype: 'application/json';
-  readonly tenant: string;
-  /** The conversation or operation the event belongs to; every event of one call shares it. */
-  readonly correlationid: string;
-  /** The id of the event or command that caused this one. */
-  readonly causationid: string;
-  /** Version of `data`'s JSON Schema; the type's `.vN` suffix names the same number. */
-  readonly schemaversion: number;
   readonly data: D;
-}
+};
 
 /** What a decider produces: an event type and its data. The envelope is added when the event is appended. */
 export interface EventDraft<T extends string = string, D = unknown> {

@@ -13,3 +13,5 @@ export * from './commands/approvals.commands.js';
 export * from './commands/audit.commands.js';
 export * from './commands/model-loop.commands.js';
 export * from './commands/device-bridge.commands.js';
+export * from './commands/service.commands.js';
+export * from './rpcs.js';

@@ -4,7 +4,11 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import type { TSchema } from 'typebox';
+import { CloudEventEnvelope } from './envelope.js';
 import { SchemaViolationError } from './errors.js';
+
+export { fragments } from './wire.js';
 
 // ajv-formats ships CommonJS with a default export; under ESM interop it may arrive wrapped once more.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -19,8 +23,11 @@ const validators = new Map<string, ValidateFunction>();
 /** A JSON Schema object (draft 2020-12). */
 export type JsonSchema = Record<string, unknown>;
 
-/** Registers `schema` under `name` (an event type or command name). Registering the same name twice is an error. */
-export function registerSchema(name: string, schema: JsonSchema): void {
+/**
+ * Registers `schema` (a TypeBox declaration or plain JSON Schema) under `name` (an event type or command name).
+ * Registering the same name twice is an error.
+ */
+export function registerSchema(name: string, schema: TSchema | JsonSchema): void {
   if (validators.has(name)) throw new Error(`schema ${name} is already registered`);
   validators.set(name, ajv.compile(schema));
 }
@@ -51,47 +58,8 @@ export function assertValid<T>(name: string, value: unknown): T {
   return value as T;
 }
 
-/** Schema fragments reused across contracts. */
-export const fragments = {
-  identifier: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$' },
-  sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-  time: { type: 'string', format: 'date-time' },
-  nonEmptyText: { type: 'string', minLength: 1, maxLength: 4096 },
-} as const;
-
 /** Envelope schema; `data` is checked separately against the schema registered for the event's `type`. */
-export const ENVELOPE_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'specversion',
-    'id',
-    'source',
-    'type',
-    'subject',
-    'time',
-    'datacontenttype',
-    'tenant',
-    'correlationid',
-    'causationid',
-    'schemaversion',
-    'data',
-  ],
-  properties: {
-    specversion: { const: '1.0' },
-    id: { type: 'string', minLength: 1, maxLength: 128 },
-    source: { type: 'string', minLength: 1, maxLength: 256 },
-    type: { type: 'string', pattern: '^ormuz\\.[a-z_]+\\.[a-z_]+\\.v[0-9]+$' },
-    subject: fragments.identifier,
-    time: fragments.time,
-    datacontenttype: { const: 'application/json' },
-    tenant: fragments.identifier,
-    correlationid: { type: 'string', minLength: 1, maxLength: 256 },
-    causationid: { type: 'string', minLength: 1, maxLength: 256 },
-    schemaversion: { type: 'integer', minimum: 1 },
-    data: {},
-  },
-};
+export const ENVELOPE_SCHEMA = CloudEventEnvelope;
 registerSchema('cloudevent', ENVELOPE_SCHEMA);
 
 /**

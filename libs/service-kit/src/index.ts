@@ -1,12 +1,14 @@
 export { loadBaseConfig, defaultDatabaseUrl, intFrom, ConfigError, type BaseConfig, type Env } from './config.js';
 export { createLogger, PinoNestLogger } from './logger.js';
 export {
+  callRpc,
   callService,
   waitUntilServing,
   toErrorBody,
   RemoteError,
   ServiceUnavailableError,
   MAX_RPC_BYTES,
+  type CallRpcOptions,
   type CallServiceOptions,
   type NoAnswerCause,
   type RpcErrorBody,
@@ -14,6 +16,7 @@ export {
   type ServiceHealth,
   type UnansweredHint,
 } from './rpc.js';
+export { Rpc, type RpcHandler } from './rpc-handler.js';
 export { submitUnansweredHint } from './submit-hint.js';
 export { NatsRpcServer, OrmuzExceptionFilter, httpStatusFor } from './nats-rpc.server.js';
 export {

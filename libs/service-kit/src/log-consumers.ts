@@ -5,7 +5,7 @@
  * that runs them answers.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { commandSubject } from '@ormuz/contracts';
+import { commandSubject, type ConsumersStatusV1, type RetryParkedReplyV1 } from '@ormuz/contracts';
 import type { ConsumerStatus, ParkedMessage } from '@ormuz/event-log';
 import type { Logger } from 'pino';
 import { toErrorBody, type RpcReply } from './rpc.js';
@@ -18,13 +18,7 @@ export interface OperatedConsumer {
 }
 
 /** The answer to `consumers.retry`. */
-export interface RetryParkedReply {
-  readonly name: string;
-  readonly retried: number;
-  /** True when the read model was rebuilt from sequence 1 to apply them in order. */
-  readonly rebuilt: boolean;
-  readonly still_parked: readonly { readonly seq: number; readonly error: string }[];
-}
+export type RetryParkedReply = RetryParkedReplyV1;
 
 export class LogConsumers {
   private readonly byName = new Map<string, OperatedConsumer>();
@@ -74,7 +68,7 @@ export class LogConsumers {
         }
       })();
     };
-    answer('consumers.status', async () => ({ service, consumers: await this.status() }));
+    answer('consumers.status', async (): Promise<ConsumersStatusV1> => ({ service, consumers: await this.status() }));
     answer('consumers.retry', async (body) => {
       if (typeof body.name !== 'string')
         throw Object.assign(new Error('Name the consumer: {"name": "<consumer>"}.'), { code: 'bad_request' });

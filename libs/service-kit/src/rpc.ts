@@ -4,7 +4,16 @@
  * it can branch on and a sentence it can show.
  */
 import { errors, type NatsConnection } from '@nats-io/transport-node';
-import { commandSubject, OrmuzError } from '@ormuz/contracts';
+import {
+  assertValidReply,
+  commandSubject,
+  OrmuzError,
+  rpcContract,
+  type RpcName,
+  type RpcReplyOf,
+  type RpcRequestOf,
+  type ServiceHealthV1,
+} from '@ormuz/contracts';
 
 /** Largest accepted request body, in bytes. */
 export const MAX_RPC_BYTES = 512 * 1024;
@@ -125,10 +134,34 @@ export async function callService<T>(
 }
 
 /** What every service answers to `health` once it is serving (see `startService`). */
-export interface ServiceHealth {
-  readonly service: string;
-  readonly pid: number;
-  readonly endpoints: Readonly<Record<string, string>>;
+export type ServiceHealth = ServiceHealthV1;
+
+/** Options of {@link callRpc}. */
+export interface CallRpcOptions extends CallServiceOptions {
+  /**
+   * Check the reply's `data` against the command's declared reply schema, throwing SchemaViolationError when it does
+   * not match. For tests and tools that hold a service to its contract; services do not pay for it.
+   */
+  readonly checkReply?: boolean;
+}
+
+/**
+ * Sends command `name` (`<service>.<name>` from the contracts' command map) and returns its reply's data, typed by
+ * the map: the request and reply of every command are declared once, in `@ormuz/contracts`. Throws what
+ * {@link callService} throws. The request is not checked here: the service checks it and answers
+ * `schema_violation`.
+ */
+export async function callRpc<N extends RpcName>(
+  nc: NatsConnection,
+  namespace: string,
+  name: N,
+  body: RpcRequestOf<N>,
+  options: number | CallRpcOptions = {},
+): Promise<RpcReplyOf<N>> {
+  const found = rpcContract(name);
+  if (!found) throw new Error(`${name} is not a command of any service`);
+  const data = await callService<RpcReplyOf<N>>(nc, namespace, found.service, found.command, body, options);
+  return typeof options === 'object' && options.checkReply ? assertValidReply(name, data) : data;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { commandSubject } from '@ormuz/contracts';
+import { commandSubject, type ServiceHealthV1 } from '@ormuz/contracts';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
 import { openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
 import { PinoNestLogger } from './logger.js';
@@ -71,10 +71,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   }
   // Every service answers `health` once it is serving, so orchestrators can wait for readiness over NATS.
   infra.nc.subscribe(commandSubject(opts.config.namespace, opts.service, 'health'), {
-    callback: (_err, msg) =>
-      void msg.respond(
-        JSON.stringify({ ok: true, data: { service: opts.service, pid: process.pid, endpoints: infra.endpoints } }),
-      ),
+    callback: (_err, msg) => {
+      const health: ServiceHealthV1 = { service: opts.service, pid: process.pid, endpoints: infra.endpoints };
+      msg.respond(JSON.stringify({ ok: true, data: health }));
+    },
   });
   // The server has every subscription once it answers a ping: from here on, a request reaches this service.
   await infra.nc.flush();
@@ -99,7 +99,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
  * Process entry point: `node main.js` runs the service until SIGTERM/SIGINT; `node main.js migrate` applies the
  * service's migrations and declares its streams, then exits. Start-up failures print one clear line and exit 1.
  */
-export async function runServiceMain(opts: ServiceOptions, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+export async function runServiceMain(
+  opts: ServiceOptions,
+  argv: readonly string[] = process.argv.slice(2),
+): Promise<void> {
   try {
     if (argv[0] === 'migrate') {
       const infra = await openInfrastructure(opts);

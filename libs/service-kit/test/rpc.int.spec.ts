@@ -1,9 +1,10 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { commandSubject } from '@ormuz/contracts';
+import { commandSubject, SchemaViolationError } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
 import { randomNamespace, testEnv } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import {
+  callRpc,
   callService,
   RemoteError,
   ServiceUnavailableError,
@@ -100,6 +101,60 @@ describe('callService when the answer does not come', () => {
       }
     },
   );
+});
+
+describe('callRpc', () => {
+  let nc: NatsConnection;
+  const namespace = randomNamespace('rpc');
+  const apps = { tenant: 'acme', finance: ['com.example.bank'], not_finance: [] };
+
+  beforeAll(async () => {
+    nc = await connectNats({ url: testEnv().natsUrl, name: 'rpc-typed-test' });
+  });
+  afterAll(async () => {
+    await nc.drain();
+  });
+
+  /** Answers `policy.risk.apps.get` with `data` while `run` runs, recording the requests. */
+  async function answering<T>(data: unknown, run: () => Promise<T>): Promise<{ result: T; requests: unknown[] }> {
+    const requests: unknown[] = [];
+    const responder = nc.subscribe(commandSubject(namespace, 'policy', 'risk.apps.get'), {
+      callback: (_e, m) => {
+        requests.push(m.json());
+        m.respond(JSON.stringify({ ok: true, data }));
+      },
+    });
+    try {
+      return { result: await run(), requests };
+    } finally {
+      responder.unsubscribe();
+    }
+  }
+
+  it("sends the command on its service's subject and returns the reply's data", async () => {
+    const { result, requests } = await answering(apps, () =>
+      callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }, { checkReply: true }),
+    );
+    expect(result).toEqual(apps);
+    expect(requests).toEqual([{ tenant: 'acme' }]);
+  });
+
+  it('holds the reply to its declared schema when asked to, and otherwise passes it on unchecked', async () => {
+    const wrong = { ...apps, finance: 'com.example.bank' };
+    const checked = await answering(wrong, () =>
+      callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }, { checkReply: true }).catch((e: unknown) => e),
+    );
+    expect(checked.result).toBeInstanceOf(SchemaViolationError);
+    expect((checked.result as Error).message).toBe('policy.risk.apps.get.reply is invalid: finance must be array.');
+    const unchecked = await answering(wrong, () => callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }));
+    expect(unchecked.result).toEqual(wrong);
+  });
+
+  it('refuses a name that is not a command before sending anything', async () => {
+    await expect(callRpc(nc, namespace, 'policy.nope' as 'policy.status', { tenant: 'a', call_id: 'b' })).rejects.toThrow(
+      'policy.nope is not a command of any service',
+    );
+  });
 });
 
 describe('waitUntilServing', () => {

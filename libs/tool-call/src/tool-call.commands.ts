@@ -4,11 +4,10 @@
  * aggregate is caught.
  */
 import type {
-  CallErrorV1,
+  CallOutcomeV1,
   CallExecutorV1,
   CallRequestedV1,
   HighRiskCallVerdictV1,
-  JsonValue,
   OutcomeUnknownCauseV1,
   CallVerdictV1,
 } from '@ormuz/contracts';
@@ -125,8 +124,7 @@ export type ClaimStart = ToolCallCommandOf<
 >;
 
 /** What an executor reported. */
-export type CallOutcome =
-  { readonly kind: 'succeeded'; readonly result: JsonValue } | { readonly kind: 'failed'; readonly error: CallErrorV1 };
+export type CallOutcome = CallOutcomeV1;
 
 /** An executor reports the real outcome of request `request_id`. */
 export type RecordOutcome = ToolCallCommandOf<

@@ -15,6 +15,7 @@ import {
   type CallVerdictV1,
   type OutcomeUnknownCauseV1,
   type ToolCallEventDraft,
+  type ToolCallStatusViewV1,
 } from '@ormuz/contracts';
 import type {
   ApproveCall,
@@ -803,31 +804,8 @@ function unknownNextStep(id: string, cause: OutcomeUnknownCauseV1, detail: strin
 // status
 // ---------------------------------------------------------------------------------------------------------------
 
-/** What a status query returns about a call. Reading it never sends anything anywhere. */
-export interface ToolCallStatusView {
-  readonly status: ToolCallStatus;
-  /** `null` only for `absent`. */
-  readonly call_id: string | null;
-  readonly tool: string | null;
-  readonly payload_sha256: string | null;
-  /** The executor's reported outcome once `succeeded` or `failed`; otherwise `null`. */
-  readonly outcome: CallOutcome | null;
-  /** Why the outcome is unknown, when the status is `outcome_unknown`; otherwise `null`. */
-  readonly unknown_cause: OutcomeUnknownCauseV1 | null;
-  /** The open approval while `staged` (the model's `pending_confirmation`); otherwise `null`. */
-  readonly pending_approval: {
-    readonly approval_id: string;
-    readonly summary: string;
-    readonly expires_at: string;
-  } | null;
-  /** Who sealed it, when `sealed`; otherwise `null`. */
-  readonly sealed_by: string | null;
-  /**
-   * One sentence for the model saying what to do now. For `outcome_unknown` it says to check the action's real state
-   * with a read before any retry.
-   */
-  readonly next_step: string;
-}
+/** What a status query returns about a call: the wire contract `policy.status` answers with. */
+export type ToolCallStatusView = ToolCallStatusViewV1;
 
 /** The read-only summary of `state` answered to status queries. Pure: it emits no event and sends nothing. */
 export function statusView(state: ToolCallState): ToolCallStatusView {

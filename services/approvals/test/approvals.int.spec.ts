@@ -1,6 +1,6 @@
-import { canonicalPayload, type ApprovalViewV1, type CallOriginV1 } from '@ormuz/contracts';
+import { canonicalPayload, type CallOriginV1, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
-import { callService, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { APPROVALS_SCHEMA, approvalsMigrations, ApprovalsModule, loadApprovalsConfig } from '../src/index.js';
@@ -10,7 +10,8 @@ describe('approvals service', () => {
   let db: TestDatabase;
   let svc: RunningService;
   let policy: ToolCalls;
-  const ask = <T>(name: string, body: unknown) => callService<T>(svc.infra.nc, namespace, 'approvals', name, body);
+  const ask = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
   const cause = () => ({ correlationid: 'test', causationid: `c-${Math.random().toString(36).slice(2)}` });
 
   /** Stages a high-risk call as policy would, and waits until the inbox shows its approval. */
@@ -54,7 +55,7 @@ describe('approvals service', () => {
     );
     await waitFor(
       async () => {
-        const { approvals } = await ask<{ approvals: ApprovalViewV1[] }>('list', { tenant: 'acme', status: 'all' });
+        const { approvals } = await ask('approvals.list', { tenant: 'acme', status: 'all' });
         return approvals.some((a) => a.approval_id === approvalId);
       },
       { message: `approval ${approvalId} in the inbox` },
@@ -90,20 +91,20 @@ describe('approvals service', () => {
 
   it('answers a second deny by another owner with who denied it first and when, changing nothing', async () => {
     const { approvalId } = await staged('op-deny-twice');
-    const first = await ask<ApprovalViewV1>('deny', {
+    const first = await ask('approvals.deny', {
       tenant: 'acme',
       approval_id: approvalId,
       decided_by: 'alice@acme',
     });
     expect(first).toMatchObject({ status: 'denied', decided_by: 'alice@acme', decided_at: expect.any(String) });
 
-    const second = await ask('deny', { tenant: 'acme', approval_id: approvalId, decided_by: 'bob@acme' }).catch(
+    const second = await ask('approvals.deny', { tenant: 'acme', approval_id: approvalId, decided_by: 'bob@acme' }).catch(
       (e: unknown) => e,
     );
     expect(second).toMatchObject({ code: 'approval_already_decided' });
     expect((second as Error).message).toContain(`was already denied by alice@acme at ${first.decided_at}`);
 
-    const approve = await ask('approve', { tenant: 'acme', approval_id: approvalId, decided_by: 'bob@acme' }).catch(
+    const approve = await ask('approvals.approve', { tenant: 'acme', approval_id: approvalId, decided_by: 'bob@acme' }).catch(
       (e: unknown) => e,
     );
     expect((approve as Error).message).toContain(`was already denied by alice@acme at ${first.decided_at}`);
@@ -111,12 +112,12 @@ describe('approvals service', () => {
 
   it('answers the same deny by the same owner again with the original decision and its time', async () => {
     const { approvalId } = await staged('op-deny-repeat');
-    const first = await ask<ApprovalViewV1>('deny', {
+    const first = await ask('approvals.deny', {
       tenant: 'acme',
       approval_id: approvalId,
       decided_by: 'alice@acme',
     });
-    const again = await ask<ApprovalViewV1>('deny', {
+    const again = await ask('approvals.deny', {
       tenant: 'acme',
       approval_id: approvalId,
       decided_by: 'alice@acme',

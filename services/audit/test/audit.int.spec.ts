@@ -10,16 +10,16 @@ import {
   envelope,
   ConversationEventType,
   type AuditCallRecordV1,
-  type AuditEventsReplyV1,
   type AuditProjectionsReplyV1,
-  type AuditRebuildReplyV1,
   type CallOriginV1,
   type JsonValue,
+  type RpcName,
+  type RpcRequestOf,
 } from '@ormuz/contracts';
 import { connectNats, EventStore, replay, streamName } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
 import {
-  callService,
+  callRpc,
   RemoteError,
   startService,
   ToolCalls,
@@ -51,7 +51,7 @@ describe('audit service', () => {
   let bridge: ToolCalls;
   let approvals: ToolCalls;
 
-  const ask = <T>(name: string, body: unknown) => callService<T>(nc, ns, 'audit', name, body);
+  const ask = <N extends RpcName>(name: N, body: RpcRequestOf<N>) => callRpc(nc, ns, name, body, { checkReply: true });
   const canonicalPayloadFields = (args: unknown) => {
     const { payload, sha256 } = canonicalPayload(args);
     return { payload, payload_sha256: sha256 };
@@ -82,7 +82,7 @@ describe('audit service', () => {
   async function settled(): Promise<AuditProjectionsReplyV1['projections']> {
     return waitFor(
       async () => {
-        const { projections } = await ask<AuditProjectionsReplyV1>('projections', {});
+        const { projections } = await ask('audit.projections', {});
         return projections.every((p) => p.checkpoint >= p.stream_last_seq && !p.rebuilding) && projections;
       },
       { message: 'every audit projection to reach the end of its stream' },
@@ -367,7 +367,7 @@ describe('audit service', () => {
         ['globex', globexCall.callId],
       ] as const) {
         const onLog = await policy.timeline(tenant, callId);
-        const archived = await ask<AuditEventsReplyV1>('events', { tenant, call_id: callId });
+        const archived = await ask('audit.events', { tenant, call_id: callId });
         expect(archived).toEqual({
           events: onLog.map(({ seq, event }) => ({ stream: callsStream, seq, event })),
           partial: false,
@@ -417,9 +417,9 @@ describe('audit service', () => {
         [approval[0]!.seq, 0, 'approved'],
         [approval[0]!.seq, 1, 'authorized'],
       ]);
-      const record = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: callId });
+      const record = await ask('audit.call', { tenant: 'acme', call_id: callId });
       expect(record).toMatchObject({ status: 'refused', decision: 'refused', last_seq: decided.version });
-      const page = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: callId, limit: 1 });
+      const page = await ask('audit.events', { tenant: 'acme', call_id: callId, limit: 1 });
       expect(page).toMatchObject({ partial: false, next_from_seq: null });
       expect(page.events.map((e) => [e.seq, e.event.type.split('.')[2]])).toEqual([
         [decided.version, 'requested'],
@@ -428,7 +428,7 @@ describe('audit service', () => {
     });
 
     it('archives the conversations stream too', async () => {
-      const page = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', context: 'conversations' });
+      const page = await ask('audit.events', { tenant: 'acme', context: 'conversations' });
       expect(page.events.map((e) => [e.stream, e.event.type, e.event.data])).toEqual([
         [conversationsStream, RESUMED, { reason: 'owner of acme decided' }],
       ]);
@@ -462,7 +462,7 @@ describe('audit service', () => {
 
   describe('call records', () => {
     it('keeps what was sent and decided for a call that ran', async () => {
-      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: succeeded.callId });
+      const r = await ask('audit.call', { tenant: 'acme', call_id: succeeded.callId });
       expect(r.payload).toBe('{"package_name":"com.example.café","z":1}');
       expect(r.payload).toBe(succeeded.payload);
       expect(r.payload_sha256).toBe(succeeded.sha256);
@@ -503,7 +503,7 @@ describe('audit service', () => {
     });
 
     it('keeps the approval and the unknown mark of a call whose real outcome arrived late', async () => {
-      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: lateFailure.callId });
+      const r = await ask('audit.call', { tenant: 'acme', call_id: lateFailure.callId });
       expect(r).toMatchObject({
         status: 'failed',
         decision: 'staged',
@@ -564,7 +564,7 @@ describe('audit service', () => {
         .executeTakeFirstOrThrow();
       expect(row).toEqual(Object.fromEntries(nullColumns.map((c) => [c, true])));
 
-      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: refused.callId });
+      const r = await ask('audit.call', { tenant: 'acme', call_id: refused.callId });
       expect(r).toMatchObject({
         status: 'refused',
         decision: 'refused',
@@ -591,14 +591,14 @@ describe('audit service', () => {
         [nullResult.callId]: [false, true],
         [refused.callId]: [true, null],
       });
-      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: nullResult.callId });
+      const r = await ask('audit.call', { tenant: 'acme', call_id: nullResult.callId });
       expect([r.status, r.result]).toEqual(['succeeded', null]);
     });
   });
 
   describe('queries', () => {
     it('answers call_not_found with what to do next', async () => {
-      const err = await ask('call', { tenant: 'acme', call_id: 'call_00000000000000000000000000000000' }).catch(
+      const err = await ask('audit.call', { tenant: 'acme', call_id: 'call_00000000000000000000000000000000' }).catch(
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(RemoteError);
@@ -607,27 +607,27 @@ describe('audit service', () => {
     });
 
     it("never returns another tenant's rows", async () => {
-      const foreign = await ask('call', { tenant: 'globex', call_id: succeeded.callId }).catch((e: unknown) => e);
+      const foreign = await ask('audit.call', { tenant: 'globex', call_id: succeeded.callId }).catch((e: unknown) => e);
       expect(foreign).toMatchObject({ code: 'call_not_found' });
-      const own = await ask<AuditCallRecordV1>('call', { tenant: 'globex', call_id: globexCall.callId });
+      const own = await ask('audit.call', { tenant: 'globex', call_id: globexCall.callId });
       expect(own.tenant).toBe('globex');
 
-      const globexEvents = await ask<AuditEventsReplyV1>('events', { tenant: 'globex' });
+      const globexEvents = await ask('audit.events', { tenant: 'globex' });
       expect(globexEvents.events.length).toBeGreaterThan(0);
       expect(globexEvents.events.every((e) => e.event.tenant === 'globex')).toBe(true);
-      expect(await ask<AuditEventsReplyV1>('events', { tenant: 'globex', call_id: succeeded.callId })).toEqual({
+      expect(await ask('audit.events', { tenant: 'globex', call_id: succeeded.callId })).toEqual({
         events: [],
         partial: false,
         next_from_seq: null,
       });
-      const acmeEvents = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', limit: 1000 });
+      const acmeEvents = await ask('audit.events', { tenant: 'acme', limit: 1000 });
       expect(acmeEvents.events.some((e) => e.event.subject === globexCall.callId)).toBe(false);
-      const acmeConversation = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', context: 'conversations' });
+      const acmeConversation = await ask('audit.events', { tenant: 'acme', context: 'conversations' });
       expect(acmeConversation.events.map((e) => e.event.tenant)).toEqual(['acme']);
     });
 
     it('pages events in stream order with a continuation', async () => {
-      const all = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: lateFailure.callId });
+      const all = await ask('audit.events', { tenant: 'acme', call_id: lateFailure.callId });
       expect(all.events.map((e) => e.event.type.split('.')[2])).toEqual([
         'requested',
         'staged',
@@ -638,13 +638,13 @@ describe('audit service', () => {
         'outcome_unknown',
         'failed',
       ]);
-      const first = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: lateFailure.callId, limit: 3 });
+      const first = await ask('audit.events', { tenant: 'acme', call_id: lateFailure.callId, limit: 3 });
       expect(first.partial).toBe(true);
       expect(first.next_from_seq).toBe(all.events[3]!.seq);
-      const rest = await ask<AuditEventsReplyV1>('events', {
+      const rest = await ask('audit.events', {
         tenant: 'acme',
         call_id: lateFailure.callId,
-        from_seq: first.next_from_seq,
+        from_seq: first.next_from_seq!,
         limit: 1000,
       });
       expect([...first.events, ...rest.events]).toEqual(all.events);
@@ -653,13 +653,15 @@ describe('audit service', () => {
 
     it('refuses contradictory or oversized queries with the fix', async () => {
       await expect(
-        ask('events', { tenant: 'acme', context: 'conversations', call_id: refused.callId }),
+        ask('audit.events', { tenant: 'acme', context: 'conversations', call_id: refused.callId }),
       ).rejects.toMatchObject({
         code: 'invalid_query',
         message: expect.stringMatching(/Drop call_id/),
       });
-      await expect(ask('events', { tenant: 'acme', limit: 1001 })).rejects.toMatchObject({ code: 'schema_violation' });
-      await expect(ask('call', { tenant: 'acme.*', call_id: refused.callId })).rejects.toMatchObject({
+      await expect(ask('audit.events', { tenant: 'acme', limit: 1001 })).rejects.toMatchObject({
+        code: 'schema_violation',
+      });
+      await expect(ask('audit.call', { tenant: 'acme.*', call_id: refused.callId })).rejects.toMatchObject({
         code: 'schema_violation',
       });
     });
@@ -689,9 +691,9 @@ describe('audit service', () => {
       });
       expect(logLines.filter((l) => l.includes('message parked') && l.includes(`"seq":${poison.seq}`))).toHaveLength(2);
 
-      const r = await ask<AuditCallRecordV1>('call', { tenant: 'acme', call_id: after.callId });
+      const r = await ask('audit.call', { tenant: 'acme', call_id: after.callId });
       expect(r.status).toBe('requested');
-      const archived = await ask<AuditEventsReplyV1>('events', { tenant: 'acme', call_id: after.callId });
+      const archived = await ask('audit.events', { tenant: 'acme', call_id: after.callId });
       expect(archived.events).toHaveLength(1);
     }, 30_000);
   });
@@ -702,7 +704,7 @@ describe('audit service', () => {
       async (projection) => {
         const live = projection === 'call_records' ? await callRows() : await archiveRows();
         expect(live.length).toBeGreaterThan(0);
-        const reply = await ask<AuditRebuildReplyV1>('rebuild', { projection });
+        const reply = await ask('audit.rebuild', { projection });
         expect(reply).toEqual({
           projection,
           stream: callsStream,
@@ -710,7 +712,7 @@ describe('audit service', () => {
         });
         await waitFor(
           async () => {
-            const { projections } = await ask<AuditProjectionsReplyV1>('projections', {});
+            const { projections } = await ask('audit.projections', {});
             const p = projections.find((x) => x.projection === projection)!;
             return !p.rebuilding && p.checkpoint >= reply.target_seq;
           },
@@ -722,7 +724,9 @@ describe('audit service', () => {
     );
 
     it('refuses an unknown projection name', async () => {
-      await expect(ask('rebuild', { projection: 'everything' })).rejects.toMatchObject({ code: 'schema_violation' });
+      await expect(ask('audit.rebuild', { projection: 'everything' })).rejects.toMatchObject({
+        code: 'schema_violation',
+      });
     });
   });
 });

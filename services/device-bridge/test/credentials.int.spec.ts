@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { IssuedCredentialV1, DeviceCredentialViewV1 } from '@ormuz/contracts';
-import { callService, RemoteError } from '@ormuz/service-kit';
+import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
+import { callRpc, callService, RemoteError } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
 import { DEVICE_BRIDGE_SCHEMA, DeviceEventsRecorder } from '../src/index.js';
 import { startBridge, type BridgeUnderTest } from './bridge.fixture.js';
@@ -25,7 +25,8 @@ describe('device credentials', () => {
   });
   afterAll(() => bridge.close());
 
-  const call = <T>(name: string, body: unknown) => callService<T>(bridge.svc.infra.nc, bridge.namespace, 'device-bridge', name, body);
+  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+    callRpc(bridge.svc.infra.nc, bridge.namespace, name, body, { checkReply: true });
 
   /** Connects and says hello; resolves once the bridge answered (welcome or a fatal error). */
   async function hello(deviceId: string, token: string): Promise<RawDevice> {
@@ -40,7 +41,7 @@ describe('device credentials', () => {
   const errorCode = (d: RawDevice) => d.frame('error')?.code;
 
   it('stores an issued token only as its SHA-256 and accepts it in a hello', async () => {
-    const issued = await call<IssuedCredentialV1>('credentials.issue', { tenant: TENANT, device_id: 'phone-a' });
+    const issued = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-a' });
     expect(issued.token).toMatch(/^odt_[A-Za-z0-9_-]{43}$/);
     expect(issued.credential).toMatchObject({ tenant: TENANT, device_id: 'phone-a', state: 'active', expires_at: null });
 
@@ -59,39 +60,39 @@ describe('device credentials', () => {
     await waitFor(() => impostor.closed, { message: 'the mismatched connection closed' });
     // A token nobody holds is still just unauthenticated, and a revoked one too.
     expect(errorCode(await hello('phone-b', 'odt_not-a-token'))).toBe('unauthenticated');
-    await call('credentials.revoke', { tenant: TENANT, device_id: 'phone-a' });
+    await call('device-bridge.credentials.revoke', { tenant: TENANT, device_id: 'phone-a' });
     expect(errorCode(await hello('phone-b', issued.token))).toBe('unauthenticated');
   });
 
   it('keeps DEVICE_TOKENS entries as hashed credentials', async () => {
-    const { credentials } = await call<{ credentials: DeviceCredentialViewV1[] }>('credentials.list', { tenant: TENANT, device_id: 'env-phone' });
+    const { credentials } = await call('device-bridge.credentials.list', { tenant: TENANT, device_id: 'env-phone' });
     expect(credentials).toEqual([expect.objectContaining({ device_id: 'env-phone', state: 'active' })]);
     expect(JSON.stringify(credentials)).not.toContain('env-secret');
     expect(welcomed(await hello('env-phone', 'env-secret'))).toBe(true);
   });
 
   it('announces the expiry of a token with a lifetime in the welcome', async () => {
-    const issued = await call<IssuedCredentialV1>('credentials.issue', { tenant: TENANT, device_id: 'phone-ttl', ttl_seconds: 3600 });
+    const issued = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-ttl', ttl_seconds: 3600 });
     const device = await hello('phone-ttl', issued.token);
     expect(device.frame('welcome')?.token_expires_at).toBe(issued.credential.expires_at);
   });
 
   it('rotation overlaps: the old token works during the grace period, the new one at once', async () => {
-    const first = await call<IssuedCredentialV1>('credentials.issue', { tenant: TENANT, device_id: 'phone-r' });
-    const second = await call<IssuedCredentialV1>('credentials.rotate', { tenant: TENANT, device_id: 'phone-r', grace_seconds: 600 });
+    const first = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-r' });
+    const second = await call('device-bridge.credentials.rotate', { tenant: TENANT, device_id: 'phone-r', grace_seconds: 600 });
     expect(welcomed(await hello('phone-r', first.token))).toBe(true);
     expect(welcomed(await hello('phone-r', second.token))).toBe(true);
-    const { credentials } = await call<{ credentials: DeviceCredentialViewV1[] }>('credentials.list', { tenant: TENANT, device_id: 'phone-r' });
+    const { credentials } = await call('device-bridge.credentials.list', { tenant: TENANT, device_id: 'phone-r' });
     const old = credentials.find((c) => c.credential_id === first.credential.credential_id)!;
     expect(old.state).toBe('active');
     expect(Date.parse(old.expires_at!)).toBeGreaterThan(Date.now() + 500_000);
   });
 
   it('rotation without grace ends the old token and closes the connection that used it', async () => {
-    const first = await call<IssuedCredentialV1>('credentials.issue', { tenant: TENANT, device_id: 'phone-g' });
+    const first = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-g' });
     const connected = await hello('phone-g', first.token);
     expect(welcomed(connected)).toBe(true);
-    const second = await call<IssuedCredentialV1>('credentials.rotate', { tenant: TENANT, device_id: 'phone-g', grace_seconds: 0 });
+    const second = await call('device-bridge.credentials.rotate', { tenant: TENANT, device_id: 'phone-g', grace_seconds: 0 });
     await waitFor(() => connected.closed, { message: 'the connection on the ended token closed' });
     expect(errorCode(connected)).toBe('credential_revoked');
     expect(errorCode(await hello('phone-g', first.token))).toBe('unauthenticated');
@@ -99,11 +100,11 @@ describe('device credentials', () => {
   });
 
   it('revocation refuses the token and closes its live connection; other devices stay connected', async () => {
-    const a = await call<IssuedCredentialV1>('credentials.issue', { tenant: TENANT, device_id: 'phone-x' });
-    const b = await call<IssuedCredentialV1>('credentials.issue', { tenant: TENANT, device_id: 'phone-y' });
+    const a = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-x' });
+    const b = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-y' });
     const x = await hello('phone-x', a.token);
     const y = await hello('phone-y', b.token);
-    const { revoked } = await call<{ revoked: string[] }>('credentials.revoke', { tenant: TENANT, device_id: 'phone-x' });
+    const { revoked } = await call('device-bridge.credentials.revoke', { tenant: TENANT, device_id: 'phone-x' });
     expect(revoked).toEqual([a.credential.credential_id]);
     await waitFor(() => x.closed, { message: 'the revoked connection closed' });
     expect(errorCode(x)).toBe('credential_revoked');
@@ -117,11 +118,11 @@ describe('device credentials', () => {
     ]);
     expect(JSON.stringify(history)).not.toContain(a.token);
     // Revoking again changes nothing and is not an error.
-    expect(await call('credentials.revoke', { tenant: TENANT, device_id: 'phone-x' })).toEqual({ revoked: [] });
+    expect(await call('device-bridge.credentials.revoke', { tenant: TENANT, device_id: 'phone-x' })).toEqual({ revoked: [] });
   });
 
   it('closes a connection when its token expires', async () => {
-    const issued = await call<IssuedCredentialV1>('credentials.issue', { tenant: TENANT, device_id: 'phone-e', ttl_seconds: 60 });
+    const issued = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-e', ttl_seconds: 60 });
     // Make the stored expiry imminent, as if the minute had passed, then connect.
     const soon = new Date(Date.now() + 300);
     await sql`update ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.device_credentials`)} set expires_at = ${soon}
@@ -134,7 +135,9 @@ describe('device credentials', () => {
   });
 
   it('refuses bad requests with a clear error', async () => {
-    const refusal = (name: string, body: unknown) => call(name, body).then(() => undefined, (err: unknown) => err);
+    // Bodies the schema refuses: sent untyped, to see the refusal.
+    const refusal = (name: string, body: unknown) =>
+      callService(bridge.svc.infra.nc, bridge.namespace, 'device-bridge', name, body).then(() => undefined, (err: unknown) => err);
     expect(await refusal('credentials.issue', { tenant: TENANT, device_id: 'phone.*' })).toMatchObject({ code: 'schema_violation' });
     expect(await refusal('credentials.issue', { tenant: TENANT, device_id: 'p', ttl_seconds: 5 })).toMatchObject({ code: 'schema_violation' });
     expect(await refusal('credentials.rotate', { tenant: TENANT, device_id: 'p', grace_seconds: -1 })).toMatchObject({ code: 'schema_violation' });
@@ -145,8 +148,8 @@ describe('device credentials', () => {
   });
 
   it('lists credentials per tenant only', async () => {
-    await call<IssuedCredentialV1>('credentials.issue', { tenant: 'other', device_id: 'phone-a' });
-    const { credentials } = await call<{ credentials: DeviceCredentialViewV1[] }>('credentials.list', { tenant: 'other' });
+    await call('device-bridge.credentials.issue', { tenant: 'other', device_id: 'phone-a' });
+    const { credentials } = await call('device-bridge.credentials.list', { tenant: 'other' });
     expect(credentials.map((c) => c.tenant)).toEqual(['other']);
     expect(JSON.stringify(credentials)).not.toMatch(/token|sha256/);
   });

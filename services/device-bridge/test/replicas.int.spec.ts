@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
-import { callService, type ToolCalls } from '@ormuz/service-kit';
+import { callRpc, type ToolCalls } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
 import { DeviceLinkHost } from '../src/index.js';
 import {
@@ -101,12 +101,12 @@ describe('device-bridge replicas', () => {
     await waitFor(() => first.closed, { message: 'the older connection on A closed' });
     expect(first.frame('error')?.code).toBe('replaced');
 
-    const { devices } = await callService<{ devices: { device_id: string; replica: string }[] }>(
+    const { devices } = await callRpc(
       a.svc.infra.nc,
       a.namespace,
-      'device-bridge',
-      'devices',
+      'device-bridge.devices',
       { tenant: TENANT },
+      { checkReply: true },
     );
     expect(devices.map((d) => d.device_id)).toEqual(['phone-3', 'phone-4']);
     expect(new Set(devices.map((d) => d.replica)).size).toBe(1);

@@ -1,8 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { aggregateSubject, type ConversationViewV1, type StartConversationReplyV1 } from '@ormuz/contracts';
+import { aggregateSubject, type ConversationViewV1, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
 import { streamName, type EventStore } from '@ormuz/event-log';
-import { callService, type RunningService, type ToolCalls } from '@ormuz/service-kit';
-import type { ToolCallStatusView } from '@ormuz/tool-call';
+import { callRpc, type RunningService, type ToolCalls } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
 import { TestPlatform } from './platform.fixture.js';
 
@@ -21,12 +20,13 @@ describe('model-loop with policy', () => {
   let store: EventStore;
 
   const startLoop = () => platform.startLoop();
-  const rpc = <T>(service: string, name: string, body: unknown) => callService<T>(nc, namespace, service, name, body);
-  const start = (body: Record<string, unknown>) => rpc<StartConversationReplyV1>('model-loop', 'start', body);
+  const rpc = <N extends RpcName>(name: N, body: RpcRequestOf<N>) => callRpc(nc, namespace, name, body, { checkReply: true });
+  // Some tests send what the schema refuses, to see the refusal: the body is not held to the request type.
+  const start = (body: Record<string, unknown>) => rpc('model-loop.start', body as RpcRequestOf<'model-loop.start'>);
   const view = (conversationId: string) =>
-    rpc<ConversationViewV1>('model-loop', 'get', { tenant, conversation_id: conversationId });
+    rpc('model-loop.get', { tenant, conversation_id: conversationId });
   const callStatus = async (callId: string) =>
-    (await rpc<{ status: ToolCallStatusView }>('policy', 'status', { tenant, call_id: callId })).status;
+    (await rpc('policy.status', { tenant, call_id: callId })).status;
   /** Polls the read model until `ready` holds for the conversation. */
   const viewWhen = (conversationId: string, ready: (v: ConversationViewV1) => boolean, message: string) =>
     waitFor(
@@ -206,12 +206,12 @@ describe('model-loop with policy', () => {
         'completed',
       ]);
       for (const call of [observe!, send!]) {
-        const { timeline } = await rpc<{ timeline: { type: string }[] }>('policy', 'status', {
+        const { timeline } = await rpc('policy.status', {
           tenant,
           call_id: call.call_id,
           timeline: true,
         });
-        expect(timeline.filter((e) => e.type === 'ormuz.toolcall.requested.v1')).toHaveLength(1);
+        expect(timeline!.filter((e) => e.type === 'ormuz.toolcall.requested.v1')).toHaveLength(1);
       }
     },
     TIMEOUT,

@@ -5,23 +5,20 @@ import {
   ToolCallEventType as T,
   type ConversationMessageV1,
   type ConversationViewV1,
-  type OfferedToolV1,
-  type StartConversationReplyV1,
+  type CallTimelineEntryV1,
+  type RpcName,
+  type RpcRequestOf,
 } from '@ormuz/contracts';
 import { streamName, type EventStore } from '@ormuz/event-log';
-import { callService, type RunningService, type ToolCalls } from '@ormuz/service-kit';
-import type { ToolCallStatusView } from '@ormuz/tool-call';
+import { callRpc, type RunningService, type ToolCalls } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
 import { DIRECTORY_QUERY, LARGE_MODEL, ScriptedProvider, SCRIPTS, type ModelRequest, type Script } from '../src/index.js';
 import { TestPlatform } from './platform.fixture.js';
 
 const TIMEOUT = 30_000;
 
-interface TimelineEntry {
-  readonly type: string;
-  readonly source: string;
-  readonly data: Record<string, unknown>;
-}
+/** A timeline entry as `policy.status` answers it; the data of every tool-call event is an object. */
+type TimelineEntry = CallTimelineEntryV1 & { readonly data: Record<string, unknown> };
 
 /** The runtime's first line of a tool message. */
 const head = (m: ConversationMessageV1) => JSON.parse(m.content.split('\n', 1)[0]!) as Record<string, unknown>;
@@ -74,27 +71,27 @@ describe('tools offered to the model, and the platform tools model-loop runs', (
   let bridge: ToolCalls;
   let owner: ToolCalls;
 
-  const rpc = <T>(service: string, name: string, body: unknown) => callService<T>(nc, namespace, service, name, body);
-  const start = (body: Record<string, unknown>) =>
-    rpc<StartConversationReplyV1>('model-loop', 'start', { tenant, device_id: 'phone-1', ...body });
+  const rpc = <N extends RpcName>(name: N, body: RpcRequestOf<N>) => callRpc(nc, namespace, name, body, { checkReply: true });
+  const start = (body: Omit<RpcRequestOf<'model-loop.start'>, 'tenant' | 'device_id'>) =>
+    rpc('model-loop.start', { tenant, device_id: 'phone-1', ...body });
   const viewWhen = (conversationId: string, ready: (v: ConversationViewV1) => boolean, message: string) =>
     waitFor(
       async () => {
-        const v = await rpc<ConversationViewV1>('model-loop', 'get', { tenant, conversation_id: conversationId });
+        const v = await rpc('model-loop.get', { tenant, conversation_id: conversationId });
         return ready(v) && v;
       },
       { message, timeoutMs: 15_000 },
     );
   const timeline = async (callId: string) =>
     (
-      await rpc<{ status: ToolCallStatusView; timeline: TimelineEntry[] }>('policy', 'status', {
+      await rpc('policy.status', {
         tenant,
         call_id: callId,
         timeline: true,
       })
-    ).timeline;
+    ).timeline as readonly TimelineEntry[];
   const offeredTo = async (agentId: string) =>
-    (await rpc<{ tools: OfferedToolV1[] }>('policy', 'tools', { tenant, agent_id: agentId })).tools.map((t) => t.name);
+    (await rpc('policy.tools', { tenant, agent_id: agentId })).tools.map((t) => t.name);
   const requestsOf = (conversationId: string): ModelRequest[] =>
     provider.received.filter((r) => r.conversation_id === conversationId);
   const callsOf = (v: ConversationViewV1) => v.messages.flatMap((m) => m.tool_calls ?? []);
@@ -111,7 +108,7 @@ describe('tools offered to the model, and the platform tools model-loop runs', (
   it(
     'offers a large model exactly the tools the agent is granted, and refuses a denied one called anyway',
     async () => {
-      await rpc('policy', 'grants.set', {
+      await rpc('policy.grants.set', {
         tenant,
         agent_id: 'agent-large',
         allow: ['ormuz', 'device'],

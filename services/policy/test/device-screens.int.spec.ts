@@ -5,7 +5,7 @@
 import { envelope, ToolCallEventType, type JsonValue } from '@ormuz/contracts';
 import { openDatabase, migrateSchema } from '@ormuz/postgres';
 import { replay, streamName } from '@ormuz/event-log';
-import { callService, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 import { deviceScreensProjection, type DeviceScreensDB } from '../src/projections/device-screens.projection.js';
@@ -44,11 +44,10 @@ describe('policy: device screens read model', () => {
   let n = 0;
 
   const submit = (tool: string, args: Record<string, unknown>, device = 'phone-1') =>
-    callService<{ call_id: string; status: string; message: string | null; summary: string | null }>(
+    callRpc(
       svc.infra.nc,
       namespace,
-      'policy',
-      'submit',
+      'policy.submit',
       {
         tenant: 'acme',
         agent_id: 'agent-1',
@@ -57,6 +56,7 @@ describe('policy: device screens read model', () => {
         origin: { kind: 'operation', operation_id: `op-${++n}` },
         device_id: device,
       },
+      { checkReply: true },
     );
   /** Dispatches and starts the call on the device, as the bridge records it. */
   async function start(callId: string, device = 'phone-1') {

@@ -1,7 +1,7 @@
-import { aggregateSubject, canonicalPayload } from '@ormuz/contracts';
+import { aggregateSubject, canonicalPayload, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
 import {
   loadBaseConfig,
-  callService,
+  callRpc,
   RemoteError,
   startService,
   submitUnansweredHint,
@@ -17,9 +17,10 @@ describe('policy service', () => {
   let db: TestDatabase;
   let svc: RunningService;
   const namespace = randomNamespace();
-  const call = <T>(name: string, body: unknown) => callService<T>(svc.infra.nc, namespace, 'policy', name, body);
+  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
   const submit = (overrides: Record<string, unknown> = {}) =>
-    call<Record<string, unknown> & { call_id: string; status: string; duplicate: boolean }>('submit', {
+    call('policy.submit', {
       tenant: 'acme',
       agent_id: 'agent-1',
       tool: 'device.screen_observe',
@@ -31,7 +32,12 @@ describe('policy service', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const config = loadPolicyConfig({ NATS_URL: testEnv().natsUrl, DATABASE_URL: db.url, ORMUZ_NAMESPACE: namespace, LOG_LEVEL: 'silent' });
+    const config = loadPolicyConfig({
+      NATS_URL: testEnv().natsUrl,
+      DATABASE_URL: db.url,
+      ORMUZ_NAMESPACE: namespace,
+      LOG_LEVEL: 'silent',
+    });
     svc = await startService({
       service: 'policy',
       config,
@@ -68,18 +74,30 @@ describe('policy service', () => {
     const upper = await submit({ tool: 'device.SEND_MESSAGE', arguments: args });
     expect(upper).toMatchObject({ status: 'staged', duplicate: false });
     const versioned = await submit({ tool: 'device.send_message@2', arguments: args });
-    expect(versioned).toMatchObject({ status: 'refused', message: expect.stringContaining('device.send_message has no version 2') });
-    const status = await call<{ status: { tool: string } }>('status', { tenant: 'acme', call_id: versioned.call_id });
+    expect(versioned).toMatchObject({
+      status: 'refused',
+      message: expect.stringContaining('device.send_message has no version 2'),
+    });
+    const status = await call('policy.status', { tenant: 'acme', call_id: versioned.call_id });
     expect(status.status.tool).toBe('device.send_message');
   });
 
   it('refuses a name that is not a tool name with the closest real names, recording nothing', async () => {
     const operation_id = `op-bare-${Math.random().toString(36).slice(2)}`;
-    const err = await submit({ tool: 'send_message', arguments: {}, origin: { kind: 'operation', operation_id } }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'unknown_tool', message: expect.stringContaining('Did you mean device.send_message?') });
+    const err = await submit({
+      tool: 'send_message',
+      arguments: {},
+      origin: { kind: 'operation', operation_id },
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'unknown_tool',
+      message: expect.stringContaining('Did you mean device.send_message?'),
+    });
     expect((err as Error).message).not.toMatch(/is invalid|must match pattern/);
     const callId = deriveCallId('acme', { kind: 'operation', operation_id });
-    await expect(call('status', { tenant: 'acme', call_id: callId })).rejects.toMatchObject({ code: 'call_not_found' });
+    await expect(call('policy.status', { tenant: 'acme', call_id: callId })).rejects.toMatchObject({
+      code: 'call_not_found',
+    });
   });
 
   it('lets a duplicate with the same bytes observe the original, and refuses different bytes naming the id', async () => {
@@ -87,9 +105,11 @@ describe('policy service', () => {
     const first = await submit({ origin, arguments: {} });
     const again = await submit({ origin, arguments: {} });
     expect(again).toMatchObject({ call_id: first.call_id, status: 'authorized', duplicate: true });
-    const timeline = await call<{ timeline: unknown[] }>('status', { tenant: 'acme', call_id: first.call_id, timeline: true });
+    const timeline = await call('policy.status', { tenant: 'acme', call_id: first.call_id, timeline: true });
     expect(timeline.timeline).toHaveLength(2);
-    await expect(submit({ origin, tool: 'device.list_contacts', arguments: { name_query: 'x' } })).rejects.toMatchObject({
+    await expect(
+      submit({ origin, tool: 'device.list_contacts', arguments: { name_query: 'x' } }),
+    ).rejects.toMatchObject({
       code: 'payload_conflict',
       message: expect.stringContaining(first.call_id),
     });
@@ -106,7 +126,7 @@ describe('policy service', () => {
     expect(err).toMatchObject({ code: 'payload_conflict', message: expect.stringContaining(first.call_id) });
     expect((err as Error).message).toMatch(message);
     // Nothing of the second request was recorded: the call is still the original.
-    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: first.call_id, timeline: true });
+    const timeline = await call('policy.status', { tenant: 'acme', call_id: first.call_id, timeline: true });
     expect(timeline.timeline).toHaveLength(2);
   });
 
@@ -121,13 +141,15 @@ describe('policy service', () => {
       device_id: 'phone-1',
     };
     // The caller's inbox is gone before policy answers: policy records and decides, and the reply goes nowhere.
-    svc.infra.nc.publish(`${namespace}.cmd.policy.submit`, JSON.stringify(request), { reply: `_INBOX.lost.${operation_id}` });
+    svc.infra.nc.publish(`${namespace}.cmd.policy.submit`, JSON.stringify(request), {
+      reply: `_INBOX.lost.${operation_id}`,
+    });
     const hint = submitUnansweredHint(request);
     const callId = deriveCallId('acme', request.origin);
     expect(hint.check).toContain(`ormuz call status --tenant acme --call ${callId}`);
     await waitFor(
       async () => {
-        const r = await call<{ status: { status: string } }>('status', { tenant: 'acme', call_id: callId }).catch(() => undefined);
+        const r = await call('policy.status', { tenant: 'acme', call_id: callId }).catch(() => undefined);
         return r?.status.status === 'authorized';
       },
       { message: `call ${callId} recorded and decided although its reply was lost` },
@@ -139,8 +161,14 @@ describe('policy service', () => {
   it('identifies calls before they are submitted, with the ids submit records them under, recording nothing', async () => {
     const conversation_id = `conv-${Math.random().toString(36).slice(2)}`;
     const origin = (index: number) => ({ kind: 'conversation' as const, conversation_id, turn: 3, index });
-    const sent = ['device__send_message', 'device.sendMessage', 'ormuz__search_tools', 'weather__forecast', 'send message'];
-    const { calls } = await call<{ calls: { call_id: string; tool: string }[] }>('identify', {
+    const sent = [
+      'device__send_message',
+      'device.sendMessage',
+      'ormuz__search_tools',
+      'weather__forecast',
+      'send message',
+    ];
+    const { calls } = await call('policy.identify', {
       tenant: 'acme',
       calls: sent.map((tool, index) => ({ tool, origin: origin(index) })),
     });
@@ -152,24 +180,32 @@ describe('policy service', () => {
       'send message',
     ]);
     expect(new Set(calls.map((c) => c.call_id)).size).toBe(sent.length);
-    await expect(call('status', { tenant: 'acme', call_id: calls[0]!.call_id })).rejects.toMatchObject({ code: 'call_not_found' });
-    const submitted = await submit({ tool: calls[0]!.tool, arguments: { recipient: 'Ana', message_body: 'hi' }, origin: origin(0) });
+    await expect(call('policy.status', { tenant: 'acme', call_id: calls[0]!.call_id })).rejects.toMatchObject({
+      code: 'call_not_found',
+    });
+    const submitted = await submit({
+      tool: calls[0]!.tool,
+      arguments: { recipient: 'Ana', message_body: 'hi' },
+      origin: origin(0),
+    });
     expect(submitted).toMatchObject({ call_id: calls[0]!.call_id, status: 'staged' });
     const unknown = await submit({ tool: calls[3]!.tool, arguments: {}, origin: origin(3) });
     expect(unknown).toMatchObject({ call_id: calls[3]!.call_id, status: 'refused' });
-    await expect(call('identify', { tenant: 'acme', calls: [{ tool: 'x', origin: { kind: 'model' } }] })).rejects.toMatchObject({
+    await expect(
+      call('policy.identify', { tenant: 'acme', calls: [{ tool: 'x', origin: { kind: 'model' } }] } as never),
+    ).rejects.toMatchObject({
       code: 'schema_violation',
     });
   });
 
   it("targets the session's device only for tools the device runs, as their catalog entry says", async () => {
     const targetOf = async (r: { call_id: string }) => {
-      const { timeline } = await call<{ timeline: { data: { target?: unknown } }[] }>('status', {
+      const { timeline = [] } = await call('policy.status', {
         tenant: 'acme',
         call_id: r.call_id,
         timeline: true,
       });
-      return timeline[0]!.data.target;
+      return (timeline![0]!.data as { target?: unknown }).target;
     };
     expect(await targetOf(await submit())).toEqual({ device_id: 'phone-1' });
     expect(await targetOf(await submit({ tool: 'ormuz.search_tools', arguments: { query: 'send text' } }))).toBeNull();
@@ -190,27 +226,46 @@ describe('policy service', () => {
 
   it('seals an unstarted call, and a status query only reads', async () => {
     const r = await submit();
-    const sealed = await call<{ status: string }>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'ops@acme', reason: 'test' });
+    const sealed = await call('policy.seal', {
+      tenant: 'acme',
+      call_id: r.call_id,
+      sealed_by: 'ops@acme',
+      reason: 'test',
+    });
     expect(sealed.status).toBe('sealed');
-    const status = await call<{ status: { status: string }; version: number }>('status', { tenant: 'acme', call_id: r.call_id });
+    const status = await call('policy.status', { tenant: 'acme', call_id: r.call_id });
     expect(status.status.status).toBe('sealed');
-    const again = await call<{ version: number }>('status', { tenant: 'acme', call_id: r.call_id });
+    const again = await call('policy.status', { tenant: 'acme', call_id: r.call_id });
     expect(again.version).toBe(status.version);
   });
 
   it('answers a second seal by another operator with who sealed it first, when and why, changing nothing', async () => {
     const r = await submit();
-    type Sealed = { status: string; sealed_by: string; sealed_at: string; already_sealed: boolean; message: string };
-    const first = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'alice@acme', reason: 'wrong phone' });
+    const first = await call('policy.seal', {
+      tenant: 'acme',
+      call_id: r.call_id,
+      sealed_by: 'alice@acme',
+      reason: 'wrong phone',
+    });
     expect(first).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', already_sealed: false });
     expect(first.sealed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    const second = await call<Sealed>('seal', { tenant: 'acme', call_id: r.call_id, sealed_by: 'bob@acme', reason: 'me too' });
-    expect(second).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', sealed_at: first.sealed_at, already_sealed: true });
+    const second = await call('policy.seal', {
+      tenant: 'acme',
+      call_id: r.call_id,
+      sealed_by: 'bob@acme',
+      reason: 'me too',
+    });
+    expect(second).toMatchObject({
+      status: 'sealed',
+      sealed_by: 'alice@acme',
+      sealed_at: first.sealed_at,
+      already_sealed: true,
+    });
     expect(second.message).toBe(
       `Call ${r.call_id} was already sealed by alice@acme at ${first.sealed_at} (wrong phone); this seal changed nothing. It will not run.`,
     );
-    const timeline = await call<{ timeline: { type: string }[] }>('status', { tenant: 'acme', call_id: r.call_id, timeline: true });
-    expect(timeline.timeline.filter((e) => e.type.endsWith('.sealed.v1'))).toHaveLength(1);
+    const timeline = await call('policy.status', { tenant: 'acme', call_id: r.call_id, timeline: true });
+    expect(timeline.timeline!.filter((e) => e.type.endsWith('.sealed.v1'))).toHaveLength(1);
   });
 
   it.each([
@@ -224,23 +279,31 @@ describe('policy service', () => {
   });
 
   it('refuses an operation id with a wildcard', async () => {
-    await expect(submit({ origin: { kind: 'operation', operation_id: 'op.>' } })).rejects.toMatchObject({ code: 'schema_violation' });
+    await expect(submit({ origin: { kind: 'operation', operation_id: 'op.>' } })).rejects.toMatchObject({
+      code: 'schema_violation',
+    });
   });
 
   it('answers malformed JSON and wrong types with a clear error', async () => {
     const reply = await svc.infra.nc.request(`${namespace}.cmd.policy.submit`, '{"tenant":', { timeout: 2000 });
     expect(JSON.parse(reply.string())).toMatchObject({ ok: false, error: { code: 'malformed_json' } });
     await expect(submit({ arguments: 'not an object' })).rejects.toBeInstanceOf(RemoteError);
-    await expect(submit({ arguments: { n: 1 }, extra: true })).rejects.toMatchObject({ message: expect.stringContaining("unexpected property 'extra'") });
+    await expect(submit({ arguments: { n: 1 }, extra: true })).rejects.toMatchObject({
+      message: expect.stringContaining("unexpected property 'extra'"),
+    });
   });
 
   it('reports an unknown call as not found with the next step', async () => {
-    await expect(call('status', { tenant: 'acme', call_id: 'call_nope' })).rejects.toMatchObject({ code: 'call_not_found' });
+    await expect(call('policy.status', { tenant: 'acme', call_id: 'call_nope' })).rejects.toMatchObject({
+      code: 'call_not_found',
+    });
   });
 
   it('keeps tenants apart: another tenant cannot read a call', async () => {
     const r = await submit();
-    await expect(call('status', { tenant: 'other', call_id: r.call_id })).rejects.toMatchObject({ code: 'call_not_found' });
+    await expect(call('policy.status', { tenant: 'other', call_id: r.call_id })).rejects.toMatchObject({
+      code: 'call_not_found',
+    });
   });
 
   it('projects every call into policy.call_status', async () => {
@@ -268,7 +331,7 @@ describe('policy service', () => {
     expect([low.status, high.status, refused.status]).toEqual(['authorized', 'staged', 'refused']);
     for (const r of [low, high, refused]) {
       expect(await messagesOf(r.call_id)).toBe(1);
-      const { timeline } = await call<{ timeline: { seq: number; type: string }[] }>('status', {
+      const { timeline = [] } = await call('policy.status', {
         tenant: 'acme',
         call_id: r.call_id,
         timeline: true,
@@ -300,7 +363,7 @@ describe('policy service', () => {
     const callId = deriveCallId('acme', origin);
     const { payload, sha256 } = canonicalPayload({});
     const current = await submit();
-    const recorded = await call<{ timeline: { data: { contract_version: string } }[] }>('status', {
+    const recorded = await call('policy.status', {
       tenant: 'acme',
       call_id: current.call_id,
       timeline: true,
@@ -314,7 +377,7 @@ describe('policy service', () => {
         data: {
           call_id: callId,
           tool: 'device.screen_observe',
-          contract_version: recorded.timeline[0]!.data.contract_version,
+          contract_version: (recorded.timeline![0]!.data as { contract_version: string }).contract_version,
           payload,
           payload_sha256: sha256,
           origin,
@@ -326,7 +389,7 @@ describe('policy service', () => {
     );
     const again = await submit({ origin });
     expect(again).toMatchObject({ call_id: callId, status: 'authorized', duplicate: true });
-    const { timeline } = await call<{ timeline: { seq: number; type: string }[] }>('status', {
+    const { timeline = [] } = await call('policy.status', {
       tenant: 'acme',
       call_id: callId,
       timeline: true,
@@ -344,16 +407,30 @@ describe('policy service', () => {
 
     it('maps camelCase and kebab-case keys to the schema before hashing, so both spellings are the same call', async () => {
       const origin = { kind: 'operation', operation_id: 'op-camel' };
-      const camel = await submit({ origin, tool: 'device.send_message', arguments: { recipient: 'Bob', messageBody: 'hi' } });
-      const kebab = await submit({ origin, tool: 'device.send_message', arguments: { recipient: 'Bob', 'message-body': 'hi' } });
+      const camel = await submit({
+        origin,
+        tool: 'device.send_message',
+        arguments: { recipient: 'Bob', messageBody: 'hi' },
+      });
+      const kebab = await submit({
+        origin,
+        tool: 'device.send_message',
+        arguments: { recipient: 'Bob', 'message-body': 'hi' },
+      });
       expect(camel.status).toBe('staged');
       expect(kebab).toMatchObject({ duplicate: true, payload_sha256: camel.payload_sha256 });
       expect(camel.payload_sha256).toBe(canonicalPayload({ recipient: 'Bob', message_body: 'hi' }).sha256);
     });
 
     it('refuses an argument that matches nothing, naming the allowed ones', async () => {
-      const r = await submit({ tool: 'device.send_message', arguments: { recipient: 'Bob', message_body: 'hi', urgent: true } });
-      expect(r).toMatchObject({ status: 'refused', message: expect.stringMatching(/urgent[\s\S]*recipient[\s\S]*message_body/) });
+      const r = await submit({
+        tool: 'device.send_message',
+        arguments: { recipient: 'Bob', message_body: 'hi', urgent: true },
+      });
+      expect(r).toMatchObject({
+        status: 'refused',
+        message: expect.stringMatching(/urgent[\s\S]*recipient[\s\S]*message_body/),
+      });
     });
 
     it('refuses a designer-controlled argument sent by the model', async () => {
@@ -371,12 +448,14 @@ describe('policy service', () => {
       expect(pay).toMatchObject({ status: 'staged', summary: expect.stringContaining('Jetzt bezahlen') });
       const open = await tap({ foreground_package: 'com.example.shop', ref: 'e5', target_text: 'Sender details' });
       expect(open.status).toBe('authorized');
-      const { status } = await call<{ status: { status: string } }>('status', { tenant: 'acme', call_id: open.call_id, timeline: true });
+      const { status } = await call('policy.status', { tenant: 'acme', call_id: open.call_id, timeline: true });
       expect(status.status).toBe('authorized');
     });
 
     it('stages any screen action in a banking app', async () => {
-      expect((await tap({ foreground_package: 'com.example.bank', ref: 'e1', target_text: 'Accounts' })).status).toBe('staged');
+      expect((await tap({ foreground_package: 'com.example.bank', ref: 'e1', target_text: 'Accounts' })).status).toBe(
+        'staged',
+      );
     });
 
     it('refuses a screen action without its foreground app, saying to pass it from the latest observation', async () => {
@@ -385,61 +464,83 @@ describe('policy service', () => {
     });
 
     it('never offers a denied tool, and refuses it at dispatch as not permitted here', async () => {
-      await call('grants.set', { tenant: 'acme', agent_id: 'restricted', allow: ['device', 'ormuz'], deny: ['device.send_message'] });
-      const offered = await call<{ tools: { name: string }[] }>('tools', { tenant: 'acme', agent_id: 'restricted' });
+      await call('policy.grants.set', {
+        tenant: 'acme',
+        agent_id: 'restricted',
+        allow: ['device', 'ormuz'],
+        deny: ['device.send_message'],
+      });
+      const offered = await call('policy.tools', { tenant: 'acme', agent_id: 'restricted' });
       expect(offered.tools.map((t) => t.name)).not.toContain('device.send_message');
       expect(offered.tools.map((t) => t.name)).toContain('device.tap');
-      const r = await submit({ agent_id: 'restricted', tool: 'device.send_message', arguments: { recipient: 'Bob', message_body: 'hi' } });
+      const r = await submit({
+        agent_id: 'restricted',
+        tool: 'device.send_message',
+        arguments: { recipient: 'Bob', message_body: 'hi' },
+      });
       expect(r).toMatchObject({ status: 'refused', message: expect.stringMatching(/not permitted/) });
     });
 
     it('pins grants to the versions that exist when they are set', async () => {
-      const grant = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'pinned', allow: ['device.tap'] });
+      const grant = await call('policy.grants.set', { tenant: 'acme', agent_id: 'pinned', allow: ['device.tap'] });
       expect(grant.pins).toEqual({ 'device.tap': 1 });
     });
 
     it('offers the latest device.delete_contacts_verified, and keeps a grant pinned to version 1 on version 1', async () => {
       const tool = 'device.delete_contacts_verified';
-      type Offered = { tools: { name: string; version: number; description: string }[] };
-      const latest = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'cleaner', allow: [tool] });
+      const latest = await call('policy.grants.set', { tenant: 'acme', agent_id: 'cleaner', allow: [tool] });
       expect(latest.pins).toEqual({ [tool]: 2 });
-      const v2 = await call<Offered>('tools', { tenant: 'acme', agent_id: 'cleaner' });
-      expect(v2.tools).toEqual([expect.objectContaining({ name: tool, version: 2, description: expect.stringContaining('changed_since_listed') })]);
+      const v2 = await call('policy.tools', { tenant: 'acme', agent_id: 'cleaner' });
+      expect(v2.tools).toEqual([
+        expect.objectContaining({
+          name: tool,
+          version: 2,
+          description: expect.stringContaining('changed_since_listed'),
+        }),
+      ]);
 
-      const pinned = await call<{ pins: Record<string, number> }>('grants.set', { tenant: 'acme', agent_id: 'cleaner-v1', allow: [`${tool}@1`] });
+      const pinned = await call('policy.grants.set', { tenant: 'acme', agent_id: 'cleaner-v1', allow: [`${tool}@1`] });
       expect(pinned.pins).toEqual({ [tool]: 1 });
-      const v1 = await call<Offered>('tools', { tenant: 'acme', agent_id: 'cleaner-v1' });
+      const v1 = await call('policy.tools', { tenant: 'acme', agent_id: 'cleaner-v1' });
       expect(v1.tools).toEqual([expect.objectContaining({ name: tool, version: 1 })]);
       expect(v1.tools[0]!.description).not.toContain('changed_since_listed');
 
       const contractVersion = async (agent_id: string) => {
         const r = await submit({ agent_id, tool, arguments: { contact_names: ['Bob Chen'] } });
         expect(r).toMatchObject({ status: 'staged', summary: expect.stringContaining('Bob Chen') });
-        const { timeline } = await call<{ timeline: { type: string; data: { contract_version?: string } }[] }>('status', {
+        const { timeline = [] } = await call('policy.status', {
           tenant: 'acme',
           call_id: r.call_id,
           timeline: true,
         });
-        return timeline[0]!.data.contract_version;
+        return (timeline![0]!.data as { contract_version?: string }).contract_version;
       };
       expect(await contractVersion('cleaner')).toBe('2');
       expect(await contractVersion('cleaner-v1')).toBe('1');
     });
 
     it('refuses a malformed grant rule with a clear error', async () => {
-      await expect(call('grants.set', { tenant: 'acme', agent_id: 'x', allow: ['device.*'] })).rejects.toMatchObject({
+      await expect(
+        call('policy.grants.set', { tenant: 'acme', agent_id: 'x', allow: ['device.*'] }),
+      ).rejects.toMatchObject({
         message: expect.stringContaining('device.*'),
       });
     });
 
     it('refuses an allow rule that matches no tool, naming the installed extensions', async () => {
-      await expect(call('grants.set', { tenant: 'acme', agent_id: 'x', allow: ['weather'] })).rejects.toMatchObject({
+      await expect(
+        call('policy.grants.set', { tenant: 'acme', agent_id: 'x', allow: ['weather'] }),
+      ).rejects.toMatchObject({
         message: expect.stringMatching(/"weather" match no tool[\s\S]*device/),
       });
     });
 
     it('searches the granted directory', async () => {
-      const r = await call<{ hits: { name: string }[] }>('tools.search', { tenant: 'acme', agent_id: 'agent-1', query: 'send a text message' });
+      const r = await call('policy.tools.search', {
+        tenant: 'acme',
+        agent_id: 'agent-1',
+        query: 'send a text message',
+      });
       expect(r.hits[0]?.name).toBe('device.send_message');
     });
   });

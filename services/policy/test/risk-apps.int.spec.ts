@@ -2,9 +2,9 @@
  * A tenant's finance app lists (`policy.risk.apps.set`) and what the device's latest observation shows: both reach the
  * risk classifier at submit. Observations are recorded on the log as a bridge records them.
  */
-import type { JsonValue } from '@ormuz/contracts';
+import type { JsonValue, RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
-import { callService, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 
@@ -26,9 +26,10 @@ describe('policy: tenant finance app lists and observed screens', () => {
   const namespace = randomNamespace();
   const cause = { correlationid: 'test', causationid: 'test' };
   let n = 0;
-  const call = <T>(name: string, body: unknown) => callService<T>(svc.infra.nc, namespace, 'policy', name, body);
+  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
   const submit = (tenant: string, tool: string, args: Record<string, unknown>) =>
-    call<{ call_id: string; status: string; message: string | null }>('submit', {
+    call('policy.submit', {
       tenant,
       agent_id: 'agent-1',
       tool,
@@ -105,13 +106,13 @@ describe('policy: tenant finance app lists and observed screens', () => {
 
   it('stages a tap in an app the tenant lists as finance, and only for that tenant', async () => {
     expect((await tap('acme', LENDER, 'Open')).status).toBe('authorized');
-    const saved = await call('risk.apps.set', { tenant: 'acme', finance: ['com.X.Kasse.*'], not_finance: [NOTES] });
+    const saved = await call('policy.risk.apps.set', { tenant: 'acme', finance: ['com.X.Kasse.*'], not_finance: [NOTES] });
     expect(saved).toEqual({ tenant: 'acme', finance: [LENDER], not_finance: [NOTES] });
-    expect(await call('risk.apps.get', { tenant: 'acme' })).toEqual(saved);
+    expect(await call('policy.risk.apps.get', { tenant: 'acme' })).toEqual(saved);
     expect((await tap('acme', LENDER, 'Open')).status).toBe('staged');
     expect((await tap('acme', `${LENDER}.beta`, 'Open')).status).toBe('staged');
     expect((await tap('globex', LENDER, 'Open')).status).toBe('authorized');
-    expect(await call('risk.apps.get', { tenant: 'globex' })).toEqual({
+    expect(await call('policy.risk.apps.get', { tenant: 'globex' })).toEqual({
       tenant: 'globex',
       finance: [],
       not_finance: [],
@@ -148,20 +149,20 @@ describe('policy: tenant finance app lists and observed screens', () => {
 
   it('refuses bad lists with the fix, storing nothing', async () => {
     await expect(
-      call('risk.apps.set', { tenant: 'hooli', finance: ['my bank'], not_finance: [] }),
+      call('policy.risk.apps.set', { tenant: 'hooli', finance: ['my bank'], not_finance: [] }),
     ).rejects.toMatchObject({
       message: expect.stringMatching(
         /--finance entry "my bank" is not an Android package name; write it as the app's package.*Nothing was stored\./,
       ),
     });
     await expect(
-      call('risk.apps.set', { tenant: 'hooli', finance: ['com.a.b'], not_finance: ['com.a.b'] }),
+      call('policy.risk.apps.set', { tenant: 'hooli', finance: ['com.a.b'], not_finance: ['com.a.b'] }),
     ).rejects.toMatchObject({
       message: expect.stringMatching(/in both --finance and --not-finance/),
     });
-    await expect(call('risk.apps.set', { tenant: 'hoo.li', finance: [], not_finance: [] })).rejects.toMatchObject({
+    await expect(call('policy.risk.apps.set', { tenant: 'hoo.li', finance: [], not_finance: [] })).rejects.toMatchObject({
       code: 'schema_violation',
     });
-    expect(await call('risk.apps.get', { tenant: 'hooli' })).toEqual({ tenant: 'hooli', finance: [], not_finance: [] });
+    expect(await call('policy.risk.apps.get', { tenant: 'hooli' })).toEqual({ tenant: 'hooli', finance: [], not_finance: [] });
   });
 });

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
-import { CONTEXTS, type ContextName } from '@ormuz/contracts';
+import { CONTEXTS, type ContextName, type RpcName, type RpcReplyOf, type RpcRequestOf } from '@ormuz/contracts';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { streamName } from '@ormuz/event-log';
 import { openDatabase } from '@ormuz/postgres';
-import { callService } from '@ormuz/service-kit';
+import { callRpc } from '@ormuz/service-kit';
 import { createTestDatabase, freePort, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import {
   SERVICES,
@@ -43,7 +43,8 @@ export interface Platform {
   readonly db: Kysely<any>;
   readonly databaseUrl: string;
   /** Sends a command to a service over NATS. */
-  call<T>(service: ServiceName, name: string, body: unknown, timeoutMs?: number): Promise<T>;
+  /** Sends command `name`, holding the reply to its declared schema. */
+  call<N extends RpcName>(name: N, body: RpcRequestOf<N>, timeoutMs?: number): Promise<RpcReplyOf<N>>;
   /** Kills the service with SIGKILL and waits for it to be gone. */
   kill9(service: ServiceName): Promise<void>;
   /** Starts the service again and waits until it answers. */
@@ -86,8 +87,8 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
       throw new Error(`${(err as Error).message}\n${tailLog(proc, 30)}`);
     }
   };
-  const call = <T>(service: ServiceName, name: string, body: unknown, timeoutMs = 5_000) =>
-    callService<T>(nc, namespace, service, name, body, timeoutMs);
+  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>, timeoutMs = 5_000) =>
+    callRpc(nc, namespace, name, body, { timeoutMs, checkReply: true });
 
   const platform: Platform = {
     namespace,
@@ -157,7 +158,7 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
     }
     await waitFor(
       async () =>
-        (await call<{ devices: unknown[] }>('device-bridge', 'devices', { tenant }, 2000)).devices.length ===
+        (await call('device-bridge.devices', { tenant }, 2000)).devices.length ===
         devices.length,
       { timeoutMs: 20_000, message: `${devices.length} phones to connect` },
     );

@@ -2,9 +2,9 @@
  * What every CLI command needs: where NATS is, which namespace, how to print. Read once from options and env.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import { assertIdentifier, OrmuzError } from '@ormuz/contracts';
+import { assertIdentifier, OrmuzError, type RpcName, type RpcReplyOf, type RpcRequestOf } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { callService, loadBaseConfig, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit';
+import { callRpc, loadBaseConfig, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit';
 
 export interface GlobalOptions {
   readonly json?: boolean;
@@ -40,18 +40,18 @@ export class CliContext {
   }
 
   /**
-   * Sends a command to a service and returns its data; remote errors are thrown with their code. `options` is the
-   * timeout in milliseconds (default 10 s) or `{ timeoutMs, ifUnanswered }`: a command that changes state passes
-   * `ifUnanswered`, so that a lost answer says whether it may have taken effect.
+   * Sends command `name` (`<service>.<name>`, typed by the contracts' command map) and returns its data; remote errors
+   * are thrown with their code. `options` is the timeout in milliseconds (default 10 s) or `{ timeoutMs,
+   * ifUnanswered }`: a command that changes state passes `ifUnanswered`, so that a lost answer says whether it may
+   * have taken effect.
    */
-  async call<T>(
-    service: string,
-    name: string,
-    body: unknown,
+  async call<N extends RpcName>(
+    name: N,
+    body: RpcRequestOf<N>,
     options: number | { timeoutMs?: number; ifUnanswered?: UnansweredHint } = {},
-  ): Promise<T> {
+  ): Promise<RpcReplyOf<N>> {
     const { timeoutMs = 10_000, ifUnanswered } = typeof options === 'number' ? { timeoutMs: options } : options;
-    return callService<T>(await this.nc(), this.config.namespace, service, name, body, { timeoutMs, ifUnanswered });
+    return callRpc(await this.nc(), this.config.namespace, name, body, { timeoutMs, ifUnanswered });
   }
 
   /** Prints `data` as one JSON line with --json, otherwise with the human renderer. */

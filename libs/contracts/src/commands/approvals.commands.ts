@@ -1,59 +1,52 @@
 /**
  * Wire contracts of the approvals service (`<namespace>.cmd.approvals.<name>`, and the same bodies over HTTP).
  */
-import { fragments, registerSchema } from '../schema-registry.js';
+import { registerSchema } from '../schema-registry.js';
+import { fragments, List, Nullable, Struct, Type, type Static } from '../wire.js';
 
 /** One staged call as the owner sees it. */
-export interface ApprovalViewV1 {
-  readonly approval_id: string;
-  readonly call_id: string;
-  readonly tenant: string;
-  readonly tool: string;
-  readonly summary: string;
-  readonly payload_sha256: string;
-  readonly contract_version: string;
+export const ApprovalViewV1 = Struct({
+  approval_id: Type.String(),
+  call_id: Type.String(),
+  tenant: Type.String(),
+  tool: Type.String(),
+  summary: Type.String(),
+  payload_sha256: Type.String(),
+  contract_version: Type.String(),
   /** pending, approved, denied or expired. */
-  readonly status: string;
-  readonly expires_at: string;
+  status: Type.String(),
+  expires_at: Type.String(),
   /** Null until decided. */
-  readonly decided_by: string | null;
-  readonly decided_at: string | null;
-}
+  decided_by: Nullable(Type.String()),
+  decided_at: Nullable(Type.String()),
+});
+export type ApprovalViewV1 = Static<typeof ApprovalViewV1>;
+
+/** `approvals.list`'s answer. */
+export const ApprovalListV1 = Struct({ approvals: List(ApprovalViewV1) });
+export type ApprovalListV1 = Static<typeof ApprovalListV1>;
 
 /** `approvals.list` */
-export interface ListApprovalsRequestV1 {
-  readonly tenant: string;
+export const ListApprovalsRequestV1 = Struct({
+  tenant: fragments.identifier,
   /** Default `pending`. */
-  readonly status?: 'pending' | 'all';
-}
+  status: Type.Optional(Type.Enum(['pending', 'all'])),
+});
+export type ListApprovalsRequestV1 = Static<typeof ListApprovalsRequestV1>;
 
-/** `approvals.approve` / `approvals.deny` */
-export interface DecideApprovalRequestV1 {
-  readonly tenant: string;
-  readonly approval_id: string;
+/** `approvals.approve` / `approvals.deny`; the answer is the decided {@link ApprovalViewV1}. */
+export const DecideApprovalRequestV1 = Struct({
+  tenant: fragments.identifier,
+  approval_id: fragments.identifier,
   /** Who decided, as shown in the audit trail. */
-  readonly decided_by: string;
+  decided_by: Type.String({ minLength: 1, maxLength: 200 }),
   /** Deny only: why. */
-  readonly reason?: string;
-}
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+});
+export type DecideApprovalRequestV1 = Static<typeof DecideApprovalRequestV1>;
 
 export const APPROVALS_LIST_V1 = 'approvals.list.v1';
 export const APPROVALS_DECIDE_V1 = 'approvals.decide.v1';
 
-registerSchema(APPROVALS_LIST_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant'],
-  properties: { tenant: fragments.identifier, status: { enum: ['pending', 'all'] } },
-});
-registerSchema(APPROVALS_DECIDE_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'approval_id', 'decided_by'],
-  properties: {
-    tenant: fragments.identifier,
-    approval_id: fragments.identifier,
-    decided_by: { type: 'string', minLength: 1, maxLength: 200 },
-    reason: { type: 'string', minLength: 1, maxLength: 1000 },
-  },
-});
+registerSchema(APPROVALS_LIST_V1, ListApprovalsRequestV1);
+registerSchema(APPROVALS_DECIDE_V1, DecideApprovalRequestV1);

@@ -5,91 +5,93 @@
  * Every query is scoped to one tenant: a reply never carries another tenant's rows. Every field of a reply is present;
  * a value that was never recorded is `null`, never a plausible default.
  */
-import type { JsonValue } from '../canonical.js';
-import type { OrmuzEvent } from '../envelope.js';
-import type { CallErrorV1, CallExecutorV1, CallOriginV1, OutcomeUnknownCauseV1 } from '../events/tool-call.events.js';
-import { fragments, registerSchema } from '../schema-registry.js';
+import { CloudEventEnvelope } from '../envelope.js';
+import { CallErrorV1, CallExecutorV1, CallOriginV1, OutcomeUnknownCauseV1 } from '../events/tool-call.events.js';
+import { registerSchema } from '../schema-registry.js';
 import { CONTEXTS, type ContextName } from '../subjects.js';
+import { fragments, JsonValueSchema, List, Nullable, Struct, Type, type Static } from '../wire.js';
 
 /** `audit.call`: the audit row of one tool call. Answers `call_not_found` when the tenant has no such call. */
-export interface AuditCallRequestV1 {
-  readonly tenant: string;
-  readonly call_id: string;
-}
+export const AuditCallRequestV1 = Struct({ tenant: fragments.identifier, call_id: fragments.identifier });
+export type AuditCallRequestV1 = Static<typeof AuditCallRequestV1>;
+
+const str = Type.String();
+const maybe = Nullable(Type.String());
 
 /**
  * One tool call as the audit trail holds it, built from the `calls` stream. Times are RFC 3339 (UTC, millisecond
  * precision). Every column the call has not reached is `null`.
  */
-export interface AuditCallRecordV1 {
-  readonly tenant: string;
-  readonly call_id: string;
-  readonly tool: string;
-  readonly contract_version: string;
-  readonly agent_id: string;
+export const AuditCallRecordV1 = Struct({
+  tenant: str,
+  call_id: str,
+  tool: str,
+  contract_version: str,
+  agent_id: str,
   /** Correlation id of the requested event (the conversation or operation). */
-  readonly correlation_id: string;
-  readonly origin: CallOriginV1;
+  correlation_id: str,
+  origin: CallOriginV1,
   /** The device the call was aimed at, or `null` when it had no device target. */
-  readonly target_device_id: string | null;
+  target_device_id: maybe,
   /** The canonical JSON text that was recorded: exactly the bytes an executor receives and hashes. */
-  readonly payload: string;
+  payload: str,
   /** Lowercase hex SHA-256 of the payload's UTF-8 bytes. */
-  readonly payload_sha256: string;
+  payload_sha256: str,
   /** Latest lifecycle status (`requested` … `succeeded`, `sealed`, `outcome_unknown`). */
-  readonly status: string;
+  status: str,
   /** The gate's decision; `null` while the call awaits it. An approved high-risk call stays `staged` here. */
-  readonly decision: 'refused' | 'staged' | 'authorized' | null;
+  decision: Nullable(Type.Enum(['refused', 'staged', 'authorized'])),
   /** When the gate decided. */
-  readonly decided_at: string | null;
-  readonly refusal_code: string | null;
-  readonly refusal_message: string | null;
+  decided_at: maybe,
+  refusal_code: maybe,
+  refusal_message: maybe,
   /** The risk verdict; `null` for a call refused before one was given. */
-  readonly risk_level: 'low' | 'high' | null;
-  readonly risk_reasons: readonly string[] | null;
-  readonly approval_id: string | null;
+  risk_level: Nullable(Type.Enum(['low', 'high'])),
+  risk_reasons: Nullable(List(str)),
+  approval_id: maybe,
   /** The sentence the owner was shown. */
-  readonly approval_summary: string | null;
-  readonly approval_expires_at: string | null;
+  approval_summary: maybe,
+  approval_expires_at: maybe,
   /** How the approval closed: `approved`, `denied` or `expired`; `null` while pending or when none was needed. */
-  readonly approval_outcome: 'approved' | 'denied' | 'expired' | null;
+  approval_outcome: Nullable(Type.Enum(['approved', 'denied', 'expired'])),
   /** The principal who approved or denied; `null` otherwise (an expiry has no decider). */
-  readonly decided_by: string | null;
+  decided_by: maybe,
   /** When the owner approved or denied. */
-  readonly approval_decided_at: string | null;
-  readonly denial_reason: string | null;
-  readonly authorized_at: string | null;
+  approval_decided_at: maybe,
+  denial_reason: maybe,
+  authorized_at: maybe,
   /** Id of the delivery to the executor. */
-  readonly request_id: string | null;
-  readonly executor: CallExecutorV1 | null;
-  readonly deadline: string | null;
-  readonly dispatched_at: string | null;
+  request_id: maybe,
+  executor: Nullable(CallExecutorV1),
+  deadline: maybe,
+  dispatched_at: maybe,
   /** The executor that won the start claim, and its boot id. */
-  readonly executor_id: string | null;
-  readonly boot_id: string | null;
-  readonly started_at: string | null;
+  executor_id: maybe,
+  boot_id: maybe,
+  started_at: maybe,
   /**
    * The executor's result (untrusted data) once `succeeded`. It may itself be JSON `null`; `status` tells that case
    * apart from a call that has no result.
    */
-  readonly result: JsonValue | null;
-  readonly error: CallErrorV1 | null;
+  result: JsonValueSchema,
+  error: Nullable(CallErrorV1),
   /** Kept after a late real outcome, so the trail shows the outcome was once unknown. */
-  readonly unknown_cause: OutcomeUnknownCauseV1 | null;
+  unknown_cause: Nullable(OutcomeUnknownCauseV1),
   /** What was observed when the outcome became unknown (may be the empty string it was recorded as). */
-  readonly unknown_detail: string | null;
-  readonly unknown_at: string | null;
-  readonly sealed_by: string | null;
-  readonly seal_reason: string | null;
-  readonly sealed_at: string | null;
-  readonly requested_at: string;
+  unknown_detail: maybe,
+  unknown_at: maybe,
+  sealed_by: maybe,
+  seal_reason: maybe,
+  sealed_at: maybe,
+  requested_at: str,
   /** When the call reached a final status (refused, denied, expired, sealed, succeeded, failed); `null` before. */
-  readonly finished_at: string | null;
+  finished_at: maybe,
   /** Time of the call's latest event. */
-  readonly updated_at: string;
+  updated_at: str,
   /** Stream sequence of the call's latest applied event. */
-  readonly last_seq: number;
-}
+  last_seq: Type.Integer(),
+});
+export type AuditCallRecordV1 = Static<typeof AuditCallRecordV1>;
 
 /** Most events one `audit.events` reply may hold. */
 export const AUDIT_EVENTS_MAX_LIMIT = 1000;
@@ -102,32 +104,31 @@ export const AUDIT_EVENTS_DEFAULT_LIMIT = 100;
 export const AUDIT_EVENTS_MAX_REPLY_BYTES = 512 * 1024;
 
 /** `audit.events`: archived events of one tenant, in stream order. */
-export interface AuditEventsRequestV1 {
-  readonly tenant: string;
+export const AuditEventsRequestV1 = Struct({
+  tenant: fragments.identifier,
   /** The context whose stream to read. Default `calls`. */
-  readonly context?: ContextName;
+  context: Type.Optional(Type.Enum(Object.keys(CONTEXTS) as ContextName[])),
   /** Only this call's events (context `calls` only). */
-  readonly call_id?: string;
+  call_id: Type.Optional(fragments.identifier),
   /** First stream sequence to return (inclusive). Default 1. */
-  readonly from_seq?: number;
+  from_seq: Type.Optional(Type.Integer({ minimum: 1 })),
   /** 1 to {@link AUDIT_EVENTS_MAX_LIMIT}. Default {@link AUDIT_EVENTS_DEFAULT_LIMIT}. */
-  readonly limit?: number;
-}
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: AUDIT_EVENTS_MAX_LIMIT })),
+});
+export type AuditEventsRequestV1 = Static<typeof AuditEventsRequestV1>;
 
 /** One archived event: the CloudEvent exactly as it was on the log, with where it was. */
-export interface ArchivedEventV1 {
-  readonly stream: string;
-  readonly seq: number;
-  readonly event: OrmuzEvent;
-}
+export const ArchivedEventV1 = Struct({ stream: str, seq: Type.Integer(), event: CloudEventEnvelope });
+export type ArchivedEventV1 = Static<typeof ArchivedEventV1>;
 
-export interface AuditEventsReplyV1 {
-  readonly events: readonly ArchivedEventV1[];
+export const AuditEventsReplyV1 = Struct({
+  events: List(ArchivedEventV1),
   /** True when more matching events exist than this page holds (limit or reply size reached). */
-  readonly partial: boolean;
+  partial: Type.Boolean(),
   /** Pass as `from_seq` to read the next page; `null` when this page is the last. */
-  readonly next_from_seq: number | null;
-}
+  next_from_seq: Nullable(Type.Integer()),
+});
+export type AuditEventsReplyV1 = Static<typeof AuditEventsReplyV1>;
 
 /** The audit service's projections, by name. */
 export const AUDIT_PROJECTIONS = [
@@ -136,65 +137,50 @@ export const AUDIT_PROJECTIONS = [
 ];
 
 /** `audit.rebuild`: empty one projection and rebuild it from sequence 1 of its stream. */
-export interface AuditRebuildRequestV1 {
+export const AuditRebuildRequestV1 = Struct({
   /** `call_records` or `archive_<context>`. */
-  readonly projection: string;
-}
+  projection: Type.Unsafe<string>({ enum: AUDIT_PROJECTIONS }),
+});
+export type AuditRebuildRequestV1 = Static<typeof AuditRebuildRequestV1>;
 
-export interface AuditRebuildReplyV1 {
-  readonly projection: string;
-  readonly stream: string;
+export const AuditRebuildReplyV1 = Struct({
+  projection: str,
+  stream: str,
   /**
    * The stream's last sequence when the rebuild began. The rebuild has caught up once `audit.projections` reports a
    * checkpoint at or above it; until then queries see a partly rebuilt table.
    */
-  readonly target_seq: number;
-}
+  target_seq: Type.Integer(),
+});
+export type AuditRebuildReplyV1 = Static<typeof AuditRebuildReplyV1>;
 
 /** `audit.projections`: where each projection stands, and what it had to park. Takes `{}`. */
-export interface AuditProjectionStatusV1 {
-  readonly projection: string;
-  readonly stream: string;
-  /** Highest stream sequence applied (committed). */
-  readonly checkpoint: number;
-  /** The stream's last sequence now. */
-  readonly stream_last_seq: number;
-  /** Messages that could not be applied and were stored in `audit.parked_messages` instead. */
-  readonly parked: number;
-  readonly rebuilding: boolean;
-}
+export const AuditProjectionsRequestV1 = Struct({});
+export type AuditProjectionsRequestV1 = Static<typeof AuditProjectionsRequestV1>;
 
-export interface AuditProjectionsReplyV1 {
-  readonly projections: readonly AuditProjectionStatusV1[];
-}
+/** Where one projection stands. */
+export const AuditProjectionStatusV1 = Struct({
+  projection: str,
+  stream: str,
+  /** Highest stream sequence applied (committed). */
+  checkpoint: Type.Integer(),
+  /** The stream's last sequence now. */
+  stream_last_seq: Type.Integer(),
+  /** Messages that could not be applied and were stored in `audit.parked_messages` instead. */
+  parked: Type.Integer(),
+  rebuilding: Type.Boolean(),
+});
+export type AuditProjectionStatusV1 = Static<typeof AuditProjectionStatusV1>;
+
+export const AuditProjectionsReplyV1 = Struct({ projections: List(AuditProjectionStatusV1) });
+export type AuditProjectionsReplyV1 = Static<typeof AuditProjectionsReplyV1>;
 
 export const AUDIT_CALL_V1 = 'audit.call.v1';
 export const AUDIT_EVENTS_V1 = 'audit.events.v1';
 export const AUDIT_REBUILD_V1 = 'audit.rebuild.v1';
 export const AUDIT_PROJECTIONS_V1 = 'audit.projections.v1';
 
-registerSchema(AUDIT_CALL_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'call_id'],
-  properties: { tenant: fragments.identifier, call_id: fragments.identifier },
-});
-registerSchema(AUDIT_EVENTS_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant'],
-  properties: {
-    tenant: fragments.identifier,
-    context: { enum: Object.keys(CONTEXTS) },
-    call_id: fragments.identifier,
-    from_seq: { type: 'integer', minimum: 1 },
-    limit: { type: 'integer', minimum: 1, maximum: AUDIT_EVENTS_MAX_LIMIT },
-  },
-});
-registerSchema(AUDIT_REBUILD_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['projection'],
-  properties: { projection: { enum: AUDIT_PROJECTIONS } },
-});
-registerSchema(AUDIT_PROJECTIONS_V1, { type: 'object', additionalProperties: false, properties: {} });
+registerSchema(AUDIT_CALL_V1, AuditCallRequestV1);
+registerSchema(AUDIT_EVENTS_V1, AuditEventsRequestV1);
+registerSchema(AUDIT_REBUILD_V1, AuditRebuildRequestV1);
+registerSchema(AUDIT_PROJECTIONS_V1, AuditProjectionsRequestV1);

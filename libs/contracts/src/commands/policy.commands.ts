@@ -2,46 +2,59 @@
  * Wire contracts of policy's NATS commands (`<namespace>.cmd.policy.<name>`). Versioned by name; old versions stay
  * readable when a new one is added.
  */
+import {
+  CallOutcomeV1,
+  callOriginSchema,
+  OutcomeUnknownCauseV1,
+  ToolCallStatusV1,
+} from '../events/tool-call.events.js';
 import { MAX_TOOL_CALLS_PER_REPLY } from '../events/conversation.events.js';
-import type { CallOriginV1 } from '../events/tool-call.events.js';
-import { fragments, registerSchema } from '../schema-registry.js';
+import { registerSchema } from '../schema-registry.js';
+import { fragments, List, Nullable, OneOf, Struct, Type, type Static } from '../wire.js';
+
+export const POLICY_SUBMIT_V1 = 'policy.submit.v1';
+export const POLICY_STATUS_V1 = 'policy.status.v1';
+export const POLICY_SEAL_V1 = 'policy.seal.v1';
+export const POLICY_IDENTIFY_V1 = 'policy.identify.v1';
 
 /** `policy.submit`: hand one tool request to the gate. Tenant and agent come from the caller's session. */
-export interface SubmitCallRequestV1 {
-  readonly tenant: string;
-  readonly agent_id: string;
+export const SubmitCallRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: fragments.identifier,
   /**
    * Tool name as the model sent it, read leniently by the catalog (case, camelCase, provider encoding, `@<n>` for a
    * version). An unknown tool name is recorded and refused with suggestions; text that is not a tool name at all is
    * refused as `unknown_tool`, with suggestions, before anything is recorded.
    */
-  readonly tool: string;
+  tool: Type.String({ minLength: 1, maxLength: 200 }),
   /** Arguments as the model sent them (a JSON object). */
-  readonly arguments: Record<string, unknown>;
-  readonly origin: CallOriginV1;
+  arguments: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+  origin: callOriginSchema({ maxTurn: 1_000_000, maxIndex: 1000 }),
   /** The device this session acts on, or null. */
-  readonly device_id: string | null;
+  device_id: OneOf([fragments.identifier, Type.Null()]),
   /** Correlation id for the events (the conversation id, or the operation id). */
-  readonly correlation_id?: string;
-}
+  correlation_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
+export type SubmitCallRequestV1 = Static<typeof SubmitCallRequestV1>;
 
 /** What the gate decided, or the original record when the same call was submitted before. */
-export interface SubmitCallReplyV1 {
-  readonly call_id: string;
+export const SubmitCallReplyV1 = Struct({
+  call_id: Type.String(),
   /** The call's status after this submit: refused, staged, authorized, or any later status for a duplicate. */
-  readonly status: string;
+  status: Type.String(),
   /**
    * True when this call id was already recorded for the same request (agent, device, tool, contract version and
    * bytes): nothing new happened. The same id for another request is refused as `payload_conflict`.
    */
-  readonly duplicate: boolean;
-  readonly payload_sha256: string;
+  duplicate: Type.Boolean(),
+  payload_sha256: Type.String(),
   /** Model-facing sentence for refusals and pending confirmations. */
-  readonly message: string | null;
-  readonly approval_id: string | null;
-  readonly summary: string | null;
-  readonly expires_at: string | null;
-}
+  message: Nullable(Type.String()),
+  approval_id: Nullable(Type.String()),
+  summary: Nullable(Type.String()),
+  expires_at: Nullable(Type.String()),
+});
+export type SubmitCallReplyV1 = Static<typeof SubmitCallReplyV1>;
 
 /**
  * `policy.identify`: the id policy gives the call from each origin, and the tool name a transcript shows it under,
@@ -49,229 +62,223 @@ export interface SubmitCallReplyV1 {
  * reply before it submits the reply's requests (so a restart re-submits the same calls); `policy.submit` answers
  * the same id for the same origin.
  */
-export interface IdentifyCallsRequestV1 {
-  readonly tenant: string;
+export const IdentifyCallsRequestV1 = Struct({
+  tenant: fragments.identifier,
   /** At most {@link MAX_TOOL_CALLS_PER_REPLY} (one model reply's requests). */
-  readonly calls: readonly {
-    /** Tool name as the model sent it. */
-    readonly tool: string;
-    readonly origin: CallOriginV1;
-  }[];
-}
+  calls: List(
+    Struct({
+      /** Tool name as the model sent it. */
+      tool: Type.String({ maxLength: 4096 }),
+      origin: callOriginSchema({ maxTurn: 1_000_000, maxIndex: 1000 }),
+    }),
+    { maxItems: MAX_TOOL_CALLS_PER_REPLY },
+  ),
+});
+export type IdentifyCallsRequestV1 = Static<typeof IdentifyCallsRequestV1>;
 
 /** One call of `policy.identify`'s answer, in the order asked. */
-export interface IdentifiedCallV1 {
-  readonly call_id: string;
+export const IdentifiedCallV1 = Struct({
+  call_id: Type.String(),
   /**
    * The name to show the call under: as sent, with a provider encoding (`shop__order_status`) decoded to its dotted
    * form. `policy.submit` reads it as it reads any name (case, `@<n>` versions).
    */
-  readonly tool: string;
-}
+  tool: Type.String(),
+});
+export type IdentifiedCallV1 = Static<typeof IdentifiedCallV1>;
 
 /** `policy.identify`'s answer. */
-export interface IdentifyCallsReplyV1 {
-  readonly calls: readonly IdentifiedCallV1[];
-}
+export const IdentifyCallsReplyV1 = Struct({ calls: List(IdentifiedCallV1) });
+export type IdentifyCallsReplyV1 = Static<typeof IdentifyCallsReplyV1>;
 
 /** `policy.status`: read a call's status from the log. Sends nothing to any executor. */
-export interface CallStatusRequestV1 {
-  readonly tenant: string;
-  readonly call_id: string;
+export const CallStatusRequestV1 = Struct({
+  tenant: fragments.identifier,
+  call_id: fragments.identifier,
   /** Include every event of the call. Default false. */
-  readonly timeline?: boolean;
-}
+  timeline: Type.Optional(Type.Boolean()),
+});
+export type CallStatusRequestV1 = Static<typeof CallStatusRequestV1>;
 
 /** `policy.seal`: make sure a call that has not started never runs. */
-export interface SealCallRequestV1 {
-  readonly tenant: string;
-  readonly call_id: string;
-  readonly sealed_by: string;
-  readonly reason: string;
-}
+export const SealCallRequestV1 = Struct({
+  tenant: fragments.identifier,
+  call_id: fragments.identifier,
+  sealed_by: Type.String({ minLength: 1, maxLength: 200 }),
+  reason: Type.String({ minLength: 1, maxLength: 1000 }),
+});
+export type SealCallRequestV1 = Static<typeof SealCallRequestV1>;
+
+/** What a status query returns about a call. Reading it never sends anything anywhere. */
+export const ToolCallStatusViewV1 = Struct({
+  status: ToolCallStatusV1,
+  /** `null` only for `absent`. */
+  call_id: Nullable(Type.String()),
+  tool: Nullable(Type.String()),
+  payload_sha256: Nullable(Type.String()),
+  /** The executor's reported outcome once `succeeded` or `failed`; otherwise `null`. */
+  outcome: Nullable(CallOutcomeV1),
+  /** Why the outcome is unknown, when the status is `outcome_unknown`; otherwise `null`. */
+  unknown_cause: Nullable(OutcomeUnknownCauseV1),
+  /** The open approval while `staged` (the model's `pending_confirmation`); otherwise `null`. */
+  pending_approval: Nullable(Struct({ approval_id: Type.String(), summary: Type.String(), expires_at: Type.String() })),
+  /** Who sealed it, when `sealed`; otherwise `null`. */
+  sealed_by: Nullable(Type.String()),
+  /**
+   * One sentence for the model saying what to do now. For `outcome_unknown` it says to check the action's real state
+   * with a read before any retry.
+   */
+  next_step: Type.String(),
+});
+export type ToolCallStatusViewV1 = Static<typeof ToolCallStatusViewV1>;
+
+/** One event of a call as `policy.status` with `timeline: true` lists it. */
+export const CallTimelineEntryV1 = Struct({
+  /** Stream sequence. */
+  seq: Type.Integer(),
+  type: Type.String(),
+  /** RFC 3339. */
+  time: Type.String(),
+  source: Type.String(),
+  data: Type.Unknown(),
+});
+export type CallTimelineEntryV1 = Static<typeof CallTimelineEntryV1>;
+
+/** `policy.status`'s answer: the call's status view and version, and its events with `timeline`. */
+export const CallStatusReplyV1 = Struct({
+  status: ToolCallStatusViewV1,
+  /** Stream sequence of the call's last event. */
+  version: Type.Integer(),
+  timeline: Type.Optional(List(CallTimelineEntryV1)),
+});
+export type CallStatusReplyV1 = Static<typeof CallStatusReplyV1>;
 
 /**
- * `policy.seal`'s answer, beside the call's status view (as `policy.status` gives it): when the seal was recorded and
- * whether this request found the call already sealed (by `sealed_by`, maybe another operator), changing nothing.
+ * `policy.seal`'s answer: the call's status view (as `policy.status` gives it; `sealed`, since a call that has
+ * started is refused instead, as `call_already_started`), when the seal was recorded and whether this request found
+ * the call already sealed (by `sealed_by`, maybe another operator), changing nothing.
  */
-export interface SealCallReplyV1 {
-  readonly call_id: string | null;
-  /** `sealed`: a call that has started is refused instead (`call_already_started`). */
-  readonly status: string;
-  readonly sealed_by: string | null;
+export const SealCallReplyV1 = Struct({
+  ...ToolCallStatusViewV1.properties,
   /** RFC 3339, from the log. */
-  readonly sealed_at: string | null;
-  readonly already_sealed: boolean;
+  sealed_at: Nullable(Type.String()),
+  already_sealed: Type.Boolean(),
   /** One sentence: who sealed the call, when and why, and for a repeat that it changed nothing. */
-  readonly message: string;
-}
-
-const origin = {
-  oneOf: [
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind', 'conversation_id', 'turn', 'index'],
-      properties: {
-        kind: { const: 'conversation' },
-        conversation_id: fragments.identifier,
-        turn: { type: 'integer', minimum: 0, maximum: 1_000_000 },
-        index: { type: 'integer', minimum: 0, maximum: 1000 },
-      },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind', 'operation_id'],
-      properties: { kind: { const: 'operation' }, operation_id: fragments.identifier },
-    },
-  ],
-};
-
-export const POLICY_SUBMIT_V1 = 'policy.submit.v1';
-export const POLICY_IDENTIFY_V1 = 'policy.identify.v1';
-export const POLICY_STATUS_V1 = 'policy.status.v1';
-export const POLICY_SEAL_V1 = 'policy.seal.v1';
-
-registerSchema(POLICY_SUBMIT_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'agent_id', 'tool', 'arguments', 'origin', 'device_id'],
-  properties: {
-    tenant: fragments.identifier,
-    agent_id: fragments.identifier,
-    tool: { type: 'string', minLength: 1, maxLength: 200 },
-    arguments: { type: 'object' },
-    origin,
-    device_id: { oneOf: [fragments.identifier, { type: 'null' }] },
-    correlation_id: { type: 'string', minLength: 1, maxLength: 256 },
-  },
+  message: Type.String(),
 });
-registerSchema(POLICY_IDENTIFY_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'calls'],
-  properties: {
-    tenant: fragments.identifier,
-    calls: {
-      type: 'array',
-      maxItems: MAX_TOOL_CALLS_PER_REPLY,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['tool', 'origin'],
-        properties: { tool: { type: 'string', maxLength: 4096 }, origin },
-      },
-    },
-  },
-});
-registerSchema(POLICY_STATUS_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'call_id'],
-  properties: { tenant: fragments.identifier, call_id: fragments.identifier, timeline: { type: 'boolean' } },
-});
-registerSchema(POLICY_SEAL_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'call_id', 'sealed_by', 'reason'],
-  properties: {
-    tenant: fragments.identifier,
-    call_id: fragments.identifier,
-    sealed_by: { type: 'string', minLength: 1, maxLength: 200 },
-    reason: { type: 'string', minLength: 1, maxLength: 1000 },
-  },
-});
+export type SealCallReplyV1 = Static<typeof SealCallReplyV1>;
 
-/** `policy.grants.set`: what an agent of a tenant may call. Rules: `device`, `device.tap`, `device.tap@1`. */
-export interface SetGrantRequestV1 {
-  readonly tenant: string;
-  readonly agent_id: string;
-  readonly allow: readonly string[];
-  readonly deny?: readonly string[];
-}
-
-/** `policy.grants.get` and `policy.tools`: for one agent of a tenant. */
-export interface AgentRequestV1 {
-  readonly tenant: string;
-  readonly agent_id: string;
-}
-
-/** `policy.tools.search`: search the tools an agent is granted (what `ormuz.search_tools` runs). */
-export interface SearchToolsRequestV1 extends AgentRequestV1 {
-  readonly query: string;
-  readonly limit?: number;
-}
-
-/** One tool as a model is offered it. */
-export interface OfferedToolV1 {
-  readonly name: string;
-  readonly version: number;
-  readonly description: string;
-  /** JSON Schema of the arguments the model may send (designer parameters are absent). */
-  readonly parameters: Record<string, unknown>;
-  readonly effect: string;
-  readonly risk_level: string;
-}
+registerSchema(POLICY_SUBMIT_V1, SubmitCallRequestV1);
+registerSchema(POLICY_STATUS_V1, CallStatusRequestV1);
+registerSchema(POLICY_IDENTIFY_V1, IdentifyCallsRequestV1);
+registerSchema(POLICY_SEAL_V1, SealCallRequestV1);
 
 export const POLICY_SET_GRANT_V1 = 'policy.grants.set.v1';
 export const POLICY_AGENT_V1 = 'policy.agent.v1';
 export const POLICY_SEARCH_TOOLS_V1 = 'policy.tools.search.v1';
 
-const grantRules = { type: 'array', maxItems: 500, items: { type: 'string', minLength: 1, maxLength: 200 } };
-registerSchema(POLICY_SET_GRANT_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'agent_id', 'allow'],
-  properties: { tenant: fragments.identifier, agent_id: fragments.identifier, allow: grantRules, deny: grantRules },
+const grantRules = List(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 500 });
+
+/** `policy.grants.set`: what an agent of a tenant may call. Rules: `device`, `device.tap`, `device.tap@1`. */
+export const SetGrantRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: fragments.identifier,
+  allow: grantRules,
+  deny: Type.Optional(grantRules),
 });
-registerSchema(POLICY_AGENT_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'agent_id'],
-  properties: { tenant: fragments.identifier, agent_id: fragments.identifier },
+export type SetGrantRequestV1 = Static<typeof SetGrantRequestV1>;
+
+/** `policy.grants.get` and `policy.tools`: for one agent of a tenant. */
+export const AgentRequestV1 = Struct({ tenant: fragments.identifier, agent_id: fragments.identifier });
+export type AgentRequestV1 = Static<typeof AgentRequestV1>;
+
+/** `policy.tools.search`: search the tools an agent is granted (what `ormuz.search_tools` runs). */
+export const SearchToolsRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: fragments.identifier,
+  query: Type.String({ minLength: 1, maxLength: 1000 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
 });
-registerSchema(POLICY_SEARCH_TOOLS_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'agent_id', 'query'],
-  properties: {
-    tenant: fragments.identifier,
-    agent_id: fragments.identifier,
-    query: { type: 'string', minLength: 1, maxLength: 1000 },
-    limit: { type: 'integer', minimum: 1, maximum: 50 },
-  },
+export type SearchToolsRequestV1 = Static<typeof SearchToolsRequestV1>;
+
+/** One tool as a model is offered it. */
+export const OfferedToolV1 = Struct({
+  name: Type.String(),
+  version: Type.Integer(),
+  description: Type.String(),
+  /** JSON Schema of the arguments the model may send (designer parameters are absent). */
+  parameters: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+  effect: Type.String(),
+  risk_level: Type.String(),
 });
+export type OfferedToolV1 = Static<typeof OfferedToolV1>;
 
 /**
- * `policy.risk.apps.set`: a tenant's own finance app lists, replacing the ones it had. `finance` packages make every
- * screen action in them high; `not_finance` packages are never judged finance apps. Each covers the packages under it.
+ * `policy.grants.set` and `policy.grants.get`'s answer: a grant as policy stores it (or the configured default when
+ * none was set): its rules, and the version each offered tool is pinned to.
  */
-export interface SetRiskAppsRequestV1 {
-  readonly tenant: string;
-  readonly finance: readonly string[];
-  readonly not_finance: readonly string[];
-}
+export const GrantV1 = Struct({
+  tenant: Type.String(),
+  agent_id: Type.String(),
+  /** Rules: `device` (every tool of the extension), `device.tap` (every version), `device.tap@1` (one version). */
+  allow: List(Type.String()),
+  /** Same rule forms; a tool version matched by any deny rule is never offered or allowed. */
+  deny: Type.Optional(List(Type.String())),
+  /** Tool name → the one version this grant offers; a stored grant pins every tool it offers. */
+  pins: Type.Optional(Type.Record(Type.String(), Type.Integer())),
+});
+export type GrantV1 = Static<typeof GrantV1>;
 
-/** `policy.risk.apps.get`: for one tenant. */
-export interface TenantRequestV1 {
-  readonly tenant: string;
-}
+/** `policy.tools`'s answer: the tools an agent is offered (grant ∩ catalog), as models see them. */
+export const OfferedToolsReplyV1 = Struct({ tools: List(OfferedToolV1) });
+export type OfferedToolsReplyV1 = Static<typeof OfferedToolsReplyV1>;
+
+/** One tool `policy.tools.search` found among those the agent is offered. */
+export const ToolSearchHitV1 = Struct({
+  name: Type.String(),
+  version: Type.Integer(),
+  description: Type.String(),
+  /** 0 to 1: how well the query's words meet the tool's name (weighted most), skills, then description. */
+  score: Type.Number(),
+});
+export type ToolSearchHitV1 = Static<typeof ToolSearchHitV1>;
+
+/** `policy.tools.search`'s answer: the best hits first. */
+export const SearchToolsReplyV1 = Struct({ hits: List(ToolSearchHitV1) });
+export type SearchToolsReplyV1 = Static<typeof SearchToolsReplyV1>;
+
+registerSchema(POLICY_SET_GRANT_V1, SetGrantRequestV1);
+registerSchema(POLICY_AGENT_V1, AgentRequestV1);
+registerSchema(POLICY_SEARCH_TOOLS_V1, SearchToolsRequestV1);
 
 export const POLICY_SET_RISK_APPS_V1 = 'policy.risk.apps.set.v1';
 export const POLICY_TENANT_V1 = 'policy.tenant.v1';
 
 // Packages are checked by the risk library (tenantAppListProblems), which words the fix; the schema only bounds them.
-const packageList = { type: 'array', maxItems: 500, items: { type: 'string', minLength: 1, maxLength: 255 } };
-registerSchema(POLICY_SET_RISK_APPS_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant', 'finance', 'not_finance'],
-  properties: { tenant: fragments.identifier, finance: packageList, not_finance: packageList },
+const packageList = List(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 500 });
+
+/**
+ * `policy.risk.apps.set`: a tenant's own finance app lists, replacing the ones it had. `finance` packages make every
+ * screen action in them high; `not_finance` packages are never judged finance apps. Each covers the packages under it.
+ */
+export const SetRiskAppsRequestV1 = Struct({
+  tenant: fragments.identifier,
+  finance: packageList,
+  not_finance: packageList,
 });
-registerSchema(POLICY_TENANT_V1, {
-  type: 'object',
-  additionalProperties: false,
-  required: ['tenant'],
-  properties: { tenant: fragments.identifier },
+export type SetRiskAppsRequestV1 = Static<typeof SetRiskAppsRequestV1>;
+
+/** `policy.risk.apps.get`: for one tenant. */
+export const TenantRequestV1 = Struct({ tenant: fragments.identifier });
+export type TenantRequestV1 = Static<typeof TenantRequestV1>;
+
+/** `policy.risk.apps.set` and `policy.risk.apps.get`'s answer: a tenant's finance app lists as stored (both empty when it set none). */
+export const RiskAppsV1 = Struct({
+  tenant: Type.String(),
+  finance: List(Type.String()),
+  not_finance: List(Type.String()),
 });
+export type RiskAppsV1 = Static<typeof RiskAppsV1>;
+
+registerSchema(POLICY_SET_RISK_APPS_V1, SetRiskAppsRequestV1);
+registerSchema(POLICY_TENANT_V1, TenantRequestV1);

@@ -8,7 +8,8 @@
  * subject, not these.
  */
 import type { EventDraft } from '../envelope.js';
-import { fragments, registerSchema, type JsonSchema } from '../schema-registry.js';
+import { registerSchema } from '../schema-registry.js';
+import { fragments, List, Nullable, Struct, Type, type Static, type TSchema } from '../wire.js';
 
 export const DeviceEventType = {
   CredentialIssued: 'ormuz.device.credential_issued.v1',
@@ -20,25 +21,29 @@ export type DeviceEventType = (typeof DeviceEventType)[keyof typeof DeviceEventT
 
 export const DEVICE_EVENT_TYPES: readonly DeviceEventType[] = Object.freeze(Object.values(DeviceEventType));
 
+const id = fragments.identifier;
+
 /** A token was given to the device (`issue`, `rotate`, or `env`: read from DEVICE_TOKENS at start). */
-export interface CredentialIssuedV1 {
-  readonly device_id: string;
-  readonly credential_id: string;
-  readonly via: 'issue' | 'rotate' | 'env';
+export const CredentialIssuedV1 = Struct({
+  device_id: id,
+  credential_id: id,
+  via: Type.Enum(['issue', 'rotate', 'env']),
   /** Null: valid until revoked. */
-  readonly expires_at: string | null;
-}
+  expires_at: Nullable(fragments.time),
+});
+export type CredentialIssuedV1 = Static<typeof CredentialIssuedV1>;
 
 /**
  * Tokens of the device stopped (or will stop) being accepted: `revoked` now, or `rotated` with an end after a grace
  * period. Live connections that used them are closed at `ends_at`.
  */
-export interface CredentialsEndedV1 {
-  readonly device_id: string;
-  readonly credential_ids: readonly string[];
-  readonly reason: 'revoked' | 'rotated';
-  readonly ends_at: string;
-}
+export const CredentialsEndedV1 = Struct({
+  device_id: id,
+  credential_ids: List(id, { minItems: 1, maxItems: 1000 }),
+  reason: Type.Enum(['revoked', 'rotated']),
+  ends_at: fragments.time,
+});
+export type CredentialsEndedV1 = Static<typeof CredentialsEndedV1>;
 
 /**
  * Why the bridge refused a device's claim or report:
@@ -47,54 +52,31 @@ export interface CredentialsEndedV1 {
  *   are not told apart, so a device never learns another tenant's ids);
  * - `not_started`: an outcome for a request of this device whose start was never recorded (it may not run).
  */
-export type ReportRefusalReason = 'not_assigned' | 'unknown_request' | 'not_started';
+export const ReportRefusalReason = Type.Enum(['not_assigned', 'unknown_request', 'not_started']);
+export type ReportRefusalReason = Static<typeof ReportRefusalReason>;
 
 /** A device claimed or reported a request it does not hold; nothing about the request was recorded. */
-export interface ReportRefusedV1 {
-  readonly device_id: string;
+export const ReportRefusedV1 = Struct({
+  device_id: id,
   /** The connection it came from; null when unknown. */
-  readonly session_id: string | null;
-  readonly request_id: string;
-  readonly frame_type: 'start_claim' | 'outcome' | 'status_report' | 'error';
+  session_id: Nullable(id),
+  request_id: id,
+  frame_type: Type.Enum(['start_claim', 'outcome', 'status_report', 'error']),
   /** The device the request is assigned to; null when no device of the tenant holds it. */
-  readonly assigned_device_id: string | null;
-  readonly reason: ReportRefusalReason;
-}
+  assigned_device_id: Nullable(id),
+  reason: ReportRefusalReason,
+});
+export type ReportRefusedV1 = Static<typeof ReportRefusedV1>;
 
 export type DeviceEventDraft =
   | EventDraft<'ormuz.device.credential_issued.v1', CredentialIssuedV1>
   | EventDraft<'ormuz.device.credentials_ended.v1', CredentialsEndedV1>
   | EventDraft<'ormuz.device.report_refused.v1', ReportRefusedV1>;
 
-const id = fragments.identifier;
-const object = (properties: Record<string, JsonSchema>): JsonSchema => ({
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(properties),
-  properties,
-});
-
-const DEVICE_EVENT_SCHEMAS: Readonly<Record<DeviceEventType, JsonSchema>> = {
-  [DeviceEventType.CredentialIssued]: object({
-    device_id: id,
-    credential_id: id,
-    via: { enum: ['issue', 'rotate', 'env'] },
-    expires_at: { anyOf: [fragments.time, { type: 'null' }] },
-  }),
-  [DeviceEventType.CredentialsEnded]: object({
-    device_id: id,
-    credential_ids: { type: 'array', minItems: 1, maxItems: 1000, items: id },
-    reason: { enum: ['revoked', 'rotated'] },
-    ends_at: fragments.time,
-  }),
-  [DeviceEventType.ReportRefused]: object({
-    device_id: id,
-    session_id: { anyOf: [id, { type: 'null' }] },
-    request_id: id,
-    frame_type: { enum: ['start_claim', 'outcome', 'status_report', 'error'] },
-    assigned_device_id: { anyOf: [id, { type: 'null' }] },
-    reason: { enum: ['not_assigned', 'unknown_request', 'not_started'] },
-  }),
+const DEVICE_EVENT_SCHEMAS: Readonly<Record<DeviceEventType, TSchema>> = {
+  [DeviceEventType.CredentialIssued]: CredentialIssuedV1,
+  [DeviceEventType.CredentialsEnded]: CredentialsEndedV1,
+  [DeviceEventType.ReportRefused]: ReportRefusedV1,
 };
 
 for (const type of DEVICE_EVENT_TYPES) {

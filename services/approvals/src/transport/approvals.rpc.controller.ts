@@ -1,13 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import {
-  APPROVALS_DECIDE_V1,
-  APPROVALS_LIST_V1,
-  assertValid,
-  type DecideApprovalRequestV1,
-  type ListApprovalsRequestV1,
-} from '@ormuz/contracts';
+import type { RpcRequestOf } from '@ormuz/contracts';
+import { Rpc } from '@ormuz/service-kit';
 import { DecideApprovalCommand } from '../commands/decide-approval.handler.js';
 import { ListApprovalsQuery } from '../queries/list-approvals.handler.js';
 
@@ -19,18 +13,18 @@ export class ApprovalsRpcController {
     private readonly queries: QueryBus,
   ) {}
 
-  @MessagePattern('list')
-  list(@Payload() body: unknown) {
-    return this.queries.execute(new ListApprovalsQuery(assertValid<ListApprovalsRequestV1>(APPROVALS_LIST_V1, body)));
+  @Rpc('approvals.list')
+  list(request: RpcRequestOf<'approvals.list'>) {
+    return this.queries.execute(new ListApprovalsQuery(request));
   }
 
-  @MessagePattern('approve')
-  approve(@Payload() body: unknown) {
-    return this.commands.execute(new DecideApprovalCommand('approve', assertValid<DecideApprovalRequestV1>(APPROVALS_DECIDE_V1, body)));
+  @Rpc('approvals.approve')
+  approve(request: RpcRequestOf<'approvals.approve'>) {
+    return this.commands.execute(new DecideApprovalCommand('approve', request));
   }
 
-  @MessagePattern('deny')
-  deny(@Payload() body: unknown) {
-    return this.commands.execute(new DecideApprovalCommand('deny', assertValid<DecideApprovalRequestV1>(APPROVALS_DECIDE_V1, body)));
+  @Rpc('approvals.deny')
+  deny(request: RpcRequestOf<'approvals.deny'>) {
+    return this.commands.execute(new DecideApprovalCommand('deny', request));
   }
 }

@@ -1,18 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import {
-  assertValid,
-  DEVICE_BRIDGE_DEVICES_V1,
-  DEVICE_CREDENTIALS_ISSUE_V1,
-  DEVICE_CREDENTIALS_LIST_V1,
-  DEVICE_CREDENTIALS_REVOKE_V1,
-  DEVICE_CREDENTIALS_ROTATE_V1,
-  type IssueCredentialRequestV1,
-  type ListCredentialsRequestV1,
-  type ListDevicesRequestV1,
-  type RevokeCredentialRequestV1,
-  type RotateCredentialRequestV1,
-} from '@ormuz/contracts';
+import type { RpcRequestOf } from '@ormuz/contracts';
+import { Rpc } from '@ormuz/service-kit';
 import { DeviceCredentialsService } from '../commands/device-credentials.service.js';
 import { DeviceLinkHost } from './device-link.host.js';
 
@@ -25,29 +13,28 @@ export class DeviceBridgeController {
   ) {}
 
   /** The tenant's devices connected to any replica. */
-  @MessagePattern('devices')
-  async devices(@Payload() body: unknown) {
-    const { tenant } = assertValid<ListDevicesRequestV1>(DEVICE_BRIDGE_DEVICES_V1, body);
+  @Rpc('device-bridge.devices')
+  async devices({ tenant }: RpcRequestOf<'device-bridge.devices'>) {
     return { devices: await this.link.routes.devices(tenant) };
   }
 
-  @MessagePattern('credentials.issue')
-  issue(@Payload() body: unknown) {
-    return this.credentials.issue(assertValid<IssueCredentialRequestV1>(DEVICE_CREDENTIALS_ISSUE_V1, body));
+  @Rpc('device-bridge.credentials.issue')
+  issue(request: RpcRequestOf<'device-bridge.credentials.issue'>) {
+    return this.credentials.issue(request);
   }
 
-  @MessagePattern('credentials.rotate')
-  rotate(@Payload() body: unknown) {
-    return this.credentials.rotate(assertValid<RotateCredentialRequestV1>(DEVICE_CREDENTIALS_ROTATE_V1, body));
+  @Rpc('device-bridge.credentials.rotate')
+  rotate(request: RpcRequestOf<'device-bridge.credentials.rotate'>) {
+    return this.credentials.rotate(request);
   }
 
-  @MessagePattern('credentials.revoke')
-  revoke(@Payload() body: unknown) {
-    return this.credentials.revoke(assertValid<RevokeCredentialRequestV1>(DEVICE_CREDENTIALS_REVOKE_V1, body));
+  @Rpc('device-bridge.credentials.revoke')
+  revoke(request: RpcRequestOf<'device-bridge.credentials.revoke'>) {
+    return this.credentials.revoke(request);
   }
 
-  @MessagePattern('credentials.list')
-  list(@Payload() body: unknown) {
-    return this.credentials.list(assertValid<ListCredentialsRequestV1>(DEVICE_CREDENTIALS_LIST_V1, body));
+  @Rpc('device-bridge.credentials.list')
+  list(request: RpcRequestOf<'device-bridge.credentials.list'>) {
+    return this.credentials.list(request);
   }
 }

@@ -9,7 +9,7 @@
  * Tenant and device ids are identifiers (no `.`, `*`, `>`), checked before any subject is built.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { assertIdentifier, assertValid, fragments, registerSchema } from '@ormuz/contracts';
+import { assertIdentifier, assertValid, fragments, registerSchema, type ConnectedDeviceV1 } from '@ormuz/contracts';
 import type { Logger } from 'pino';
 import type { DeviceAddress, DeviceCommandDraft } from './device-gateway.js';
 
@@ -20,13 +20,7 @@ export type LinkMessage =
   | { readonly op: 'credentials_ended'; readonly credential_ids: readonly string[] };
 
 /** A device connected to some replica, as `devices` reports it. */
-export interface ConnectedDeviceView {
-  readonly device_id: string;
-  readonly boot_id: string;
-  readonly session_id: string;
-  readonly connected_at: string;
-  readonly replica: string;
-}
+export type ConnectedDeviceView = ConnectedDeviceV1;
 
 const LINK_MESSAGE_V1 = 'device-bridge.link-message.v1';
 registerSchema(LINK_MESSAGE_V1, {

@@ -5,7 +5,7 @@
  * `commands/run-core-tool.handler.ts`.
  */
 import { CORE_EXTENSION_NAME } from '@ormuz/catalog';
-import type { JsonValue, OfferedToolV1 } from '@ormuz/contracts';
+import type { JsonValue, OfferedToolV1, ToolSearchHitV1 } from '@ormuz/contracts';
 import type { CallOutcome, ToolCallStatus } from '@ormuz/tool-call';
 import { continuationHandle, fenceSafeJson } from './tool-result.js';
 
@@ -47,12 +47,7 @@ const fail = (code: string, message: string): CoreToolOutcome => ({ ok: false, e
 // ---------------------------------------------------------------------------------------------------------------
 
 /** One hit as policy's `policy.tools.search` answers it. */
-export interface SearchHit {
-  readonly name: string;
-  readonly version: number;
-  readonly description: string;
-  readonly score: number;
-}
+export type SearchHit = ToolSearchHitV1;
 
 /** Default and bound of `max_results`. */
 export const SEARCH_DEFAULT_RESULTS = 5;

@@ -10,6 +10,7 @@ import {
   ToolCallEventType as T,
   type CallOriginV1,
   type CallRequestedV1,
+  type CallTimelineEntryV1,
   type JsonValue,
   type ToolCallEventDraft,
 } from '@ormuz/contracts';
@@ -29,7 +30,7 @@ import {
 import { isConversationNotFoundError } from '../domain/errors.js';
 import { fenceSafeJson, parseContinuation, reportOf, resultData } from '../domain/tool-result.js';
 import { Conversations } from '../persistence/conversations.js';
-import { PolicyClient, type CallTimelineEntry } from '../transport/policy.client.js';
+import { PolicyClient } from '../transport/policy.client.js';
 
 /** The authorised call a core tool runs for: who asked, from where, with which (verified) arguments. */
 export interface CoreToolCall {
@@ -130,7 +131,7 @@ export class CoreToolsExecutor {
     const target = await this.readCall(call, handle.call_id);
     if (!target) return invalid;
     const settled = target.timeline.findLast((e) => e.type === T.Succeeded || e.type === T.Failed);
-    const report = settled ? reportOf(settled) : null;
+    const report = settled && isToolCallEvent(settled) ? reportOf(settled) : null;
     const data = report ? resultData(report) : undefined;
     if (data === undefined) {
       return failure(
@@ -169,11 +170,11 @@ export class CoreToolsExecutor {
       }
       throw err;
     }
-    const timeline = (reply.timeline ?? []).filter((e): e is CallTimelineEntry & ToolCallEventDraft =>
-      isToolCallEvent(e),
-    );
-    const requested = timeline.flatMap((e) => (e.type === T.Requested ? [e.data] : []))[0];
+    const requested = reply.timeline?.find((e) => e.type === T.Requested)?.data as CallRequestedV1 | undefined;
     if (!requested || !sameScope(call, requested)) return undefined;
+    const timeline: readonly CallTimelineEntryV1[] = (reply.timeline ?? []).filter((e) =>
+      isToolCallEvent({ type: e.type, data: e.data }),
+    );
     return { call_id: callId, view: reply.status, timeline };
   }
 }

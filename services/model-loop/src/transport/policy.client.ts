@@ -1,23 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type {
+  CallStatusReplyV1,
   CallStatusRequestV1,
   IdentifiedCallV1,
-  IdentifyCallsReplyV1,
   IdentifyCallsRequestV1,
   OfferedToolV1,
+  RpcName,
+  RpcReplyOf,
+  RpcRequestOf,
   SearchToolsRequestV1,
   SubmitCallReplyV1,
   SubmitCallRequestV1,
 } from '@ormuz/contracts';
 import {
-  callService,
+  callRpc,
   INFRA,
   RemoteError,
   submitUnansweredHint,
   type Infrastructure,
   type UnansweredHint,
 } from '@ormuz/service-kit';
-import type { ToolCallStatusView } from '@ormuz/tool-call';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import type { SearchHit } from '../domain/core-tools.js';
 
@@ -26,23 +28,6 @@ export type SubmitOutcome =
   | { readonly kind: 'decided'; readonly reply: SubmitCallReplyV1 }
   /** Policy answered that the request itself cannot be accepted (malformed, conflicting, too large). */
   | { readonly kind: 'rejected'; readonly code: string; readonly message: string };
-
-/** One event of a call as `policy.status` with `timeline: true` lists it. */
-export interface CallTimelineEntry {
-  readonly seq: number;
-  readonly type: string;
-  /** RFC 3339. */
-  readonly time: string;
-  readonly source: string;
-  readonly data: unknown;
-}
-
-/** `policy.status`'s answer. */
-export interface CallStatusReply {
-  readonly status: ToolCallStatusView;
-  readonly version: number;
-  readonly timeline?: readonly CallTimelineEntry[];
-}
 
 // Errors that say nothing about the request: the submit is retried rather than reported to the model.
 const TRANSIENT = new Set([
@@ -69,7 +54,10 @@ const MAX_CACHED_AGENTS = 10_000;
  */
 @Injectable()
 export class PolicyClient {
-  private readonly offered = new Map<string, { readonly at: number; readonly tools: Promise<OfferedToolV1[]> }>();
+  private readonly offered = new Map<
+    string,
+    { readonly at: number; readonly tools: Promise<readonly OfferedToolV1[]> }
+  >();
 
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
@@ -82,7 +70,7 @@ export class PolicyClient {
    */
   async identify(request: IdentifyCallsRequestV1): Promise<readonly IdentifiedCallV1[]> {
     if (request.calls.length === 0) return [];
-    return (await this.call<IdentifyCallsReplyV1>('identify', request)).calls;
+    return (await this.call('policy.identify', request)).calls;
   }
 
   /**
@@ -94,7 +82,7 @@ export class PolicyClient {
     try {
       // A lost answer leaves the call possibly recorded: the error says so, and the step's retry (same origin, so
       // the same call id) observes the original rather than running anything twice.
-      const reply = await this.call<SubmitCallReplyV1>('submit', request, submitUnansweredHint(request, callId));
+      const reply = await this.call('policy.submit', request, submitUnansweredHint(request, callId));
       return { kind: 'decided', reply };
     } catch (err) {
       if (!isTransientPolicyError(err)) {
@@ -108,14 +96,14 @@ export class PolicyClient {
   /**
    * The tools `agentId` of `tenant` is offered (grant ∩ catalog, model-facing schemas), reused for
    * `toolsCacheMs`. The key holds both tenant and agent, so one tenant's answer never serves another. A failed
-   * answer is not kept. Throws what `callService` throws.
+   * answer is not kept. Throws what `callRpc` throws.
    */
-  tools(tenant: string, agentId: string): Promise<OfferedToolV1[]> {
+  tools(tenant: string, agentId: string): Promise<readonly OfferedToolV1[]> {
     const key = JSON.stringify([tenant, agentId]);
     const now = Date.now();
     const hit = this.offered.get(key);
     if (hit && now - hit.at < this.config.toolsCacheMs) return hit.tools;
-    const tools = this.call<{ tools: OfferedToolV1[] }>('tools', { tenant, agent_id: agentId }).then((r) => r.tools);
+    const tools = this.call('policy.tools', { tenant, agent_id: agentId }).then((r) => r.tools);
     if (this.config.toolsCacheMs > 0) {
       this.offered.delete(key);
       if (this.offered.size >= MAX_CACHED_AGENTS) this.offered.delete(this.offered.keys().next().value!);
@@ -128,17 +116,21 @@ export class PolicyClient {
   }
 
   /** Searches the tools `agent_id` is offered (what `ormuz.search_tools` runs). */
-  async searchTools(request: SearchToolsRequestV1): Promise<SearchHit[]> {
-    return (await this.call<{ hits: SearchHit[] }>('tools.search', request)).hits;
+  async searchTools(request: SearchToolsRequestV1): Promise<readonly SearchHit[]> {
+    return (await this.call('policy.tools.search', request)).hits;
   }
 
   /** A call's status (and events, with `timeline`) from the log; nothing is sent to any executor. */
-  status(request: CallStatusRequestV1): Promise<CallStatusReply> {
-    return this.call<CallStatusReply>('status', request);
+  status(request: CallStatusRequestV1): Promise<CallStatusReplyV1> {
+    return this.call('policy.status', request);
   }
 
-  private call<T>(name: string, body: unknown, ifUnanswered?: UnansweredHint): Promise<T> {
-    return callService<T>(this.infra.nc, this.config.namespace, 'policy', name, body, {
+  private call<N extends RpcName>(
+    name: N,
+    body: RpcRequestOf<N>,
+    ifUnanswered?: UnansweredHint,
+  ): Promise<RpcReplyOf<N>> {
+    return callRpc(this.infra.nc, this.config.namespace, name, body, {
       timeoutMs: this.config.policyTimeoutMs,
       ifUnanswered,
     });

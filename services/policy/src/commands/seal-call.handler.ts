@@ -1,12 +1,10 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { ToolCallEventType, type SealCallReplyV1, type SealCallRequestV1 } from '@ormuz/contracts';
-import { statusView, type ToolCallStatusView } from '@ormuz/tool-call';
+import { statusView } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 
-export type SealCallResult = ToolCallStatusView & SealCallReplyV1;
-
-export class SealCallCommand extends Command<SealCallResult> {
+export class SealCallCommand extends Command<SealCallReplyV1> {
   constructor(readonly request: SealCallRequestV1) {
     super();
   }
@@ -21,7 +19,7 @@ export class SealCallCommand extends Command<SealCallResult> {
 export class SealCallHandler implements ICommandHandler<SealCallCommand> {
   constructor(private readonly calls: ToolCalls) {}
 
-  async execute({ request }: SealCallCommand): Promise<SealCallResult> {
+  async execute({ request }: SealCallCommand): Promise<SealCallReplyV1> {
     const { tenant, call_id } = request;
     const result = await this.calls.execute(
       tenant,

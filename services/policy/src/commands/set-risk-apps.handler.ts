@@ -1,10 +1,10 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { tenantAppListProblems, type TenantAppListsV1 } from '@ormuz/risk';
-import type { SetRiskAppsRequestV1 } from '@ormuz/contracts';
+import { tenantAppListProblems } from '@ormuz/risk';
+import type { RiskAppsV1, SetRiskAppsRequestV1 } from '@ormuz/contracts';
 import { RiskAppsError } from '../domain/errors.js';
 import { RiskAppsRepository } from '../persistence/risk-apps.repository.js';
 
-export class SetRiskAppsCommand extends Command<TenantAppListsV1 & { tenant: string }> {
+export class SetRiskAppsCommand extends Command<RiskAppsV1> {
   constructor(readonly request: SetRiskAppsRequestV1) {
     super();
   }
@@ -15,7 +15,7 @@ export class SetRiskAppsCommand extends Command<TenantAppListsV1 & { tenant: str
 export class SetRiskAppsHandler implements ICommandHandler<SetRiskAppsCommand> {
   constructor(private readonly apps: RiskAppsRepository) {}
 
-  async execute({ request }: SetRiskAppsCommand): Promise<TenantAppListsV1 & { tenant: string }> {
+  async execute({ request }: SetRiskAppsCommand): Promise<RiskAppsV1> {
     const lists = { finance: request.finance, not_finance: request.not_finance };
     const problems = tenantAppListProblems(lists);
     if (problems.length > 0) throw new RiskAppsError(problems.join(' '));

@@ -1,15 +1,9 @@
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import type { CallStatusRequestV1, OrmuzEvent } from '@ormuz/contracts';
+import type { CallStatusReplyV1, CallStatusRequestV1, OrmuzEvent } from '@ormuz/contracts';
 import { CallNotFoundError, statusView } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 
-export interface CallStatusResult {
-  readonly status: ReturnType<typeof statusView>;
-  readonly version: number;
-  readonly timeline?: { seq: number; type: string; time: string; source: string; data: unknown }[];
-}
-
-export class CallStatusQuery extends Query<CallStatusResult> {
+export class CallStatusQuery extends Query<CallStatusReplyV1> {
   constructor(readonly request: CallStatusRequestV1) {
     super();
   }
@@ -20,7 +14,7 @@ export class CallStatusQuery extends Query<CallStatusResult> {
 export class CallStatusHandler implements IQueryHandler<CallStatusQuery> {
   constructor(private readonly calls: ToolCalls) {}
 
-  async execute({ request }: CallStatusQuery): Promise<CallStatusResult> {
+  async execute({ request }: CallStatusQuery): Promise<CallStatusReplyV1> {
     const { state, version } = await this.calls.load(request.tenant, request.call_id);
     if (state.status === 'absent') throw new CallNotFoundError(request.call_id);
     if (!request.timeline) return { status: statusView(state), version };

@@ -1,9 +1,8 @@
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import type { TenantAppListsV1 } from '@ormuz/risk';
-import type { TenantRequestV1 } from '@ormuz/contracts';
+import type { RiskAppsV1, TenantRequestV1 } from '@ormuz/contracts';
 import { RiskAppsRepository } from '../persistence/risk-apps.repository.js';
 
-export class RiskAppsQuery extends Query<TenantAppListsV1 & { tenant: string }> {
+export class RiskAppsQuery extends Query<RiskAppsV1> {
   constructor(readonly request: TenantRequestV1) {
     super();
   }
@@ -14,7 +13,7 @@ export class RiskAppsQuery extends Query<TenantAppListsV1 & { tenant: string }> 
 export class RiskAppsHandler implements IQueryHandler<RiskAppsQuery> {
   constructor(private readonly apps: RiskAppsRepository) {}
 
-  async execute({ request }: RiskAppsQuery): Promise<TenantAppListsV1 & { tenant: string }> {
+  async execute({ request }: RiskAppsQuery): Promise<RiskAppsV1> {
     return { tenant: request.tenant, ...(await this.apps.read(request.tenant)) };
   }
 }

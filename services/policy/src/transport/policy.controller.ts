@@ -1,27 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import {
-  assertValid,
-  POLICY_AGENT_V1,
-  POLICY_IDENTIFY_V1,
-  POLICY_SEARCH_TOOLS_V1,
-  POLICY_SET_GRANT_V1,
-  POLICY_SEAL_V1,
-  POLICY_STATUS_V1,
-  POLICY_SUBMIT_V1,
-  POLICY_SET_RISK_APPS_V1,
-  POLICY_TENANT_V1,
-  type SetRiskAppsRequestV1,
-  type TenantRequestV1,
-  type AgentRequestV1,
-  type CallStatusRequestV1,
-  type IdentifyCallsRequestV1,
-  type SearchToolsRequestV1,
-  type SetGrantRequestV1,
-  type SealCallRequestV1,
-  type SubmitCallRequestV1,
-} from '@ormuz/contracts';
+import type { RpcRequestOf } from '@ormuz/contracts';
+import { Rpc } from '@ormuz/service-kit';
 import { SealCallCommand } from '../commands/seal-call.handler.js';
 import { SubmitCallCommand } from '../commands/submit-call.handler.js';
 import { SetGrantCommand } from '../commands/set-grant.handler.js';
@@ -31,7 +11,7 @@ import { CallStatusQuery } from '../queries/call-status.handler.js';
 import { IdentifyCallsQuery } from '../queries/identify-calls.handler.js';
 import { OfferedToolsQuery, SearchToolsQuery } from '../queries/offered-tools.handler.js';
 
-/** NATS commands of policy: decode, validate against the wire schema, dispatch. Errors map in NatsRpcServer. */
+/** NATS commands of policy: validated against the wire schema by @Rpc, dispatched. Errors map in NatsRpcServer. */
 @Controller()
 export class PolicyController {
   constructor(
@@ -39,58 +19,56 @@ export class PolicyController {
     private readonly queries: QueryBus,
   ) {}
 
-  @MessagePattern('submit')
-  submit(@Payload() body: unknown) {
-    return this.commands.execute(new SubmitCallCommand(assertValid<SubmitCallRequestV1>(POLICY_SUBMIT_V1, body)));
+  @Rpc('policy.submit')
+  submit(request: RpcRequestOf<'policy.submit'>) {
+    return this.commands.execute(new SubmitCallCommand(request));
   }
 
   /** The ids (and recorded names) calls from these origins get, before they are submitted; records nothing. */
-  @MessagePattern('identify')
-  identify(@Payload() body: unknown) {
-    return this.queries.execute(new IdentifyCallsQuery(assertValid<IdentifyCallsRequestV1>(POLICY_IDENTIFY_V1, body)));
+  @Rpc('policy.identify')
+  identify(request: RpcRequestOf<'policy.identify'>) {
+    return this.queries.execute(new IdentifyCallsQuery(request));
   }
 
-  @MessagePattern('status')
-  status(@Payload() body: unknown) {
-    return this.queries.execute(new CallStatusQuery(assertValid<CallStatusRequestV1>(POLICY_STATUS_V1, body)));
+  @Rpc('policy.status')
+  status(request: RpcRequestOf<'policy.status'>) {
+    return this.queries.execute(new CallStatusQuery(request));
   }
 
-  @MessagePattern('seal')
-  seal(@Payload() body: unknown) {
-    return this.commands.execute(new SealCallCommand(assertValid<SealCallRequestV1>(POLICY_SEAL_V1, body)));
+  @Rpc('policy.seal')
+  seal(request: RpcRequestOf<'policy.seal'>) {
+    return this.commands.execute(new SealCallCommand(request));
   }
 
-  @MessagePattern('grants.set')
-  setGrant(@Payload() body: unknown) {
-    return this.commands.execute(new SetGrantCommand(assertValid<SetGrantRequestV1>(POLICY_SET_GRANT_V1, body)));
+  @Rpc('policy.grants.set')
+  setGrant(request: RpcRequestOf<'policy.grants.set'>) {
+    return this.commands.execute(new SetGrantCommand(request));
   }
 
-  @MessagePattern('grants.get')
-  async getGrant(@Payload() body: unknown) {
-    return (await this.queries.execute(new OfferedToolsQuery(assertValid<AgentRequestV1>(POLICY_AGENT_V1, body)))).grant;
+  @Rpc('policy.grants.get')
+  async getGrant(request: RpcRequestOf<'policy.grants.get'>) {
+    return (await this.queries.execute(new OfferedToolsQuery(request))).grant;
   }
 
   /** The tools an agent is offered (grant ∩ catalog), as models see them. */
-  @MessagePattern('tools')
-  async tools(@Payload() body: unknown) {
-    return { tools: (await this.queries.execute(new OfferedToolsQuery(assertValid<AgentRequestV1>(POLICY_AGENT_V1, body)))).tools };
+  @Rpc('policy.tools')
+  async tools(request: RpcRequestOf<'policy.tools'>) {
+    return { tools: (await this.queries.execute(new OfferedToolsQuery(request))).tools };
   }
 
-  @MessagePattern('tools.search')
-  searchTools(@Payload() body: unknown) {
-    return this.queries.execute(new SearchToolsQuery(assertValid<SearchToolsRequestV1>(POLICY_SEARCH_TOOLS_V1, body)));
+  @Rpc('policy.tools.search')
+  searchTools(request: RpcRequestOf<'policy.tools.search'>) {
+    return this.queries.execute(new SearchToolsQuery(request));
   }
 
   /** A tenant's finance / not-finance app lists, which the risk classifier applies to its screen actions. */
-  @MessagePattern('risk.apps.set')
-  setRiskApps(@Payload() body: unknown) {
-    return this.commands.execute(
-      new SetRiskAppsCommand(assertValid<SetRiskAppsRequestV1>(POLICY_SET_RISK_APPS_V1, body)),
-    );
+  @Rpc('policy.risk.apps.set')
+  setRiskApps(request: RpcRequestOf<'policy.risk.apps.set'>) {
+    return this.commands.execute(new SetRiskAppsCommand(request));
   }
 
-  @MessagePattern('risk.apps.get')
-  riskApps(@Payload() body: unknown) {
-    return this.queries.execute(new RiskAppsQuery(assertValid<TenantRequestV1>(POLICY_TENANT_V1, body)));
+  @Rpc('policy.risk.apps.get')
+  riskApps(request: RpcRequestOf<'policy.risk.apps.get'>) {
+    return this.queries.execute(new RiskAppsQuery(request));
   }
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApprovalViewV1 } from '@ormuz/contracts';
+import type { ApprovalListV1, ApprovalViewV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
 
 const line = (a: ApprovalViewV1) =>
@@ -14,11 +14,11 @@ export function registerApprovalCommands(program: Command, ctx: () => CliContext
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .option('--all', 'include decided and expired approvals')
     .action(async (o: { tenant: string; all?: boolean }) => {
-      const reply = await ctx().call<{ approvals: ApprovalViewV1[] }>('approvals', 'list', {
+      const reply = await ctx().call('approvals.list', {
         tenant: o.tenant,
         status: o.all ? 'all' : 'pending',
       });
-      ctx().print(reply, (r: { approvals: ApprovalViewV1[] }) =>
+      ctx().print(reply, (r: ApprovalListV1) =>
         r.approvals.length === 0 ? 'no approvals' : r.approvals.map(line).join('\n'),
       );
     });
@@ -31,7 +31,7 @@ export function registerApprovalCommands(program: Command, ctx: () => CliContext
       .option('--reason <text>', 'why (deny)')
       .action(async (approvalId: string, o: { tenant: string; by: string; reason?: string }) => {
         identifier('<approval-id>')(approvalId);
-        const reply = await ctx().call<ApprovalViewV1>('approvals', decision, {
+        const reply = await ctx().call(`approvals.${decision}`, {
           tenant: o.tenant,
           approval_id: approvalId,
           decided_by: o.by,

@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import type { SealCallReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import type { CallStatusReplyV1, SealCallReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { submitUnansweredHint } from '@ormuz/service-kit';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
-interface StatusReply {
-  status: Record<string, unknown> & { status: string; call_id?: string };
-  version: number;
-  timeline?: { seq: number; type: string; time: string; source: string }[];
-}
-
-function renderStatus(r: StatusReply): string {
+function renderStatus(r: CallStatusReplyV1): string {
   const lines = Object.entries(r.status).map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
   if (r.timeline) {
     lines.push('  timeline:');
@@ -40,7 +34,7 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
         device_id: o.device ?? null,
         correlation_id: o.operationId,
       };
-      const reply = await ctx().call<SubmitCallReplyV1>('policy', 'submit', request, {
+      const reply = await ctx().call('policy.submit', request, {
         ifUnanswered: submitUnansweredHint(request),
       });
       ctx().print(reply, (r: SubmitCallReplyV1) =>
@@ -61,7 +55,7 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
     .requiredOption('--call <id>', 'call id', identifier('--call'))
     .option('--timeline', 'include every event of the call')
     .action(async (o: { tenant: string; call: string; timeline?: boolean }) => {
-      const reply = await ctx().call<StatusReply>('policy', 'status', {
+      const reply = await ctx().call('policy.status', {
         tenant: o.tenant,
         call_id: o.call,
         timeline: Boolean(o.timeline),
@@ -77,7 +71,7 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
     .option('--by <who>', 'who seals it', 'operator')
     .option('--reason <text>', 'why', 'sealed from the CLI')
     .action(async (o: { tenant: string; call: string; by: string; reason: string }) => {
-      const reply = await ctx().call<SealCallReplyV1>('policy', 'seal', {
+      const reply = await ctx().call('policy.seal', {
         tenant: o.tenant,
         call_id: o.call,
         sealed_by: o.by,

@@ -17,7 +17,7 @@ import { NatsUnavailableError } from '@ormuz/event-log';
 import { claimNamespace, DatabaseMissingError, openDatabase, PostgresUnavailableError } from '@ormuz/postgres';
 import { runSimulatedDevice } from '@ormuz/device-sdk';
 import type { CliContext, CliDefaults } from '../context.js';
-import { conversationLines, type PrintedMessage } from '../demo/conversation-print.js';
+import { conversationLines } from '../demo/conversation-print.js';
 import { DEFAULT_MAX_RESTARTS, ServiceSupervisor } from '../demo/supervisor.js';
 import {
   REPO_ROOT,
@@ -29,14 +29,6 @@ import {
   type ServiceName,
   type ServiceProcess,
 } from '../services.js';
-
-interface ConversationView {
-  conversation_id: string;
-  status: string;
-  messages: PrintedMessage[];
-  pending: { call_id: string; approval_id: string; summary: string }[];
-  final_text: string | null;
-}
 
 /** The demo's namespace when neither `--namespace` nor `ORMUZ_NAMESPACE` is given: its streams and its database. */
 export const DEMO_NAMESPACE = 'demo';
@@ -134,7 +126,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           // The phone's token ends with the demo; it was never printed, and only its hash was stored.
           const revoke = { tenant: DEMO_TENANT, device_id: DEMO_DEVICE, credential_id: credential.credential_id };
           await c
-            .call('device-bridge', 'credentials.revoke', revoke, 3000)
+            .call('device-bridge.credentials.revoke', revoke, 3000)
             .catch((err: unknown) =>
               out(
                 `could not revoke the demo phone's credential ${revoke.credential_id} (${(err as Error).message}); ` +
@@ -163,7 +155,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         const endpoints = [`  approvals HTTP API  ${approvalsUrl}`, `  device WebSocket    ${devicesUrl}`];
         for (const line of endpoints) out(line);
 
-        const issued = await c.call<IssuedCredentialV1>('device-bridge', 'credentials.issue', {
+        const issued = await c.call('device-bridge.credentials.issue', {
           tenant: DEMO_TENANT,
           device_id: DEMO_DEVICE,
           // Revoked at the end; should the demo itself be killed, a one-off run's token also expires on its own.
@@ -179,7 +171,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           journalDir,
         });
         await poll(
-          () => c.call<{ devices: { device_id: string }[] }>('device-bridge', 'devices', { tenant: DEMO_TENANT }, 2000),
+          () => c.call('device-bridge.devices', { tenant: DEMO_TENANT }, 2000),
           (r) => r.devices.some((d) => d.device_id === DEMO_DEVICE),
           remaining(),
           'the simulated device to connect to the bridge',
@@ -188,7 +180,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           `device ${DEMO_TENANT}/${DEMO_DEVICE} connected to ${devicesUrl} (its journal: ${journalDir}, deleted at the end)`,
         );
 
-        const started = await c.call<{ conversation_id: string }>('model-loop', 'start', {
+        const started = await c.call('model-loop.start', {
           tenant: DEMO_TENANT,
           agent_id: 'demo-agent',
           task: 'Tell Alice I am running ten minutes late.',
@@ -198,7 +190,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         const conversationId = started.conversation_id;
         out(`conversation ${conversationId} started`);
         const get = () =>
-          c.call<ConversationView>('model-loop', 'get', { tenant: DEMO_TENANT, conversation_id: conversationId }, 3000);
+          c.call('model-loop.get', { tenant: DEMO_TENANT, conversation_id: conversationId }, 3000);
 
         const paused = await poll(
           get,
@@ -223,16 +215,13 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         const callIds = [...new Set(done.messages.flatMap((m) => m.tool_calls?.map((t) => t.call_id) ?? []))];
         out('\n── call timelines ───────────────────────────────────────');
         for (const callId of callIds) {
-          const s = await c.call<{
-            status: { status: string; tool?: string };
-            timeline: { seq: number; type: string; source: string }[];
-          }>('policy', 'status', { tenant: DEMO_TENANT, call_id: callId, timeline: true });
+          const s = await c.call('policy.status', { tenant: DEMO_TENANT, call_id: callId, timeline: true });
           out(`${callId} ${s.status.tool ?? ''}: ${s.status.status}`);
-          for (const t of s.timeline) out(`   #${t.seq} ${t.type.replace('ormuz.toolcall.', '')} (${t.source})`);
+          for (const t of s.timeline ?? []) out(`   #${t.seq} ${t.type.replace('ormuz.toolcall.', '')} (${t.source})`);
           const audit = await poll(
             () =>
               c
-                .call<Record<string, unknown>>('audit', 'call', { tenant: DEMO_TENANT, call_id: callId }, 2000)
+                .call('audit.call', { tenant: DEMO_TENANT, call_id: callId }, 2000)
                 .catch(() => undefined),
             (r) => r !== undefined && r.status === s.status.status,
             remaining(),

@@ -2,17 +2,17 @@ import type { Command } from 'commander';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OrmuzError, type DeviceCredentialViewV1, type IssuedCredentialV1, type WireErrorV1 } from '@ormuz/contracts';
+import {
+  OrmuzError,
+  type ConnectedDevicesV1,
+  type CredentialListV1,
+  type DeviceCredentialViewV1,
+  type IssuedCredentialV1,
+  type RevokedCredentialsV1,
+  type WireErrorV1,
+} from '@ormuz/contracts';
 import { runSimulatedDevice } from '@ormuz/device-sdk';
 import { CliInputError, identifier, type CliContext } from '../context.js';
-
-interface ConnectedDeviceView {
-  device_id: string;
-  boot_id: string;
-  session_id: string;
-  connected_at: string;
-  replica: string;
-}
 
 /** `device simulate` was refused by the bridge for its credential: final, no retry can succeed with the same token. */
 class DeviceCredentialRefusedError extends OrmuzError {
@@ -46,8 +46,8 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
     .description("the tenant's devices connected to any bridge replica")
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .action(async (o: { tenant: string }) => {
-      const reply = await ctx().call<{ devices: ConnectedDeviceView[] }>('device-bridge', 'devices', { tenant: o.tenant });
-      ctx().print(reply, (r: { devices: ConnectedDeviceView[] }) =>
+      const reply = await ctx().call('device-bridge.devices', { tenant: o.tenant });
+      ctx().print(reply, (r: ConnectedDevicesV1) =>
         r.devices.length === 0
           ? 'no devices connected'
           : r.devices.map((d) => `${d.device_id}  boot ${d.boot_id}  since ${d.connected_at}  on ${d.replica}`).join('\n'),
@@ -65,7 +65,7 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
         .requiredOption('--device <id>', 'device id', identifier('--device'))
         .option('--ttl <seconds>', 'lifetime of the new token (default: until revoked)', seconds('--ttl', 60)),
     ).action(async (o: { tenant: string; device: string; ttl?: number; grace?: number }) => {
-      const reply = await ctx().call<IssuedCredentialV1>('device-bridge', `credentials.${name}`, {
+      const reply = await ctx().call(`device-bridge.credentials.${name}`, {
         tenant: o.tenant,
         device_id: o.device,
         ...(o.ttl ? { ttl_seconds: o.ttl } : {}),
@@ -88,23 +88,23 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
     .requiredOption('--device <id>', 'device id', identifier('--device'))
     .option('--credential <id>', 'the credential to revoke (default: all of the device)', identifier('--credential'))
     .action(async (o: { tenant: string; device: string; credential?: string }) => {
-      const reply = await ctx().call<{ revoked: string[] }>('device-bridge', 'credentials.revoke', {
+      const reply = await ctx().call('device-bridge.credentials.revoke', {
         tenant: o.tenant,
         device_id: o.device,
         ...(o.credential ? { credential_id: o.credential } : {}),
       });
-      ctx().print(reply, (r: { revoked: string[] }) => (r.revoked.length === 0 ? 'nothing to revoke' : `revoked ${r.revoked.join(', ')}`));
+      ctx().print(reply, (r: RevokedCredentialsV1) => (r.revoked.length === 0 ? 'nothing to revoke' : `revoked ${r.revoked.join(', ')}`));
     });
   credentials
     .command('list')
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .option('--device <id>', 'one device only', identifier('--device'))
     .action(async (o: { tenant: string; device?: string }) => {
-      const reply = await ctx().call<{ credentials: DeviceCredentialViewV1[] }>('device-bridge', 'credentials.list', {
+      const reply = await ctx().call('device-bridge.credentials.list', {
         tenant: o.tenant,
         ...(o.device ? { device_id: o.device } : {}),
       });
-      ctx().print(reply, (r: { credentials: DeviceCredentialViewV1[] }) =>
+      ctx().print(reply, (r: CredentialListV1) =>
         r.credentials.length === 0 ? 'no credentials' : r.credentials.map(credentialLine).join('\n'),
       );
     });

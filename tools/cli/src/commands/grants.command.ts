@@ -1,22 +1,6 @@
 import type { Command } from 'commander';
-import type { OfferedToolV1 } from '@ormuz/contracts';
+import type { GrantV1, OfferedToolV1, OfferedToolsReplyV1, SearchToolsReplyV1 } from '@ormuz/contracts';
 import { CliInputError, identifier, type CliContext } from '../context.js';
-
-/** A grant as policy stores it: rules, and the version each offered tool is pinned to. */
-interface GrantView {
-  tenant: string;
-  agent_id: string;
-  allow: string[];
-  deny?: string[];
-  pins?: Record<string, number>;
-}
-
-interface SearchHit {
-  name: string;
-  version: number;
-  description: string;
-  score: number;
-}
 
 /** `device, ormuz` → `['device', 'ormuz']`: comma separated, blanks dropped. */
 function ruleList(option: string): (value: string) => string[] {
@@ -51,7 +35,7 @@ function summary(text: string): string {
  * Allow rules that offer no tool: a misspelt extension or tool is stored as given (it may be published later), so
  * say so. A stored grant pins every tool it offers, which makes the check local.
  */
-function idleRules(g: GrantView): string[] {
+function idleRules(g: GrantV1): string[] {
   const pinned = Object.entries(g.pins ?? {});
   return g.allow.filter((rule) => {
     const [tool, version] = rule.split('@');
@@ -63,7 +47,7 @@ function idleRules(g: GrantView): string[] {
   });
 }
 
-function renderGrant(g: GrantView): string {
+function renderGrant(g: GrantV1): string {
   const pins = Object.entries(g.pins ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
   return [
     `grant ${g.tenant}/${g.agent_id}`,
@@ -75,7 +59,7 @@ function renderGrant(g: GrantView): string {
   ].join('\n');
 }
 
-function renderTools(tools: OfferedToolV1[]): string {
+function renderTools(tools: readonly OfferedToolV1[]): string {
   if (tools.length === 0) return 'no tools offered (the grant allows nothing in the catalog)';
   const width = Math.max(...tools.map((t) => `${t.name}@${t.version}`.length));
   return tools
@@ -95,7 +79,7 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--agent <id>', 'agent id', identifier('--agent'))
     .action(async (o: { tenant: string; agent: string }) => {
-      const reply = await ctx().call<GrantView>('policy', 'grants.get', { tenant: o.tenant, agent_id: o.agent });
+      const reply = await ctx().call('policy.grants.get', { tenant: o.tenant, agent_id: o.agent });
       ctx().print(reply, renderGrant);
     });
 
@@ -115,7 +99,7 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
       ruleList('--deny'),
     )
     .action(async (o: { tenant: string; agent: string; allow: string[]; deny?: string[] }) => {
-      const reply = await ctx().call<GrantView>('policy', 'grants.set', {
+      const reply = await ctx().call('policy.grants.set', {
         tenant: o.tenant,
         agent_id: o.agent,
         allow: o.allow,
@@ -126,7 +110,7 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
           `ormuz: warning: allow rule ${JSON.stringify(rule)} offers no tool (not in the catalog, or denied)\n`,
         );
       }
-      ctx().print(reply, (g: GrantView) => `saved\n${renderGrant(g)}`);
+      ctx().print(reply, (g: GrantV1) => `saved\n${renderGrant(g)}`);
     });
 
   const tools = program
@@ -139,11 +123,11 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--agent <id>', 'agent id', identifier('--agent'))
     .action(async (o: { tenant: string; agent: string }) => {
-      const reply = await ctx().call<{ tools: OfferedToolV1[] }>('policy', 'tools', {
+      const reply = await ctx().call('policy.tools', {
         tenant: o.tenant,
         agent_id: o.agent,
       });
-      ctx().print(reply, (r: { tools: OfferedToolV1[] }) => renderTools(r.tools));
+      ctx().print(reply, (r: OfferedToolsReplyV1) => renderTools(r.tools));
     });
 
   tools
@@ -153,13 +137,13 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
     .requiredOption('--agent <id>', 'agent id', identifier('--agent'))
     .option('--limit <n>', 'most hits, 1 to 50 (default 5)', limit)
     .action(async (query: string, o: { tenant: string; agent: string; limit?: number }) => {
-      const reply = await ctx().call<{ hits: SearchHit[] }>('policy', 'tools.search', {
+      const reply = await ctx().call('policy.tools.search', {
         tenant: o.tenant,
         agent_id: o.agent,
         query,
         ...(o.limit === undefined ? {} : { limit: o.limit }),
       });
-      ctx().print(reply, (r: { hits: SearchHit[] }) =>
+      ctx().print(reply, (r: SearchToolsReplyV1) =>
         r.hits.length === 0
           ? `no offered tool matches ${JSON.stringify(query)}`
           : r.hits.map((h) => `${h.score.toFixed(3)}  ${h.name}@${h.version}  ${summary(h.description)}`).join('\n'),

@@ -1,18 +1,18 @@
 import type { Command } from 'commander';
-import type { ConsumerStatus } from '@ormuz/event-log';
-import { ServiceUnavailableError, type RetryParkedReply } from '@ormuz/service-kit';
+import type { ConsumerStatusV1, RetryParkedReplyV1 } from '@ormuz/contracts';
+import { ServiceUnavailableError } from '@ormuz/service-kit';
 import type { CliContext } from '../context.js';
-import { SERVICES } from '../services.js';
+import { SERVICES, type ServiceName } from '../services.js';
 
 interface ServiceConsumers {
-  readonly service: string;
+  readonly service: ServiceName;
   /** Null when no process of the service answered. */
-  readonly consumers: readonly ConsumerStatus[] | null;
+  readonly consumers: readonly ConsumerStatusV1[] | null;
 }
 
 const ASK_MS = 3_000;
 
-const row = (c: ConsumerStatus) =>
+const row = (c: ConsumerStatusV1) =>
   `  ${c.name.padEnd(30)} ${c.kind.padEnd(10)} ${(c.running ? 'running' : 'stopped').padEnd(8)} ` +
   `checkpoint ${String(c.checkpoint).padStart(7)}  lag ${String(c.lag ?? '?').padStart(6)}  parked ${c.parked}` +
   (c.oldest_parked
@@ -29,7 +29,7 @@ export function registerProjectionCommands(program: Command, ctx: () => CliConte
     Promise.all(
       SERVICES.map(async (service) => {
         try {
-          const reply = await ctx().call<{ consumers: ConsumerStatus[] }>(service, 'consumers.status', {}, ASK_MS);
+          const reply = await ctx().call(`${service}.consumers.status`, {}, ASK_MS);
           return { service, consumers: reply.consumers };
         } catch (err) {
           if (err instanceof ServiceUnavailableError) return { service, consumers: null };
@@ -71,10 +71,10 @@ export function registerProjectionCommands(program: Command, ctx: () => CliConte
             (silent.length > 0 ? `; not answering: ${silent.join(', ')} (start them, then retry).` : '.'),
         );
       }
-      const reply = await ctx().call<RetryParkedReply>(owner.service, 'consumers.retry', { name }, 60_000);
+      const reply = await ctx().call(`${owner.service}.consumers.retry`, { name }, 60_000);
       ctx().print(
         reply,
-        (r: RetryParkedReply) =>
+        (r: RetryParkedReplyV1) =>
           `${r.name}: ${r.retried} retried and applied${r.rebuilt ? ' (rebuilt from sequence 1, to apply them in order)' : ''}; ` +
           `${r.still_parked.length} still parked` +
           r.still_parked.map((p) => `\n  seq ${p.seq}: ${p.error}`).join(''),

@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
+import type { RiskAppsV1 } from '@ormuz/contracts';
 import { CliInputError, identifier, type CliContext } from '../context.js';
-
-/** A tenant's finance app lists as policy stores them. */
-interface RiskAppsView {
-  tenant: string;
-  finance: string[];
-  not_finance: string[];
-}
 
 /**
  * `--finance a,b --finance c` → `['a', 'b', 'c']`: comma separated and repeatable, blanks dropped. An option given with
@@ -27,7 +21,7 @@ export function packageList(option: string): (value: string, previous: string[] 
   };
 }
 
-export function renderRiskApps(v: RiskAppsView): string {
+export function renderRiskApps(v: RiskAppsV1): string {
   return [
     `finance app lists of ${v.tenant}`,
     `  finance:     ${v.finance.length > 0 ? v.finance.join(', ') : '(none)'}`,
@@ -51,7 +45,7 @@ export function registerRiskAppCommands(program: Command, ctx: () => CliContext)
     .description("show a tenant's finance app lists")
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .action(async (o: { tenant: string }) => {
-      const reply = await ctx().call<RiskAppsView>('policy', 'risk.apps.get', { tenant: o.tenant });
+      const reply = await ctx().call('policy.risk.apps.get', { tenant: o.tenant });
       ctx().print(reply, renderRiskApps);
     });
 
@@ -79,11 +73,11 @@ export function registerRiskAppCommands(program: Command, ctx: () => CliContext)
             : 'Give --finance and/or --not-finance with the packages (e.g. --finance com.x.bank --not-finance com.y.notes), or --clear to remove both lists.',
         );
       }
-      const reply = await ctx().call<RiskAppsView>('policy', 'risk.apps.set', {
+      const reply = await ctx().call('policy.risk.apps.set', {
         tenant: o.tenant,
         finance: o.finance ?? [],
         not_finance: o.notFinance ?? [],
       });
-      ctx().print(reply, (v: RiskAppsView) => `saved\n${renderRiskApps(v)}`);
+      ctx().print(reply, (v: RiskAppsV1) => `saved\n${renderRiskApps(v)}`);
     });
 }

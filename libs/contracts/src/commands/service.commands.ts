@@ -1,0 +1,65 @@
+/**
+ * Wire contracts of the commands every service answers (`<namespace>.cmd.<service>.<name>`), whatever else it serves:
+ * `health` once it is serving, and `consumers.status` / `consumers.retry` from the process that runs its log consumers
+ * (projections and reactors; `ormuz projections status | retry`).
+ */
+import { registerSchema } from '../schema-registry.js';
+import { List, Nullable, Struct, Type, type Static } from '../wire.js';
+
+/** `health` and `consumers.status` take an empty object. */
+export const EmptyRequestV1 = Struct({});
+export type EmptyRequestV1 = Static<typeof EmptyRequestV1>;
+
+/** What every service answers to `health` once it is serving (see `startService`). */
+export const ServiceHealthV1 = Struct({
+  service: Type.String(),
+  pid: Type.Integer(),
+  /** What the process serves besides NATS commands, by name (`http`: its URL). */
+  endpoints: Type.Record(Type.String(), Type.String()),
+});
+export type ServiceHealthV1 = Static<typeof ServiceHealthV1>;
+
+/** Where one consumer stands, for operators (`ormuz projections status`). */
+export const ConsumerStatusV1 = Struct({
+  name: Type.String(),
+  kind: Type.Enum(['projection', 'reaction']),
+  schema: Type.String(),
+  stream: Type.String(),
+  running: Type.Boolean(),
+  /** Highest stream sequence handled (saved). */
+  checkpoint: Type.Integer(),
+  /** Messages in its filter after the checkpoint (undelivered plus delivered but not yet handled); null if unknown. */
+  lag: Nullable(Type.Integer()),
+  parked: Type.Integer(),
+  /** The oldest parked message, with its error. */
+  oldest_parked: Nullable(
+    Struct({ seq: Type.Integer(), subject: Type.String(), error: Type.String(), parked_at: Type.String() }),
+  ),
+});
+export type ConsumerStatusV1 = Static<typeof ConsumerStatusV1>;
+
+/** The answer to `consumers.status`. */
+export const ConsumersStatusV1 = Struct({ service: Type.String(), consumers: List(ConsumerStatusV1) });
+export type ConsumersStatusV1 = Static<typeof ConsumersStatusV1>;
+
+/** `consumers.retry`: retry what one consumer parked. */
+export const RetryParkedRequestV1 = Struct({ name: Type.String() });
+export type RetryParkedRequestV1 = Static<typeof RetryParkedRequestV1>;
+
+/** The answer to `consumers.retry`. */
+export const RetryParkedReplyV1 = Struct({
+  name: Type.String(),
+  retried: Type.Integer(),
+  /** True when the read model was rebuilt from sequence 1 to apply them in order. */
+  rebuilt: Type.Boolean(),
+  still_parked: List(Struct({ seq: Type.Integer(), error: Type.String() })),
+});
+export type RetryParkedReplyV1 = Static<typeof RetryParkedReplyV1>;
+
+export const SERVICE_HEALTH_V1 = 'service.health.v1';
+export const SERVICE_CONSUMERS_STATUS_V1 = 'service.consumers.status.v1';
+export const SERVICE_CONSUMERS_RETRY_V1 = 'service.consumers.retry.v1';
+
+registerSchema(SERVICE_HEALTH_V1, EmptyRequestV1);
+registerSchema(SERVICE_CONSUMERS_STATUS_V1, EmptyRequestV1);
+registerSchema(SERVICE_CONSUMERS_RETRY_V1, RetryParkedRequestV1);
