@@ -124,7 +124,11 @@ export const RPCS = Object.freeze({
   'device-bridge.devices': rpc(DEVICE_BRIDGE_DEVICES_V1, ListDevicesRequestV1, ConnectedDevicesV1),
   'device-bridge.credentials.issue': rpc(DEVICE_CREDENTIALS_ISSUE_V1, IssueCredentialRequestV1, IssuedCredentialV1),
   'device-bridge.credentials.rotate': rpc(DEVICE_CREDENTIALS_ROTATE_V1, RotateCredentialRequestV1, IssuedCredentialV1),
-  'device-bridge.credentials.revoke': rpc(DEVICE_CREDENTIALS_REVOKE_V1, RevokeCredentialRequestV1, RevokedCredentialsV1),
+  'device-bridge.credentials.revoke': rpc(
+    DEVICE_CREDENTIALS_REVOKE_V1,
+    RevokeCredentialRequestV1,
+    RevokedCredentialsV1,
+  ),
   'device-bridge.credentials.list': rpc(DEVICE_CREDENTIALS_LIST_V1, ListCredentialsRequestV1, CredentialListV1),
   'model-loop.start': rpc(MODEL_LOOP_START_V1, StartConversationRequestV1, StartConversationReplyV1),
   'model-loop.get': rpc(MODEL_LOOP_GET_V1, GetConversationRequestV1, ConversationViewV1),
@@ -156,11 +160,22 @@ export type RpcContractOf<N extends RpcName> = N extends keyof typeof RPCS
     ? (typeof SERVICE_RPCS)[C]
     : never;
 
+/**
+ * The request and reply types of every command, worked out once. Code generic in the command name indexes this map:
+ * the compiler then never works the schemas' types out again for every name at once, which costs it seconds.
+ */
+export type RpcTypes = {
+  readonly [N in RpcName]: {
+    readonly request: Static<RpcContractOf<N>['request']>;
+    readonly reply: Static<RpcContractOf<N>['reply']>;
+  };
+};
+
 /** The request body of command `N`. */
-export type RpcRequestOf<N extends RpcName> = Static<RpcContractOf<N>['request']>;
+export type RpcRequestOf<N extends RpcName> = RpcTypes[N]['request'];
 
 /** The `data` of command `N`'s reply. */
-export type RpcReplyOf<N extends RpcName> = Static<RpcContractOf<N>['reply']>;
+export type RpcReplyOf<N extends RpcName> = RpcTypes[N]['reply'];
 
 /** Where command `name` is served, and its contract; undefined for a name that is not a command. */
 export function rpcContract(
@@ -178,8 +193,9 @@ export function rpcContract(
 /**
  * Checks `data` against the reply schema of command `name` (compiled on first use) and returns it typed; throws
  * SchemaViolationError listing what is wrong. For tests and tools that hold a service to its declared reply.
+ * (`NoInfer`: `N` comes from `name` alone; inferring it back from where the result goes costs the compiler seconds.)
  */
-export function assertValidReply<N extends RpcName>(name: N, data: unknown): RpcReplyOf<N> {
+export function assertValidReply<N extends RpcName>(name: N, data: unknown): NoInfer<RpcReplyOf<N>> {
   const found = rpcContract(name);
   if (!found) throw new Error(`${name} is not a command of any service`);
   const schema = `${Object.hasOwn(RPCS, name) ? name : `service.${found.command}`}.reply`;

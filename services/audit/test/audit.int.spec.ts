@@ -50,7 +50,8 @@ describe('audit service', () => {
   let bridge: ToolCalls;
   let approvals: ToolCalls;
 
-  const ask = <N extends RpcName>(name: N, body: RpcRequestOf<N>) => callRpc(nc, ns, name, body, { checkReply: true });
+  const ask = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
+    callRpc(nc, ns, name, body, { checkReply: true });
   const inOneMinute = () => new Date(Date.now() + 60_000).toISOString();
   const cause = (correlationid = 'conv-1') => ({ correlationid, causationid: randomUUID() });
 
@@ -589,7 +590,9 @@ describe('audit service', () => {
         code: 'invalid_query',
         message: expect.stringMatching(/Drop call_id/),
       });
-      await expect(ask('audit.events', { tenant: 'acme', limit: 1001 })).rejects.toMatchObject({ code: 'schema_violation' });
+      await expect(ask('audit.events', { tenant: 'acme', limit: 1001 })).rejects.toMatchObject({
+        code: 'schema_violation',
+      });
       await expect(ask('audit.call', { tenant: 'acme.*', call_id: refused.callId })).rejects.toMatchObject({
         code: 'schema_violation',
       });
@@ -653,7 +656,9 @@ describe('audit service', () => {
     );
 
     it('refuses an unknown projection name', async () => {
-      await expect(ask('audit.rebuild', { projection: 'everything' })).rejects.toMatchObject({ code: 'schema_violation' });
+      await expect(ask('audit.rebuild', { projection: 'everything' })).rejects.toMatchObject({
+        code: 'schema_violation',
+      });
     });
   });
 });

@@ -84,9 +84,7 @@ export const ToolCallStatusViewV1 = Struct({
   /** Why the outcome is unknown, when the status is `outcome_unknown`; otherwise `null`. */
   unknown_cause: Nullable(OutcomeUnknownCauseV1),
   /** The open approval while `staged` (the model's `pending_confirmation`); otherwise `null`. */
-  pending_approval: Nullable(
-    Struct({ approval_id: Type.String(), summary: Type.String(), expires_at: Type.String() }),
-  ),
+  pending_approval: Nullable(Struct({ approval_id: Type.String(), summary: Type.String(), expires_at: Type.String() })),
   /** Who sealed it, when `sealed`; otherwise `null`. */
   sealed_by: Nullable(Type.String()),
   /**

@@ -52,7 +52,10 @@ const MAX_CACHED_AGENTS = 10_000;
  */
 @Injectable()
 export class PolicyClient {
-  private readonly offered = new Map<string, { readonly at: number; readonly tools: Promise<readonly OfferedToolV1[]> }>();
+  private readonly offered = new Map<
+    string,
+    { readonly at: number; readonly tools: Promise<readonly OfferedToolV1[]> }
+  >();
 
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
@@ -111,7 +114,11 @@ export class PolicyClient {
     return this.call('policy.status', request);
   }
 
-  private call<N extends RpcName>(name: N, body: RpcRequestOf<N>, ifUnanswered?: UnansweredHint): Promise<RpcReplyOf<N>> {
+  private call<N extends RpcName>(
+    name: N,
+    body: NoInfer<RpcRequestOf<N>>,
+    ifUnanswered?: UnansweredHint,
+  ): Promise<NoInfer<RpcReplyOf<N>>> {
     return callRpc(this.infra.nc, this.config.namespace, name, body, {
       timeoutMs: this.config.policyTimeoutMs,
       ifUnanswered,
