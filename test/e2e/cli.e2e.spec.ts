@@ -96,7 +96,7 @@ describe('ormuz CLI against the running platform', () => {
   }
 
   /** {@link ok} for a command that prints a service's reply: it must be the reply the contracts declare for `name`. */
-  async function okReply<N extends RpcName>(name: N, ...args: string[]): Promise<RpcReplyOf<N>> {
+  async function okReply<N extends RpcName>(name: N, ...args: string[]): Promise<NoInfer<RpcReplyOf<N>>> {
     return assertValidReply(name, await ok<unknown>(...args));
   }
 

@@ -35,7 +35,7 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
   const services: Tracked[] = [];
   let op = 0;
 
-  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+  const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
     callRpc(nc, namespace, name, body, { timeoutMs: 10_000, checkReply: true });
   const submit = (tool: string, args: Record<string, unknown>) =>
     call('policy.submit', {

@@ -50,9 +50,7 @@ describe('kill -9 of model-loop while conversations run', () => {
       }
     };
     const view = (id: string) =>
-      platform
-        .call('model-loop.get', { tenant, conversation_id: id }, 3000)
-        .catch(() => undefined);
+      platform.call('model-loop.get', { tenant, conversation_id: id }, 3000).catch(() => undefined);
 
     // Killed while the conversations start and the agents ask for their tools.
     const starting = Promise.all(ids.map(start));

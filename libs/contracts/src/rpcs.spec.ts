@@ -30,7 +30,8 @@ describe('the command map', () => {
   });
 
   it('compiles every reply schema, and holds a reply to it', () => {
-    for (const name of Object.keys(RPCS) as RpcName[]) expect(() => assertValidReply(name, null)).toThrow(SchemaViolationError);
+    for (const name of Object.keys(RPCS) as RpcName[])
+      expect(() => assertValidReply(name, null)).toThrow(SchemaViolationError);
     const status = {
       status: {
         status: 'succeeded',
@@ -48,6 +49,8 @@ describe('the command map', () => {
     expect(assertValidReply('policy.status', status)).toBe(status);
     expect(() => assertValidReply('policy.status', { ...status, version: '7' })).toThrow(/version must be integer/);
     expect(() => assertValidReply('policy.status', { ...status, extra: 1 })).toThrow(/unexpected property 'extra'/);
-    expect(assertValidReply('audit.health', { service: 'audit', pid: 1, endpoints: { http: 'http://x' } })).toBeDefined();
+    expect(
+      assertValidReply('audit.health', { service: 'audit', pid: 1, endpoints: { http: 'http://x' } }),
+    ).toBeDefined();
   });
 });

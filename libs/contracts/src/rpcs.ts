@@ -164,11 +164,22 @@ export type RpcContractOf<N extends RpcName> = N extends keyof typeof RPCS
     ? (typeof SERVICE_RPCS)[C]
     : never;
 
+/**
+ * The request and reply types of every command, worked out once. Code generic in the command name indexes this map:
+ * the compiler then never works the schemas' types out again for every name at once, which costs it seconds.
+ */
+export type RpcTypes = {
+  readonly [N in RpcName]: {
+    readonly request: Static<RpcContractOf<N>['request']>;
+    readonly reply: Static<RpcContractOf<N>['reply']>;
+  };
+};
+
 /** The request body of command `N`. */
-export type RpcRequestOf<N extends RpcName> = Static<RpcContractOf<N>['request']>;
+export type RpcRequestOf<N extends RpcName> = RpcTypes[N]['request'];
 
 /** The `data` of command `N`'s reply. */
-export type RpcReplyOf<N extends RpcName> = Static<RpcContractOf<N>['reply']>;
+export type RpcReplyOf<N extends RpcName> = RpcTypes[N]['reply'];
 
 /** Where command `name` is served, and its contract; undefined for a name that is not a command. */
 export function rpcContract(
@@ -186,8 +197,9 @@ export function rpcContract(
 /**
  * Checks `data` against the reply schema of command `name` (compiled on first use) and returns it typed; throws
  * SchemaViolationError listing what is wrong. For tests and tools that hold a service to its declared reply.
+ * (`NoInfer`: `N` comes from `name` alone; inferring it back from where the result goes costs the compiler seconds.)
  */
-export function assertValidReply<N extends RpcName>(name: N, data: unknown): RpcReplyOf<N> {
+export function assertValidReply<N extends RpcName>(name: N, data: unknown): NoInfer<RpcReplyOf<N>> {
   const found = rpcContract(name);
   if (!found) throw new Error(`${name} is not a command of any service`);
   const schema = `${Object.hasOwn(RPCS, name) ? name : `service.${found.command}`}.reply`;

@@ -28,7 +28,9 @@ describe('@Rpc', () => {
     const handlers = new Handlers();
     const call = (body: unknown) => () => (handlers.riskApps as (body: unknown) => unknown)(body);
     expect(call({ tenant: 'a.b' })).toThrow(SchemaViolationError);
-    expect(call({ tenant: 'acme', extra: 1 })).toThrow(/^policy\.tenant\.v1 is invalid: the value has an unexpected property 'extra'\.$/);
+    expect(call({ tenant: 'acme', extra: 1 })).toThrow(
+      /^policy\.tenant\.v1 is invalid: the value has an unexpected property 'extra'\.$/,
+    );
     expect(call(undefined)).toThrow(/the value must be object/);
     expect(handlers.seen).toEqual([]);
   });

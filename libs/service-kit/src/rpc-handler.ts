@@ -17,14 +17,20 @@ export function Rpc<N extends RpcName>(name: N) {
   const found = rpcContract(name);
   if (!found) throw new Error(`${name} is not a command of any service`);
   const { requestSchema } = found.contract;
-  // Only `value` is named: the compiler then holds the method to the handler type (a whole descriptor would be
-  // invariant in it).
-  return (target: object, key: string | symbol, descriptor: { value?: RpcHandler<N> }): void => {
+  // Generic in the method's own type `M`, checked against the handler type: the compiler holds the method to the
+  // declared request and reply, without inferring `N` back from the method (which costs it seconds).
+  return <M extends RpcHandler<N>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<M>,
+  ): void => {
     const handle = descriptor.value;
     if (!handle) throw new Error(`@Rpc('${name}') must decorate a method`);
-    descriptor.value = function (this: unknown, body: unknown) {
-      return handle.call(this, assertValid<RpcRequestOf<N>>(requestSchema, body));
+    // Reflect.apply rather than handle.call, whose types the compiler would infer from the generic method again.
+    const checked = function (this: unknown, body: unknown): unknown {
+      return Reflect.apply(handle, this, [assertValid(requestSchema, body)]);
     };
-    MessagePattern(found.command)(target, key, descriptor as PropertyDescriptor);
+    descriptor.value = checked as M;
+    MessagePattern(found.command)(target, key, descriptor);
   };
 }

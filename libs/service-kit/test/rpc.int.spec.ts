@@ -151,9 +151,9 @@ describe('callRpc', () => {
   });
 
   it('refuses a name that is not a command before sending anything', async () => {
-    await expect(callRpc(nc, namespace, 'policy.nope' as 'policy.status', { tenant: 'a', call_id: 'b' })).rejects.toThrow(
-      'policy.nope is not a command of any service',
-    );
+    await expect(
+      callRpc(nc, namespace, 'policy.nope' as 'policy.status', { tenant: 'a', call_id: 'b' }),
+    ).rejects.toThrow('policy.nope is not a command of any service');
   });
 });
 

@@ -10,7 +10,7 @@ describe('approvals service', () => {
   let db: TestDatabase;
   let svc: RunningService;
   let policy: ToolCalls;
-  const ask = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+  const ask = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
     callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
   const cause = () => ({ correlationid: 'test', causationid: `c-${Math.random().toString(36).slice(2)}` });
 
@@ -98,15 +98,19 @@ describe('approvals service', () => {
     });
     expect(first).toMatchObject({ status: 'denied', decided_by: 'alice@acme', decided_at: expect.any(String) });
 
-    const second = await ask('approvals.deny', { tenant: 'acme', approval_id: approvalId, decided_by: 'bob@acme' }).catch(
-      (e: unknown) => e,
-    );
+    const second = await ask('approvals.deny', {
+      tenant: 'acme',
+      approval_id: approvalId,
+      decided_by: 'bob@acme',
+    }).catch((e: unknown) => e);
     expect(second).toMatchObject({ code: 'approval_already_decided' });
     expect((second as Error).message).toContain(`was already denied by alice@acme at ${first.decided_at}`);
 
-    const approve = await ask('approvals.approve', { tenant: 'acme', approval_id: approvalId, decided_by: 'bob@acme' }).catch(
-      (e: unknown) => e,
-    );
+    const approve = await ask('approvals.approve', {
+      tenant: 'acme',
+      approval_id: approvalId,
+      decided_by: 'bob@acme',
+    }).catch((e: unknown) => e);
     expect((approve as Error).message).toContain(`was already denied by alice@acme at ${first.decided_at}`);
   });
 

@@ -51,7 +51,8 @@ describe('audit service', () => {
   let bridge: ToolCalls;
   let approvals: ToolCalls;
 
-  const ask = <N extends RpcName>(name: N, body: RpcRequestOf<N>) => callRpc(nc, ns, name, body, { checkReply: true });
+  const ask = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
+    callRpc(nc, ns, name, body, { checkReply: true });
   const canonicalPayloadFields = (args: unknown) => {
     const { payload, sha256 } = canonicalPayload(args);
     return { payload, payload_sha256: sha256 };

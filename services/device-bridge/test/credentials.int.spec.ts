@@ -25,7 +25,7 @@ describe('device credentials', () => {
   });
   afterAll(() => bridge.close());
 
-  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+  const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
     callRpc(bridge.svc.infra.nc, bridge.namespace, name, body, { checkReply: true });
 
   /** Connects and says hello; resolves once the bridge answered (welcome or a fatal error). */

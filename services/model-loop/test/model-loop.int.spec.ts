@@ -20,13 +20,12 @@ describe('model-loop with policy', () => {
   let store: EventStore;
 
   const startLoop = () => platform.startLoop();
-  const rpc = <N extends RpcName>(name: N, body: RpcRequestOf<N>) => callRpc(nc, namespace, name, body, { checkReply: true });
+  const rpc = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
+    callRpc(nc, namespace, name, body, { checkReply: true });
   // Some tests send what the schema refuses, to see the refusal: the body is not held to the request type.
   const start = (body: Record<string, unknown>) => rpc('model-loop.start', body as RpcRequestOf<'model-loop.start'>);
-  const view = (conversationId: string) =>
-    rpc('model-loop.get', { tenant, conversation_id: conversationId });
-  const callStatus = async (callId: string) =>
-    (await rpc('policy.status', { tenant, call_id: callId })).status;
+  const view = (conversationId: string) => rpc('model-loop.get', { tenant, conversation_id: conversationId });
+  const callStatus = async (callId: string) => (await rpc('policy.status', { tenant, call_id: callId })).status;
   /** Polls the read model until `ready` holds for the conversation. */
   const viewWhen = (conversationId: string, ready: (v: ConversationViewV1) => boolean, message: string) =>
     waitFor(

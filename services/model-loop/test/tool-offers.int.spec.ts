@@ -71,7 +71,7 @@ describe('tools offered to the model, and the platform tools model-loop runs', (
   let bridge: ToolCalls;
   let owner: ToolCalls;
 
-  const rpc = <N extends RpcName>(name: N, body: RpcRequestOf<N>) => callRpc(nc, namespace, name, body, { checkReply: true });
+  const rpc = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) => callRpc(nc, namespace, name, body, { checkReply: true });
   const start = (body: Omit<RpcRequestOf<'model-loop.start'>, 'tenant' | 'device_id'>) =>
     rpc('model-loop.start', { tenant, device_id: 'phone-1', ...body });
   const viewWhen = (conversationId: string, ready: (v: ConversationViewV1) => boolean, message: string) =>

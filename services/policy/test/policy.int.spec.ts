@@ -17,7 +17,7 @@ describe('policy service', () => {
   let db: TestDatabase;
   let svc: RunningService;
   const namespace = randomNamespace();
-  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+  const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
     callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
   const submit = (overrides: Record<string, unknown> = {}) =>
     call('policy.submit', {

@@ -26,7 +26,7 @@ describe('policy: tenant finance app lists and observed screens', () => {
   const namespace = randomNamespace();
   const cause = { correlationid: 'test', causationid: 'test' };
   let n = 0;
-  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>) =>
+  const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
     callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
   const submit = (tenant: string, tool: string, args: Record<string, unknown>) =>
     call('policy.submit', {
@@ -106,7 +106,11 @@ describe('policy: tenant finance app lists and observed screens', () => {
 
   it('stages a tap in an app the tenant lists as finance, and only for that tenant', async () => {
     expect((await tap('acme', LENDER, 'Open')).status).toBe('authorized');
-    const saved = await call('policy.risk.apps.set', { tenant: 'acme', finance: ['com.X.Kasse.*'], not_finance: [NOTES] });
+    const saved = await call('policy.risk.apps.set', {
+      tenant: 'acme',
+      finance: ['com.X.Kasse.*'],
+      not_finance: [NOTES],
+    });
     expect(saved).toEqual({ tenant: 'acme', finance: [LENDER], not_finance: [NOTES] });
     expect(await call('policy.risk.apps.get', { tenant: 'acme' })).toEqual(saved);
     expect((await tap('acme', LENDER, 'Open')).status).toBe('staged');
@@ -160,9 +164,15 @@ describe('policy: tenant finance app lists and observed screens', () => {
     ).rejects.toMatchObject({
       message: expect.stringMatching(/in both --finance and --not-finance/),
     });
-    await expect(call('policy.risk.apps.set', { tenant: 'hoo.li', finance: [], not_finance: [] })).rejects.toMatchObject({
+    await expect(
+      call('policy.risk.apps.set', { tenant: 'hoo.li', finance: [], not_finance: [] }),
+    ).rejects.toMatchObject({
       code: 'schema_violation',
     });
-    expect(await call('policy.risk.apps.get', { tenant: 'hooli' })).toEqual({ tenant: 'hooli', finance: [], not_finance: [] });
+    expect(await call('policy.risk.apps.get', { tenant: 'hooli' })).toEqual({
+      tenant: 'hooli',
+      finance: [],
+      not_finance: [],
+    });
   });
 });

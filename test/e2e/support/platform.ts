@@ -44,7 +44,7 @@ export interface Platform {
   readonly databaseUrl: string;
   /** Sends a command to a service over NATS. */
   /** Sends command `name`, holding the reply to its declared schema. */
-  call<N extends RpcName>(name: N, body: RpcRequestOf<N>, timeoutMs?: number): Promise<RpcReplyOf<N>>;
+  call<N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>, timeoutMs?: number): Promise<NoInfer<RpcReplyOf<N>>>;
   /** Kills the service with SIGKILL and waits for it to be gone. */
   kill9(service: ServiceName): Promise<void>;
   /** Starts the service again and waits until it answers. */
@@ -87,7 +87,7 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
       throw new Error(`${(err as Error).message}\n${tailLog(proc, 30)}`);
     }
   };
-  const call = <N extends RpcName>(name: N, body: RpcRequestOf<N>, timeoutMs = 5_000) =>
+  const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>, timeoutMs = 5_000) =>
     callRpc(nc, namespace, name, body, { timeoutMs, checkReply: true });
 
   const platform: Platform = {
@@ -157,9 +157,7 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
       );
     }
     await waitFor(
-      async () =>
-        (await call('device-bridge.devices', { tenant }, 2000)).devices.length ===
-        devices.length,
+      async () => (await call('device-bridge.devices', { tenant }, 2000)).devices.length === devices.length,
       { timeoutMs: 20_000, message: `${devices.length} phones to connect` },
     );
   } catch (err) {

@@ -47,9 +47,9 @@ export class CliContext {
    */
   async call<N extends RpcName>(
     name: N,
-    body: RpcRequestOf<N>,
+    body: NoInfer<RpcRequestOf<N>>,
     options: number | { timeoutMs?: number; ifUnanswered?: UnansweredHint } = {},
-  ): Promise<RpcReplyOf<N>> {
+  ): Promise<NoInfer<RpcReplyOf<N>>> {
     const { timeoutMs = 10_000, ifUnanswered } = typeof options === 'number' ? { timeoutMs: options } : options;
     return callRpc(await this.nc(), this.config.namespace, name, body, { timeoutMs, ifUnanswered });
   }

@@ -12,7 +12,6 @@ import {
   type CallRequestedV1,
   type CallTimelineEntryV1,
   type JsonValue,
-  type ToolCallEventDraft,
 } from '@ormuz/contracts';
 import { RemoteError } from '@ormuz/service-kit';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';

@@ -127,9 +127,9 @@ export class PolicyClient {
 
   private call<N extends RpcName>(
     name: N,
-    body: RpcRequestOf<N>,
+    body: NoInfer<RpcRequestOf<N>>,
     ifUnanswered?: UnansweredHint,
-  ): Promise<RpcReplyOf<N>> {
+  ): Promise<NoInfer<RpcReplyOf<N>>> {
     return callRpc(this.infra.nc, this.config.namespace, name, body, {
       timeoutMs: this.config.policyTimeoutMs,
       ifUnanswered,

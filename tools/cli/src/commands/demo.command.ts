@@ -189,8 +189,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         });
         const conversationId = started.conversation_id;
         out(`conversation ${conversationId} started`);
-        const get = () =>
-          c.call('model-loop.get', { tenant: DEMO_TENANT, conversation_id: conversationId }, 3000);
+        const get = () => c.call('model-loop.get', { tenant: DEMO_TENANT, conversation_id: conversationId }, 3000);
 
         const paused = await poll(
           get,
@@ -219,10 +218,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           out(`${callId} ${s.status.tool ?? ''}: ${s.status.status}`);
           for (const t of s.timeline ?? []) out(`   #${t.seq} ${t.type.replace('ormuz.toolcall.', '')} (${t.source})`);
           const audit = await poll(
-            () =>
-              c
-                .call('audit.call', { tenant: DEMO_TENANT, call_id: callId }, 2000)
-                .catch(() => undefined),
+            () => c.call('audit.call', { tenant: DEMO_TENANT, call_id: callId }, 2000).catch(() => undefined),
             (r) => r !== undefined && r.status === s.status.status,
             remaining(),
             `the audit row of ${callId}`,
