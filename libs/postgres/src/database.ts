@@ -57,6 +57,11 @@ export interface DatabaseOptions {
    * Default false: a missing database is then a {@link DatabaseMissingError}.
    */
   readonly createIfMissing?: boolean;
+  /**
+   * Told when an idle pooled connection fails (the server restarted, or ended the session): the pool drops that
+   * connection and the next query opens a new one, so this is a report, not a failure. Default: nothing is told.
+   */
+  readonly onIdleError?: (err: Error) => void;
 }
 
 /**
@@ -79,6 +84,8 @@ export async function openDatabase<DB>(opts: DatabaseOptions): Promise<Kysely<DB
 
 async function connect<DB>(opts: DatabaseOptions): Promise<Kysely<DB>> {
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: 3000 });
+  // Without a listener, an idle connection the server ends (a restart, a terminated session) crashes the process.
+  pool.on('error', (err) => opts.onIdleError?.(err));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);

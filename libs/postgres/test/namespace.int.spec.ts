@@ -2,9 +2,9 @@
  * A database belongs to the first namespace that opens it; every other namespace is refused before it writes
  * anything. A namespace's default database is created on first use.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import { createTestDatabase, randomNamespace, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, waitFor, type TestDatabase } from '@ormuz/testing';
 import {
   claimNamespace,
   DatabaseMissingError,
@@ -112,5 +112,37 @@ describe('openDatabase', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(PostgresUnavailableError);
+  });
+});
+
+describe('a pool whose idle connections the server ends', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('reports them, keeps the process alive, and answers the next query on a new connection', async () => {
+    const failures: string[] = [];
+    const db = await openDatabase({ url: database.url, onIdleError: (err) => failures.push(err.message) });
+    try {
+      // Two idle connections in the pool, then the server ends every session of the database (as a restart would).
+      await Promise.all([sql`select pg_sleep(0)`.execute(db), sql`select pg_sleep(0)`.execute(db)]);
+      const admin = new pg.Client({
+        connectionString: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test',
+      });
+      await admin.connect();
+      try {
+        await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [database.name]);
+      } finally {
+        await admin.end();
+      }
+      await waitFor(() => failures.length > 0, { message: 'the idle connections to be reported' });
+      expect(failures[0]).toMatch(/terminating connection/);
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.destroy();
+    }
   });
 });

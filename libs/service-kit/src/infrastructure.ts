@@ -58,7 +58,12 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   const jsm = await jetstreamManager(nc);
   let db: Kysely<any>;
   try {
-    db = await openDatabase({ url: opts.config.databaseUrl, createIfMissing: opts.config.createDatabase });
+    db = await openDatabase({
+      url: opts.config.databaseUrl,
+      createIfMissing: opts.config.createDatabase,
+      onIdleError: (err) =>
+        logger.warn({ err: err.message }, 'an idle database connection failed; the pool opens another'),
+    });
   } catch (err) {
     await nc.close();
     throw err;
