@@ -1,3 +1,7 @@
 export * from './access.js';
+export * from './authenticator.js';
+export * from './dev-issuer.js';
 export * from './errors.js';
 export * from './identity.js';
+export * from './jwt-verifier.js';
+export * from './settings.js';

@@ -1,0 +1,31 @@
+/**
+ * Turns a presented credential into a verified identity: `Bearer <API key>` for agents and programs, `Bearer <JWT>`
+ * for people. One instance per service, shared by its NATS commands and its HTTP routes.
+ */
+import { UnauthenticatedError } from './errors.js';
+import type { AgentIdentity, Identity } from './identity.js';
+import type { JwtVerifier } from './jwt-verifier.js';
+
+/** Verifies an API key (the store in `api-keys/`). */
+export interface ApiKeyVerifier {
+  /** True when `credential` has the shape of an API key (it is then never tried as a JWT). */
+  recognises(credential: string): boolean;
+  verify(key: string): Promise<AgentIdentity>;
+}
+
+export class Authenticator {
+  constructor(
+    private readonly jwt: JwtVerifier,
+    private readonly keys: ApiKeyVerifier | undefined,
+  ) {}
+
+  /** The identity behind an `Authorization` header value; undefined when there is none. Throws UnauthenticatedError. */
+  async fromHeader(header: string | undefined): Promise<Identity | undefined> {
+    if (header === undefined || header === '') return undefined;
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    if (!match) throw new UnauthenticatedError('The Authorization header must be `Bearer <token or API key>`.');
+    const credential = match[1]!;
+    if (this.keys?.recognises(credential)) return this.keys.verify(credential);
+    return this.jwt.verify(credential);
+  }
+}
