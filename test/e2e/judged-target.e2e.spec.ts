@@ -14,7 +14,7 @@ import { SIM_PACKAGES, SimulatedDevice, runSimulatedDevice, type SimulatedDevice
 import { connectNats } from '@ormuz/event-log';
 import type { CallTimelineEntryV1, RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { callRpc } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
 import { killAll, ROOT, spawnTracked, type Tracked } from './support/processes.js';
 
 const TENANT = 'acme';
@@ -36,7 +36,9 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
   let op = 0;
 
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(nc, namespace, name, body, { timeoutMs: 10_000, checkReply: true });
+    adminFor(body).then((credential) =>
+      callRpc(nc, namespace, name, body, { credential, timeoutMs: 10_000, checkReply: true }),
+    );
   const submit = (tool: string, args: Record<string, unknown>) =>
     call('policy.submit', {
       tenant: TENANT,
@@ -196,7 +198,7 @@ describe('a tap is judged on what is under the finger (policy + bridge + simulat
     expect(tap.status).toBe('staged');
     await waitFor(
       () =>
-        call('approvals.approve', { tenant: TENANT, approval_id: tap.approval_id!, decided_by: 'owner@acme' }).then(
+        call('approvals.approve', { tenant: TENANT, approval_id: tap.approval_id! }).then(
           () => true,
           () => false,
         ),

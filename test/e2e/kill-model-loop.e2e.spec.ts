@@ -72,7 +72,6 @@ describe('kill -9 of model-loop while conversations run', () => {
       await platform.call('approvals.approve', {
         tenant,
         approval_id: v.pending[0]!.approval_id,
-        decided_by: 'owner@acme',
       });
     }
     // Killed again while the outcomes of the approved calls flow back into the conversations.

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
 import { callRpc } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
 import { DEMO_DEVICE, DEMO_NAMESPACE, DEMO_TENANT } from '../../tools/cli/src/commands/demo.command.js';
 import { cliEntry, exitWithin, killAll, ROOT, spawnTracked, type Tracked } from './support/processes.js';
 
@@ -140,7 +140,9 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
   it('reports a service killed with SIGKILL and restarts it on the same port; the phone comes back', async () => {
     if (!demo || !nc) throw new Error('the demo is not running');
     const port = /device WebSocket +ws:\/\/127\.0\.0\.1:(\d+)/.exec(demo.stdout())?.[1];
-    const before = await callRpc(nc, namespace, 'device-bridge.health', {}, { timeoutMs: 5000, checkReply: true });
+    const before = await adminFor({}).then((credential) =>
+      callRpc(nc!, namespace, 'device-bridge.health', {}, { credential, timeoutMs: 5000, checkReply: true }),
+    );
     process.kill(before.pid, 'SIGKILL');
     await waitFor(() => demo!.stdout().includes('device-bridge is back'), {
       timeoutMs: 60_000,
@@ -148,12 +150,16 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
       message: 'the supervisor to restart device-bridge',
     });
     expect(demo.stdout()).toMatch(/device-bridge was killed \(SIGKILL\); restarting it in \d+ ms \(restart 1 of \d+\)/);
-    const after = await callRpc(nc, namespace, 'device-bridge.health', {}, { timeoutMs: 5000, checkReply: true });
+    const after = await adminFor({}).then((credential) =>
+      callRpc(nc!, namespace, 'device-bridge.health', {}, { credential, timeoutMs: 5000, checkReply: true }),
+    );
     expect(after.pid).not.toBe(before.pid);
     expect(after.endpoints.devices).toBe(`ws://127.0.0.1:${port}/v1/devices`);
     await waitFor(
       async () => {
-        const r = await callRpc(nc!, namespace, 'device-bridge.devices', { tenant: DEMO_TENANT }, 2000);
+        const r = await adminFor({ tenant: DEMO_TENANT }).then((credential) =>
+          callRpc(nc!, namespace, 'device-bridge.devices', { tenant: DEMO_TENANT }, { timeoutMs: 2000, credential }),
+        );
         return r.devices.some((d) => d.device_id === DEMO_DEVICE);
       },
       { timeoutMs: 30_000, intervalMs: 200, message: 'the simulated phone to reconnect to the restarted bridge' },

@@ -48,3 +48,12 @@ export function parseSubject(
 export function commandSubject(namespace: string, service: string, name: string): string {
   return `${namespace}.cmd.${service}.${name}`;
 }
+
+/**
+ * Subject of a command one service sends another, acting within a tenant: `<namespace>.int.<service>.<name>`. Only
+ * service users may publish here (the NATS server's authorization block), which is what lets the receiver trust the
+ * identity header such a request carries; people and programs use {@link commandSubject} with a credential.
+ */
+export function internalCommandSubject(namespace: string, service: string, name: string): string {
+  return `${namespace}.int.${service}.${name}`;
+}

@@ -1,6 +1,7 @@
 /**
  * Environment is read once at boot into a typed, frozen config; nothing else reads `process.env`.
  */
+import { AuthSettingsError, loadAuthSettings, type AuthSettings } from '@ormuz/auth';
 import { identifierProblem } from '@ormuz/contracts';
 
 /** Settings every service shares. */
@@ -20,6 +21,11 @@ export interface BaseConfig {
   readonly namespace: string;
   /** pino level. Env `LOG_LEVEL`, default `info`. */
   readonly logLevel: string;
+  /**
+   * How people's tokens are verified (`ORMUZ_AUTH_*`): an OpenID-Connect issuer, or the development issuer when
+   * `ORMUZ_AUTH_ISSUER` is unset (libs/auth `loadAuthSettings`).
+   */
+  readonly auth: AuthSettings;
 }
 
 /** Raised at boot when the environment is invalid; the message names the variable and the fix. */
@@ -62,5 +68,15 @@ export function loadBaseConfig(env: Env): BaseConfig {
     createDatabase: !env.DATABASE_URL,
     namespace,
     logLevel: env.LOG_LEVEL || 'info',
+    auth: authSettings(env),
   });
+}
+
+function authSettings(env: Env): AuthSettings {
+  try {
+    return loadAuthSettings(env);
+  } catch (err) {
+    if (err instanceof AuthSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
 }

@@ -16,7 +16,16 @@ export {
   type ServiceHealth,
   type UnansweredHint,
 } from './rpc.js';
-export { Rpc, type RpcHandler } from './rpc-handler.js';
+export { Rpc, checkRequest, type RpcHandler } from './rpc-handler.js';
+export {
+  AUTHORIZATION_HEADER,
+  IDENTITY_HEADER,
+  callerOf,
+  createAuthenticator,
+  type Credential,
+  type RpcCallContext,
+} from './caller.js';
+export { BearerAuthGuard, Caller } from './http-auth.js';
 export { submitUnansweredHint } from './submit-hint.js';
 export { NatsRpcServer, OrmuzExceptionFilter, httpStatusFor } from './nats-rpc.server.js';
 export {

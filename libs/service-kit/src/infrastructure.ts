@@ -2,6 +2,8 @@
  * What every service opens at start, in order: NATS (with a server check), Postgres (checked to belong to the
  * service's namespace), the streams it writes and its schema's migrations. Failures name the dependency, the URL and how to start it.
  */
+import type { Authenticator } from '@ormuz/auth';
+import { createAuthenticator } from './caller.js';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -27,6 +29,8 @@ export interface Infrastructure {
   readonly db: Kysely<any>;
   /** The projections and reactors this process runs, answering `consumers.status` and `consumers.retry`. */
   readonly consumers: LogConsumers;
+  /** Verifies the credentials callers present, on NATS commands and HTTP routes alike. */
+  readonly authenticator: Authenticator;
   /** URLs this process serves (`http`, `devices`, ...), filled in as listeners start; reported by `health`. */
   readonly endpoints: Record<string, string>;
   close(): Promise<void>;
@@ -82,8 +86,9 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   const applied = await migrateSchema(db, opts.schema, opts.migrations);
   if (applied.length > 0) logger.info({ applied, schema: opts.schema }, 'migrations applied');
   const store = new EventStore(js, jsm);
+  const authenticator = createAuthenticator(opts.config);
   const consumers = new LogConsumers();
-  consumers.serve(nc, opts.config.namespace, opts.service, logger);
+  consumers.serve(nc, opts.config.namespace, opts.service, logger, authenticator);
   return {
     service: opts.service,
     config: opts.config,
@@ -94,6 +99,7 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     store,
     db,
     consumers,
+    authenticator,
     endpoints: {},
     async close() {
       consumers.close();

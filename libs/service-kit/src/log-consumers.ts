@@ -4,8 +4,10 @@
  * (`ormuz projections status | retry`). A replica that runs none (a device-bridge follower) stays silent, so the one
  * that runs them answers.
  */
+import { authorize, type Authenticator } from '@ormuz/auth';
+import { callerOf } from './caller.js';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { commandSubject, type ConsumersStatusV1, type RetryParkedReplyV1 } from '@ormuz/contracts';
+import { commandSubject, type ConsumersStatusV1, type RetryParkedReplyV1, type RpcName } from '@ormuz/contracts';
 import type { ConsumerStatus, ParkedMessage } from '@ormuz/event-log';
 import type { Logger } from 'pino';
 import { toErrorBody, type RpcReply } from './rpc.js';
@@ -45,8 +47,11 @@ export class LogConsumers {
   }
 
   /** Answers the two commands for `service` until {@link close}. */
-  serve(nc: NatsConnection, namespace: string, service: string, logger: Logger): void {
-    const answer = (name: string, handle: (body: Record<string, unknown>) => Promise<unknown>) => {
+  serve(nc: NatsConnection, namespace: string, service: string, logger: Logger, authenticator: Authenticator): void {
+    const answer = (
+      name: 'consumers.status' | 'consumers.retry',
+      handle: (body: Record<string, unknown>) => Promise<unknown>,
+    ) => {
       const sub = nc.subscribe(commandSubject(namespace, service, name));
       this.subscriptions.push(sub);
       void (async () => {
@@ -54,6 +59,8 @@ export class LogConsumers {
           if (this.byName.size === 0) continue;
           let reply: RpcReply<unknown>;
           try {
+            // Every tenant's consumers: a platform administrator's command (libs/auth access table).
+            authorize(`${service}.${name}` as RpcName, await callerOf(authenticator, msg.headers, false), {});
             const body = msg.data.length > 0 ? (JSON.parse(msg.string()) as unknown) : {};
             if (typeof body !== 'object' || body === null || Array.isArray(body))
               throw new Error('The body must be a JSON object.');

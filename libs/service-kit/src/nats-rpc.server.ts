@@ -1,6 +1,8 @@
 /**
  * A NestJS transport strategy that serves `@MessagePattern('<name>')` handlers on
- * `<namespace>.cmd.<service>.<name>`, in a queue group so replicas share the load.
+ * `<namespace>.cmd.<service>.<name>` (callers present a bearer credential) and on `<namespace>.int.<service>.<name>`
+ * (other services, acting within a tenant), in a queue group so replicas share the load. Each handler is given the
+ * caller's verified identity (see `caller.ts`).
  *
  * NestJS's built-in NATS server binds patterns to fixed subjects; Ormuz needs the namespace in front (deployments and
  * test runs share one NATS account) and one reply shape with error codes, so the strategy is ours. It reuses the
@@ -8,10 +10,12 @@
  */
 import { Catch, HttpException, Logger as NestLogger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Authenticator } from '@ormuz/auth';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
-import { commandSubject } from '@ormuz/contracts';
+import { commandSubject, internalCommandSubject } from '@ormuz/contracts';
+import { callerOf, type RpcCallContext } from './caller.js';
 import { MAX_RPC_BYTES, toErrorBody, type RpcReply } from './rpc.js';
 
 export class NatsRpcServer extends Server implements CustomTransportStrategy {
@@ -22,39 +26,47 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
     private readonly namespace: string,
     private readonly service: string,
     private readonly log: Logger,
+    private readonly authenticator: Authenticator,
   ) {
     super();
   }
 
   listen(callback: () => void): void {
     for (const [pattern, handler] of this.messageHandlers) {
-      const subject = commandSubject(this.namespace, this.service, pattern);
-      const sub = this.nc.subscribe(subject, {
-        queue: `${this.namespace}.${this.service}`,
-        callback: (err, msg) => {
-          if (err) {
-            this.log.error({ err: String(err), subject }, 'subscription error');
-            return;
-          }
-          void this.serve(handler, msg.data, subject).then((reply) => {
-            if (msg.reply) msg.respond(JSON.stringify(reply));
-          });
-        },
-      });
-      this.subscriptions.push(sub);
+      for (const internal of [false, true]) {
+        const subject = (internal ? internalCommandSubject : commandSubject)(this.namespace, this.service, pattern);
+        const sub = this.nc.subscribe(subject, {
+          queue: `${this.namespace}.${this.service}`,
+          callback: (err, msg) => {
+            if (err) {
+              this.log.error({ err: String(err), subject }, 'subscription error');
+              return;
+            }
+            void this.serve(handler, msg, subject, internal).then((reply) => {
+              if (msg.reply) msg.respond(JSON.stringify(reply));
+            });
+          },
+        });
+        this.subscriptions.push(sub);
+      }
     }
     callback();
   }
 
   private async serve(
-    handler: (data: unknown) => Promise<unknown>,
-    bytes: Uint8Array,
+    handler: (data: unknown, context: RpcCallContext) => Promise<unknown>,
+    msg: Msg,
     subject: string,
+    internal: boolean,
   ): Promise<RpcReply<unknown>> {
+    const bytes = msg.data;
     if (bytes.length > MAX_RPC_BYTES) {
       return {
         ok: false,
-        error: { code: 'payload_too_large', message: `The request is ${bytes.length} bytes; the limit is ${MAX_RPC_BYTES}.` },
+        error: {
+          code: 'payload_too_large',
+          message: `The request is ${bytes.length} bytes; the limit is ${MAX_RPC_BYTES}.`,
+        },
       };
     }
     let body: unknown;
@@ -67,8 +79,11 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
       };
     }
     try {
-      const result = await handler(body);
-      const data = await lastValueFrom(this.transformToObservable(result as Observable<unknown>), { defaultValue: null });
+      const context: RpcCallContext = { identity: await callerOf(this.authenticator, msg.headers, internal) };
+      const result = await handler(body, context);
+      const data = await lastValueFrom(this.transformToObservable(result as Observable<unknown>), {
+        defaultValue: null,
+      });
       return { ok: true, data };
     } catch (err) {
       const error = toErrorBody(err);
@@ -105,7 +120,8 @@ export class OrmuzExceptionFilter implements ExceptionFilter<unknown> {
       return;
     }
     const body = toErrorBody(exception);
-    if (body.code === 'internal') httpLog.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    if (body.code === 'internal')
+      httpLog.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     res.status(httpStatusFor(body.code)).json({ error: body });
   }
 }
@@ -114,6 +130,8 @@ const httpLog = new NestLogger('http');
 
 const HTTP_STATUS: Record<string, number> = {
   schema_violation: 400,
+  unauthenticated: 401,
+  forbidden: 403,
   malformed_json: 400,
   invalid_identifier: 400,
   non_canonical_value: 400,

@@ -3,10 +3,11 @@
  * `{ ok: true, data }` or `{ ok: false, error: { code, message } }`. Errors are results: a caller always gets a code
  * it can branch on and a sentence it can show.
  */
-import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
   assertValidReply,
   commandSubject,
+  internalCommandSubject,
   OrmuzError,
   rpcContract,
   type RpcName,
@@ -14,6 +15,8 @@ import {
   type RpcRequestOf,
   type ServiceHealthV1,
 } from '@ormuz/contracts';
+
+import { AUTHORIZATION_HEADER, IDENTITY_HEADER, type Credential } from './caller.js';
 
 /** Largest accepted request body, in bytes. */
 export const MAX_RPC_BYTES = 512 * 1024;
@@ -97,6 +100,11 @@ export interface CallServiceOptions {
   readonly timeoutMs?: number;
   /** For a command that changes state: what to say when no answer (or an ambiguous failure) comes. */
   readonly ifUnanswered?: UnansweredHint;
+  /**
+   * Who is asking: a bearer token or API key (sent as `Authorization`), or a service acting within a tenant (sent on
+   * the internal subject with `Ormuz-Identity`). Without one, only commands anyone may run (health) are answered.
+   */
+  readonly credential?: Credential;
 }
 
 /**
@@ -112,11 +120,15 @@ export async function callService<T>(
   body: unknown,
   options: number | CallServiceOptions = {},
 ): Promise<T> {
-  const { timeoutMs = 5000, ifUnanswered } = typeof options === 'number' ? { timeoutMs: options } : options;
-  const subject = commandSubject(namespace, service, name);
+  const { timeoutMs = 5000, ifUnanswered, credential } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const internal = credential !== undefined && 'service' in credential;
+  const subject = (internal ? internalCommandSubject : commandSubject)(namespace, service, name);
   let reply;
   try {
-    reply = await nc.request(subject, JSON.stringify(body ?? {}), { timeout: timeoutMs });
+    reply = await nc.request(subject, JSON.stringify(body ?? {}), {
+      timeout: timeoutMs,
+      headers: headersFor(credential),
+    });
   } catch (err) {
     throw new ServiceUnavailableError(subject, reasonOf(err, timeoutMs), noAnswerCause(err), ifUnanswered);
   }
@@ -191,6 +203,17 @@ export async function waitUntilServing(
       if (err.noAnswer === 'no_responders') await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+function headersFor(credential: Credential | undefined) {
+  if (!credential) return undefined;
+  const h = natsHeaders();
+  if ('bearer' in credential) h.set(AUTHORIZATION_HEADER, `Bearer ${credential.bearer}`);
+  else {
+    const { service, tenant, agent_id } = credential.service;
+    h.set(IDENTITY_HEADER, JSON.stringify({ service, tenant, ...(agent_id === undefined ? {} : { agent_id }) }));
+  }
+  return h;
 }
 
 function noAnswerCause(err: unknown): NoAnswerCause {

@@ -34,7 +34,7 @@ export interface RunningService {
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const infra = await openInfrastructure(opts);
   const logger = new PinoNestLogger(infra.logger);
-  const strategy = new NatsRpcServer(infra.nc, opts.config.namespace, opts.service, infra.logger);
+  const strategy = new NatsRpcServer(infra.nc, opts.config.namespace, opts.service, infra.logger, infra.authenticator);
   let app: INestApplicationContext;
   let httpUrl: string | undefined;
   try {

@@ -1,11 +1,12 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { commandSubject, SchemaViolationError } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { randomNamespace, testEnv } from '@ormuz/testing';
+import { randomNamespace, testEnv, adminFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import {
   callRpc,
   callService,
+  type CallServiceOptions,
   RemoteError,
   ServiceUnavailableError,
   submitUnansweredHint,
@@ -18,13 +19,15 @@ describe('callService when the answer does not come', () => {
   const request = { tenant: 'acme', origin: { kind: 'operation' as const, operation_id: 'op-lost-1' } };
   const callId = deriveCallId('acme', request.origin);
   const hint = submitUnansweredHint(request);
-  const submit = (options: Parameters<typeof callService>[5]) =>
-    callService(nc, namespace, 'policy', 'submit', request, options).then(
-      () => {
-        throw new Error('expected no answer');
-      },
-      (err: unknown) => err as Error,
-    );
+  const submit = (options: CallServiceOptions) =>
+    adminFor(request)
+      .then((credential) => callService(nc, namespace, 'policy', 'submit', request, { ...options, credential }))
+      .then(
+        () => {
+          throw new Error('expected no answer');
+        },
+        (err: unknown) => err as Error,
+      );
 
   beforeAll(async () => {
     nc = await connectNats({ url: testEnv().natsUrl, name: 'rpc-test' });
@@ -75,7 +78,9 @@ describe('callService when the answer does not come', () => {
   });
 
   it('keeps the plain words for a read that gets no answer', async () => {
-    const err = await callService(nc, namespace, 'policy', 'status', {}, 2000).catch((e: Error) => e);
+    const err = await adminFor({})
+      .then((credential) => callService(nc, namespace, 'policy', 'status', {}, { timeoutMs: 2000, credential }))
+      .catch((e: Error) => e);
     expect(err).toBeInstanceOf(ServiceUnavailableError);
     expect((err as Error).message).toMatch(/Check that the service is running/);
     expect((err as Error).message).not.toMatch(/may have been recorded/);
@@ -133,7 +138,9 @@ describe('callRpc', () => {
 
   it("sends the command on its service's subject and returns the reply's data", async () => {
     const { result, requests } = await answering(apps, () =>
-      callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }, { checkReply: true }),
+      adminFor({ tenant: 'acme' }).then((credential) =>
+        callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }, { credential, checkReply: true }),
+      ),
     );
     expect(result).toEqual(apps);
     expect(requests).toEqual([{ tenant: 'acme' }]);
@@ -142,17 +149,27 @@ describe('callRpc', () => {
   it('holds the reply to its declared schema when asked to, and otherwise passes it on unchecked', async () => {
     const wrong = { ...apps, finance: 'com.example.bank' };
     const checked = await answering(wrong, () =>
-      callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }, { checkReply: true }).catch((e: unknown) => e),
+      adminFor({ tenant: 'acme' })
+        .then((credential) =>
+          callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }, { credential, checkReply: true }),
+        )
+        .catch((e: unknown) => e),
     );
     expect(checked.result).toBeInstanceOf(SchemaViolationError);
     expect((checked.result as Error).message).toBe('policy.risk.apps.get.reply is invalid: finance must be array.');
-    const unchecked = await answering(wrong, () => callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }));
+    const unchecked = await answering(wrong, () =>
+      adminFor({ tenant: 'acme' }).then((credential) =>
+        callRpc(nc, namespace, 'policy.risk.apps.get', { tenant: 'acme' }, { credential }),
+      ),
+    );
     expect(unchecked.result).toEqual(wrong);
   });
 
   it('refuses a name that is not a command before sending anything', async () => {
     await expect(
-      callRpc(nc, namespace, 'policy.nope' as 'policy.status', { tenant: 'a', call_id: 'b' }),
+      adminFor({ tenant: 'a', call_id: 'b' }).then((credential) =>
+        callRpc(nc, namespace, 'policy.nope' as 'policy.status', { tenant: 'a', call_id: 'b' }, { credential }),
+      ),
     ).rejects.toThrow('policy.nope is not a command of any service');
   });
 });

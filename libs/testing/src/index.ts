@@ -12,3 +12,4 @@ export {
   type SpecDecider,
   type When,
 } from './decider-spec.js';
+export { adminFor, bearerFor, testToken } from './credentials.js';

@@ -26,7 +26,7 @@ import {
   waitUntilServing,
   type RunningService,
 } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { AUDIT_SCHEMA, AUDITED_CONTEXTS, auditMigrations, AuditModule, loadAuditConfig } from '../src/index.js';
 import type { AuditDB } from '../src/persistence/audit.tables.js';
@@ -52,7 +52,7 @@ describe('audit service', () => {
   let approvals: ToolCalls;
 
   const ask = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(nc, ns, name, body, { checkReply: true });
+    adminFor(body).then((credential) => callRpc(nc, ns, name, body, { credential, checkReply: true }));
   const canonicalPayloadFields = (args: unknown) => {
     const { payload, sha256 } = canonicalPayload(args);
     return { payload, payload_sha256: sha256 };

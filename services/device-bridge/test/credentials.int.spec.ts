@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { callRpc, callService, RemoteError } from '@ormuz/service-kit';
-import { waitFor } from '@ormuz/testing';
+import { waitFor, adminFor } from '@ormuz/testing';
 import { DEVICE_BRIDGE_SCHEMA, DeviceEventsRecorder } from '../src/index.js';
 import { startBridge, type BridgeUnderTest } from './bridge.fixture.js';
 import { RawDevice } from './raw-device.fixture.js';
@@ -26,14 +26,18 @@ describe('device credentials', () => {
   afterAll(() => bridge.close());
 
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(bridge.svc.infra.nc, bridge.namespace, name, body, { checkReply: true });
+    adminFor(body).then((credential) =>
+      callRpc(bridge.svc.infra.nc, bridge.namespace, name, body, { credential, checkReply: true }),
+    );
 
   /** Connects and says hello; resolves once the bridge answered (welcome or a fatal error). */
   async function hello(deviceId: string, token: string): Promise<RawDevice> {
     const device = await RawDevice.connect(bridge.url);
     devices.push(device);
     device.hello(TENANT, deviceId, token);
-    await waitFor(() => device.frame('welcome') ?? device.frame('error'), { message: `an answer to ${deviceId}'s hello` });
+    await waitFor(() => device.frame('welcome') ?? device.frame('error'), {
+      message: `an answer to ${deviceId}'s hello`,
+    });
     return device;
   }
 
@@ -43,11 +47,18 @@ describe('device credentials', () => {
   it('stores an issued token only as its SHA-256 and accepts it in a hello', async () => {
     const issued = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-a' });
     expect(issued.token).toMatch(/^odt_[A-Za-z0-9_-]{43}$/);
-    expect(issued.credential).toMatchObject({ tenant: TENANT, device_id: 'phone-a', state: 'active', expires_at: null });
+    expect(issued.credential).toMatchObject({
+      tenant: TENANT,
+      device_id: 'phone-a',
+      state: 'active',
+      expires_at: null,
+    });
 
     const rows = await sql<{ credential_id: string; token_sha256: Buffer; row_text: string }>`
       select credential_id, token_sha256, c::text as row_text
-      from ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.device_credentials`)} c where device_id = 'phone-a'`.execute(bridge.svc.infra.db);
+      from ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.device_credentials`)} c where device_id = 'phone-a'`.execute(
+      bridge.svc.infra.db,
+    );
     expect(rows.rows).toHaveLength(1);
     expect(rows.rows[0]!.token_sha256.equals(createHash('sha256').update(issued.token).digest())).toBe(true);
     expect(rows.rows[0]!.row_text).not.toContain(issued.token);
@@ -72,14 +83,22 @@ describe('device credentials', () => {
   });
 
   it('announces the expiry of a token with a lifetime in the welcome', async () => {
-    const issued = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-ttl', ttl_seconds: 3600 });
+    const issued = await call('device-bridge.credentials.issue', {
+      tenant: TENANT,
+      device_id: 'phone-ttl',
+      ttl_seconds: 3600,
+    });
     const device = await hello('phone-ttl', issued.token);
     expect(device.frame('welcome')?.token_expires_at).toBe(issued.credential.expires_at);
   });
 
   it('rotation overlaps: the old token works during the grace period, the new one at once', async () => {
     const first = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-r' });
-    const second = await call('device-bridge.credentials.rotate', { tenant: TENANT, device_id: 'phone-r', grace_seconds: 600 });
+    const second = await call('device-bridge.credentials.rotate', {
+      tenant: TENANT,
+      device_id: 'phone-r',
+      grace_seconds: 600,
+    });
     expect(welcomed(await hello('phone-r', first.token))).toBe(true);
     expect(welcomed(await hello('phone-r', second.token))).toBe(true);
     const { credentials } = await call('device-bridge.credentials.list', { tenant: TENANT, device_id: 'phone-r' });
@@ -92,7 +111,11 @@ describe('device credentials', () => {
     const first = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-g' });
     const connected = await hello('phone-g', first.token);
     expect(welcomed(connected)).toBe(true);
-    const second = await call('device-bridge.credentials.rotate', { tenant: TENANT, device_id: 'phone-g', grace_seconds: 0 });
+    const second = await call('device-bridge.credentials.rotate', {
+      tenant: TENANT,
+      device_id: 'phone-g',
+      grace_seconds: 0,
+    });
     await waitFor(() => connected.closed, { message: 'the connection on the ended token closed' });
     expect(errorCode(connected)).toBe('credential_revoked');
     expect(errorCode(await hello('phone-g', first.token))).toBe('unauthenticated');
@@ -113,16 +136,33 @@ describe('device credentials', () => {
     // The audit trail: issued, then revoked, on the device's subject of the devices stream; no token, no hash.
     const history = (await bridge.svc.app.get(DeviceEventsRecorder).history(TENANT, 'phone-x')).map((r) => r.event);
     expect(history.map((e) => [e.type, e.data])).toEqual([
-      ['ormuz.device.credential_issued.v1', { device_id: 'phone-x', credential_id: a.credential.credential_id, via: 'issue', expires_at: null }],
-      ['ormuz.device.credentials_ended.v1', { device_id: 'phone-x', credential_ids: [a.credential.credential_id], reason: 'revoked', ends_at: expect.any(String) }],
+      [
+        'ormuz.device.credential_issued.v1',
+        { device_id: 'phone-x', credential_id: a.credential.credential_id, via: 'issue', expires_at: null },
+      ],
+      [
+        'ormuz.device.credentials_ended.v1',
+        {
+          device_id: 'phone-x',
+          credential_ids: [a.credential.credential_id],
+          reason: 'revoked',
+          ends_at: expect.any(String),
+        },
+      ],
     ]);
     expect(JSON.stringify(history)).not.toContain(a.token);
     // Revoking again changes nothing and is not an error.
-    expect(await call('device-bridge.credentials.revoke', { tenant: TENANT, device_id: 'phone-x' })).toEqual({ revoked: [] });
+    expect(await call('device-bridge.credentials.revoke', { tenant: TENANT, device_id: 'phone-x' })).toEqual({
+      revoked: [],
+    });
   });
 
   it('closes a connection when its token expires', async () => {
-    const issued = await call('device-bridge.credentials.issue', { tenant: TENANT, device_id: 'phone-e', ttl_seconds: 60 });
+    const issued = await call('device-bridge.credentials.issue', {
+      tenant: TENANT,
+      device_id: 'phone-e',
+      ttl_seconds: 60,
+    });
     // Make the stored expiry imminent, as if the minute had passed, then connect.
     const soon = new Date(Date.now() + 300);
     await sql`update ${sql.table(`${DEVICE_BRIDGE_SCHEMA}.device_credentials`)} set expires_at = ${soon}
@@ -137,12 +177,29 @@ describe('device credentials', () => {
   it('refuses bad requests with a clear error', async () => {
     // Bodies the schema refuses: sent untyped, to see the refusal.
     const refusal = (name: string, body: unknown) =>
-      callService(bridge.svc.infra.nc, bridge.namespace, 'device-bridge', name, body).then(() => undefined, (err: unknown) => err);
-    expect(await refusal('credentials.issue', { tenant: TENANT, device_id: 'phone.*' })).toMatchObject({ code: 'schema_violation' });
-    expect(await refusal('credentials.issue', { tenant: TENANT, device_id: 'p', ttl_seconds: 5 })).toMatchObject({ code: 'schema_violation' });
-    expect(await refusal('credentials.rotate', { tenant: TENANT, device_id: 'p', grace_seconds: -1 })).toMatchObject({ code: 'schema_violation' });
+      adminFor(body)
+        .then((credential) =>
+          callService(bridge.svc.infra.nc, bridge.namespace, 'device-bridge', name, body, { credential }),
+        )
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+    expect(await refusal('credentials.issue', { tenant: TENANT, device_id: 'phone.*' })).toMatchObject({
+      code: 'schema_violation',
+    });
+    expect(await refusal('credentials.issue', { tenant: TENANT, device_id: 'p', ttl_seconds: 5 })).toMatchObject({
+      code: 'schema_violation',
+    });
+    expect(await refusal('credentials.rotate', { tenant: TENANT, device_id: 'p', grace_seconds: -1 })).toMatchObject({
+      code: 'schema_violation',
+    });
     expect(await refusal('credentials.list', { tenant: 'a>b' })).toMatchObject({ code: 'schema_violation' });
-    const missing = await refusal('credentials.revoke', { tenant: TENANT, device_id: 'phone-a', credential_id: 'cred-none' });
+    const missing = await refusal('credentials.revoke', {
+      tenant: TENANT,
+      device_id: 'phone-a',
+      credential_id: 'cred-none',
+    });
     expect(missing).toBeInstanceOf(RemoteError);
     expect(missing).toMatchObject({ code: 'credential_not_found' });
   });

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { callRpc, type ToolCalls } from '@ormuz/service-kit';
-import { waitFor } from '@ormuz/testing';
+import { waitFor, adminFor } from '@ormuz/testing';
 import { DeviceLinkHost } from '../src/index.js';
 import {
   authorizeCall,
@@ -101,12 +101,14 @@ describe('device-bridge replicas', () => {
     await waitFor(() => first.closed, { message: 'the older connection on A closed' });
     expect(first.frame('error')?.code).toBe('replaced');
 
-    const { devices } = await callRpc(
-      a.svc.infra.nc,
-      a.namespace,
-      'device-bridge.devices',
-      { tenant: TENANT },
-      { checkReply: true },
+    const { devices } = await adminFor({ tenant: TENANT }).then((credential) =>
+      callRpc(
+        a.svc.infra.nc,
+        a.namespace,
+        'device-bridge.devices',
+        { tenant: TENANT },
+        { credential, checkReply: true },
+      ),
     );
     expect(devices.map((d) => d.device_id)).toEqual(['phone-3', 'phone-4']);
     expect(new Set(devices.map((d) => d.replica)).size).toBe(1);

@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { aggregateSubject, type ConversationViewV1, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
 import { streamName, type EventStore } from '@ormuz/event-log';
 import { callRpc, type RunningService, type ToolCalls } from '@ormuz/service-kit';
-import { waitFor } from '@ormuz/testing';
+import { waitFor, adminFor } from '@ormuz/testing';
 import { TestPlatform } from './platform.fixture.js';
 
 // Each case runs both services' loops end to end against real NATS and Postgres.
@@ -21,7 +21,7 @@ describe('model-loop with policy', () => {
 
   const startLoop = () => platform.startLoop();
   const rpc = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(nc, namespace, name, body, { checkReply: true });
+    adminFor(body).then((credential) => callRpc(nc, namespace, name, body, { credential, checkReply: true }));
   // Some tests send what the schema refuses, to see the refusal: the body is not held to the request type.
   const start = (body: Record<string, unknown>) => rpc('model-loop.start', body as RpcRequestOf<'model-loop.start'>);
   const view = (conversationId: string) => rpc('model-loop.get', { tenant, conversation_id: conversationId });

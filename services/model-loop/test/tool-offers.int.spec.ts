@@ -11,8 +11,15 @@ import {
 } from '@ormuz/contracts';
 import { streamName, type EventStore } from '@ormuz/event-log';
 import { callRpc, type RunningService, type ToolCalls } from '@ormuz/service-kit';
-import { waitFor } from '@ormuz/testing';
-import { DIRECTORY_QUERY, LARGE_MODEL, ScriptedProvider, SCRIPTS, type ModelRequest, type Script } from '../src/index.js';
+import { waitFor, adminFor } from '@ormuz/testing';
+import {
+  DIRECTORY_QUERY,
+  LARGE_MODEL,
+  ScriptedProvider,
+  SCRIPTS,
+  type ModelRequest,
+  type Script,
+} from '../src/index.js';
 import { TestPlatform } from './platform.fixture.js';
 
 const TIMEOUT = 30_000;
@@ -71,7 +78,8 @@ describe('tools offered to the model, and the platform tools model-loop runs', (
   let bridge: ToolCalls;
   let owner: ToolCalls;
 
-  const rpc = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) => callRpc(nc, namespace, name, body, { checkReply: true });
+  const rpc = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
+    adminFor(body).then((credential) => callRpc(nc, namespace, name, body, { credential, checkReply: true }));
   const start = (body: Omit<RpcRequestOf<'model-loop.start'>, 'tenant' | 'device_id'>) =>
     rpc('model-loop.start', { tenant, device_id: 'phone-1', ...body });
   const viewWhen = (conversationId: string, ready: (v: ConversationViewV1) => boolean, message: string) =>

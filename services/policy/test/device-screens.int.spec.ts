@@ -6,7 +6,7 @@ import { envelope, ToolCallEventType, type JsonValue } from '@ormuz/contracts';
 import { openDatabase, migrateSchema } from '@ormuz/postgres';
 import { replay, streamName } from '@ormuz/event-log';
 import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 import { deviceScreensProjection, type DeviceScreensDB } from '../src/projections/device-screens.projection.js';
 
@@ -44,19 +44,28 @@ describe('policy: device screens read model', () => {
   let n = 0;
 
   const submit = (tool: string, args: Record<string, unknown>, device = 'phone-1') =>
-    callRpc(
-      svc.infra.nc,
-      namespace,
-      'policy.submit',
-      {
-        tenant: 'acme',
-        agent_id: 'agent-1',
-        tool,
-        arguments: args,
-        origin: { kind: 'operation', operation_id: `op-${++n}` },
-        device_id: device,
-      },
-      { checkReply: true },
+    adminFor({
+      tenant: 'acme',
+      agent_id: 'agent-1',
+      tool,
+      arguments: args,
+      origin: { kind: 'operation', operation_id: `op-${++n}` },
+      device_id: device,
+    }).then((credential) =>
+      callRpc(
+        svc.infra.nc,
+        namespace,
+        'policy.submit',
+        {
+          tenant: 'acme',
+          agent_id: 'agent-1',
+          tool,
+          arguments: args,
+          origin: { kind: 'operation', operation_id: `op-${++n}` },
+          device_id: device,
+        },
+        { credential, checkReply: true },
+      ),
     );
   /** Dispatches and starts the call on the device, as the bridge records it. */
   async function start(callId: string, device = 'phone-1') {

@@ -8,7 +8,7 @@ import {
   ToolCalls,
   type RunningService,
 } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
 import { deriveCallId } from '@ormuz/tool-call';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
@@ -18,7 +18,7 @@ describe('policy service', () => {
   let svc: RunningService;
   const namespace = randomNamespace();
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
+    adminFor(body).then((credential) => callRpc(svc.infra.nc, namespace, name, body, { credential, checkReply: true }));
   const submit = (overrides: Record<string, unknown> = {}) =>
     call('policy.submit', {
       tenant: 'acme',

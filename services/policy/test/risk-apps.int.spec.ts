@@ -5,7 +5,7 @@
 import type { JsonValue, RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
 import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, type TestDatabase, adminFor } from '@ormuz/testing';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 
 const NOTES = 'com.y.notes';
@@ -27,7 +27,7 @@ describe('policy: tenant finance app lists and observed screens', () => {
   const cause = { correlationid: 'test', causationid: 'test' };
   let n = 0;
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
+    adminFor(body).then((credential) => callRpc(svc.infra.nc, namespace, name, body, { credential, checkReply: true }));
   const submit = (tenant: string, tool: string, args: Record<string, unknown>) =>
     call('policy.submit', {
       tenant,

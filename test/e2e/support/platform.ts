@@ -14,7 +14,15 @@ import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sd
 import { streamName } from '@ormuz/event-log';
 import { openDatabase } from '@ormuz/postgres';
 import { callRpc } from '@ormuz/service-kit';
-import { createTestDatabase, freePort, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  createTestDatabase,
+  freePort,
+  randomNamespace,
+  testEnv,
+  waitFor,
+  type TestDatabase,
+  adminFor,
+} from '@ormuz/testing';
 import {
   SERVICES,
   spawnService,
@@ -88,7 +96,9 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
     }
   };
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>, timeoutMs = 5_000) =>
-    callRpc(nc, namespace, name, body, { timeoutMs, checkReply: true });
+    adminFor(body).then((credential) =>
+      callRpc(nc, namespace, name, body, { credential, timeoutMs, checkReply: true }),
+    );
 
   const platform: Platform = {
     namespace,

@@ -4,12 +4,19 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { assertIdentifier, OrmuzError, type RpcName, type RpcReplyOf, type RpcRequestOf } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { callRpc, loadBaseConfig, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit';
+import { callRpc, loadBaseConfig, RemoteError, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit';
+
+/** What to do without a credential, on a machine that uses the development issuer. */
+const SIGN_IN_HINT =
+  'Pass --token, or set ORMUZ_TOKEN: a token from your identity provider, an API key (`ormuz keys issue`), or on a ' +
+  'development machine `export ORMUZ_TOKEN=$(npx ormuz auth token --tenant <tenant> --role operator --sub <you>)`.';
 
 export interface GlobalOptions {
   readonly json?: boolean;
   readonly nats?: string;
   readonly namespace?: string;
+  /** A bearer token or an API key (`--token`, else `ORMUZ_TOKEN`). */
+  readonly token?: string;
 }
 
 /** What a command may set before the context is made: a namespace used when neither `--namespace` nor env names one. */
@@ -19,6 +26,7 @@ export interface CliDefaults {
 
 export class CliContext {
   private connection: Promise<NatsConnection> | undefined;
+  private presented: string | undefined;
   readonly config: BaseConfig;
 
   constructor(
@@ -51,7 +59,29 @@ export class CliContext {
     options: number | { timeoutMs?: number; ifUnanswered?: UnansweredHint } = {},
   ): Promise<NoInfer<RpcReplyOf<N>>> {
     const { timeoutMs = 10_000, ifUnanswered } = typeof options === 'number' ? { timeoutMs: options } : options;
-    return callRpc(await this.nc(), this.config.namespace, name, body, { timeoutMs, ifUnanswered });
+    const token = this.token();
+    try {
+      return await callRpc(await this.nc(), this.config.namespace, name, body, {
+        timeoutMs,
+        ifUnanswered,
+        ...(token ? { credential: { bearer: token } } : {}),
+      });
+    } catch (err) {
+      if (!token && err instanceof RemoteError && err.code === 'unauthenticated') {
+        throw new RemoteError(err.code, `${err.message} ${SIGN_IN_HINT}`, err.details);
+      }
+      throw err;
+    }
+  }
+
+  /** The credential this command presents: one set with {@link presentToken}, else `--token`, else `ORMUZ_TOKEN`. */
+  token(): string | undefined {
+    return this.presented || this.options.token || process.env.ORMUZ_TOKEN || undefined;
+  }
+
+  /** Presents `token` on every later call (the demo acts as its operator). */
+  presentToken(token: string): void {
+    this.presented = token;
   }
 
   /** Prints `data` as one JSON line with --json, otherwise with the human renderer. */

@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { isOrmuzError } from '@ormuz/contracts';
 import { registerApprovalCommands } from './commands/approvals.command.js';
+import { registerAuthCommands } from './commands/auth.command.js';
 import { registerCallCommands } from './commands/call.command.js';
 import { registerCatalogCommands } from './commands/catalog.command.js';
 import { registerDemoCommand } from './commands/demo.command.js';
@@ -24,6 +25,7 @@ const program = new Command('ormuz')
     '--namespace <ns>',
     'namespace of the platform (default: $ORMUZ_NAMESPACE, else ormuz; `ormuz demo` runs in demo)',
   )
+  .option('--token <token>', 'bearer token or API key to present (default: $ORMUZ_TOKEN)')
   .showHelpAfterError();
 
 let context: CliContext | undefined;
@@ -40,6 +42,7 @@ registerRiskCommands(program, ctx);
 registerRiskAppCommands(program, ctx);
 registerGrantCommands(program, ctx);
 registerProjectionCommands(program, ctx);
+registerAuthCommands(program, ctx);
 
 try {
   await program.parseAsync(process.argv);

@@ -2,7 +2,7 @@
  * Wire contracts of the approvals service (`<namespace>.cmd.approvals.<name>`, and the same bodies over HTTP).
  */
 import { registerSchema } from '../schema-registry.js';
-import { fragments, List, Nullable, Struct, Type, type Static } from '../wire.js';
+import { fragments, JsonValueSchema, List, Nullable, Struct, Type, type Static } from '../wire.js';
 
 /** One staged call as the owner sees it. */
 export const ApprovalViewV1 = Struct({
@@ -10,7 +10,16 @@ export const ApprovalViewV1 = Struct({
   call_id: Type.String(),
   tenant: Type.String(),
   tool: Type.String(),
+  /** The agent that asked; null for an approval staged before agents were recorded in the inbox. */
+  agent_id: Nullable(Type.String()),
+  /** The device the call acts on, or null. */
+  device_id: Nullable(Type.String()),
   summary: Type.String(),
+  /** The exact arguments the owner approves (the canonical payload, parsed); null where not recorded. */
+  arguments: Nullable(JsonValueSchema),
+  /** Why the call was judged high risk. */
+  risk_reasons: List(Type.String()),
+  staged_at: Type.String(),
   payload_sha256: Type.String(),
   contract_version: Type.String(),
   /** pending, approved, denied or expired. */
@@ -34,12 +43,13 @@ export const ListApprovalsRequestV1 = Struct({
 });
 export type ListApprovalsRequestV1 = Static<typeof ListApprovalsRequestV1>;
 
-/** `approvals.approve` / `approvals.deny`; the answer is the decided {@link ApprovalViewV1}. */
+/**
+ * `approvals.approve` / `approvals.deny`; the answer is the decided {@link ApprovalViewV1}. Who decided is the
+ * verified caller, never a field of the request: a body naming `decided_by` is refused.
+ */
 export const DecideApprovalRequestV1 = Struct({
   tenant: fragments.identifier,
   approval_id: fragments.identifier,
-  /** Who decided, as shown in the audit trail. */
-  decided_by: Type.String({ minLength: 1, maxLength: 200 }),
   /** Deny only: why. */
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
 });

@@ -1,6 +1,7 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { ToolCallEventType, type ApprovalViewV1, type DecideApprovalRequestV1 } from '@ormuz/contracts';
+import { decidesFor, ForbiddenError, type Identity } from '@ormuz/auth';
 import { isAppendTimeoutError } from '@ormuz/event-log';
 import { ToolCalls } from '@ormuz/service-kit';
 import { isApprovalAlreadyDecidedError, type ApproveCall, type DenyCall } from '@ormuz/tool-call';
@@ -11,14 +12,17 @@ export class DecideApprovalCommand extends Command<ApprovalViewV1> {
   constructor(
     readonly decision: 'approve' | 'deny',
     readonly request: DecideApprovalRequestV1,
+    /** The verified caller: the approver recorded on the log. */
+    readonly caller: Identity,
   ) {
     super();
   }
 }
 
 /**
- * Records the owner's decision on the call. The approval binds to the call id, the payload hash and the contract
- * version the owner was shown; the decider refuses a second decision, a mismatch or an expired approval.
+ * Records the owner's decision on the call. The approver is the verified caller, who must decide for the call's agent
+ * (an owner of the tenant, or of that agent; an admin). The approval binds to the call id, the payload hash and the
+ * contract version the owner was shown; the decider refuses a second decision, a mismatch or an expired approval.
  */
 @CommandHandler(DecideApprovalCommand)
 export class DecideApprovalHandler implements ICommandHandler<DecideApprovalCommand> {
@@ -27,22 +31,26 @@ export class DecideApprovalHandler implements ICommandHandler<DecideApprovalComm
     private readonly calls: ToolCalls,
   ) {}
 
-  async execute({ decision, request }: DecideApprovalCommand): Promise<ApprovalViewV1> {
+  async execute({ decision, request, caller }: DecideApprovalCommand): Promise<ApprovalViewV1> {
     const row = await this.inbox.find(request.tenant, request.approval_id);
     if (!row) throw new ApprovalNotFoundError(request.tenant, request.approval_id);
+    if (!decidesFor(caller, row.agent_id ?? '')) {
+      throw new ForbiddenError(`${caller.subject} does not decide approvals for agent ${row.agent_id ?? '(unknown)'}.`);
+    }
     const cause = { correlationid: row.call_id, causationid: randomUUID() };
     const result = await this.calls
-      .execute(request.tenant, row.call_id, decisionCommand(decision, row, request), cause)
+      .execute(request.tenant, row.call_id, decisionCommand(decision, row, request, caller.subject), cause)
       .catch(async (err: unknown) => {
         // Someone else decided first: say who and when, from the log (the inbox may not have caught up yet).
         if (isApprovalAlreadyDecidedError(err)) throw err.at(await this.decidedAt(request.tenant, row.call_id));
-        if (isAppendTimeoutError(err)) throw new DecisionUnacknowledgedError(decision, request, row.call_id);
+        if (isAppendTimeoutError(err))
+          throw new DecisionUnacknowledgedError(decision, request, caller.subject, row.call_id);
         throw err;
       });
     return {
       ...toView(row),
       status: decision === 'approve' ? 'approved' : 'denied',
-      decided_by: request.decided_by,
+      decided_by: caller.subject,
       // A repeated identical decision appends nothing: the time is the original one, from the log.
       decided_at: result.events[0]?.time ?? (await this.decidedAt(request.tenant, row.call_id)),
     };
@@ -57,6 +65,7 @@ function decisionCommand(
   decision: 'approve' | 'deny',
   row: InboxRow,
   request: DecideApprovalRequestV1,
+  decidedBy: string,
 ): ApproveCall | DenyCall {
   const { call_id, approval_id } = row;
   return decision === 'approve'
@@ -65,13 +74,13 @@ function decisionCommand(
         data: {
           call_id,
           approval_id,
-          decided_by: request.decided_by,
+          decided_by: decidedBy,
           payload_sha256: row.payload_sha256,
           contract_version: row.contract_version,
         },
       }
     : {
         type: 'DenyCall',
-        data: { call_id, approval_id, decided_by: request.decided_by, reason: request.reason ?? null },
+        data: { call_id, approval_id, decided_by: decidedBy, reason: request.reason ?? null },
       };
 }

@@ -16,14 +16,15 @@ export class DecisionUnacknowledgedError extends OrmuzError {
   readonly code = 'append_unacknowledged';
   constructor(
     decision: 'approve' | 'deny',
-    request: { readonly tenant: string; readonly approval_id: string; readonly decided_by: string },
+    request: { readonly tenant: string; readonly approval_id: string },
+    decidedBy: string,
     callId: string,
   ) {
     super(
       `Your ${decision} of approval ${request.approval_id} may or may not have been recorded: the event log did not ` +
         `acknowledge it in time. Find out with \`ormuz call status --tenant ${request.tenant} --call ${callId}\` ` +
         `(or \`ormuz approvals list --tenant ${request.tenant} --all\`), or send the same decision again as ` +
-        `${request.decided_by}: it is safe, a repeat observes the original.`,
+        `${decidedBy}: it is safe, a repeat observes the original.`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
+import { sql, type ColumnType, type Kysely } from 'kysely';
 import type { ApprovalViewV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { APPROVALS_SCHEMA } from './migrations.js';
@@ -9,6 +9,11 @@ export interface InboxRow {
   approval_id: string;
   call_id: string;
   tool: string;
+  agent_id: string | null;
+  device_id: string | null;
+  /** Canonical JSON of the arguments. */
+  payload: string | null;
+  risk_reasons: string[];
   summary: string;
   payload_sha256: string;
   contract_version: string;
@@ -20,8 +25,16 @@ export interface InboxRow {
 }
 
 export interface ApprovalsDB {
-  requests: { tenant: string; call_id: string; tool: string };
-  inbox: InboxRow;
+  requests: {
+    tenant: string;
+    call_id: string;
+    tool: string;
+    agent_id: string | null;
+    device_id: string | null;
+    payload: string | null;
+  };
+  /** `risk_reasons` is jsonb: written as JSON text, read as an array. */
+  inbox: Omit<InboxRow, 'risk_reasons'> & { risk_reasons: ColumnType<string[], string, string> };
 }
 
 export function toView(row: InboxRow): ApprovalViewV1 {
@@ -30,7 +43,12 @@ export function toView(row: InboxRow): ApprovalViewV1 {
     call_id: row.call_id,
     tenant: row.tenant,
     tool: row.tool,
+    agent_id: row.agent_id,
+    device_id: row.device_id,
     summary: row.summary,
+    arguments: row.payload === null ? null : (JSON.parse(row.payload) as ApprovalViewV1['arguments']),
+    risk_reasons: row.risk_reasons,
+    staged_at: row.staged_at.toISOString(),
     payload_sha256: row.payload_sha256,
     contract_version: row.contract_version,
     status: row.status,
@@ -49,17 +67,30 @@ export class InboxRepository {
   }
 
   find(tenant: string, approvalId: string): Promise<InboxRow | undefined> {
-    return this.db.selectFrom('inbox').selectAll().where('tenant', '=', tenant).where('approval_id', '=', approvalId).executeTakeFirst();
+    return this.db
+      .selectFrom('inbox')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('approval_id', '=', approvalId)
+      .executeTakeFirst();
   }
 
-  list(tenant: string, status: 'pending' | 'all'): Promise<InboxRow[]> {
+  /** A tenant's approvals; only those of `agents` when given (an owner who decides for named agents). */
+  list(tenant: string, status: 'pending' | 'all', agents?: readonly string[]): Promise<InboxRow[]> {
     let q = this.db.selectFrom('inbox').selectAll().where('tenant', '=', tenant);
     if (status === 'pending') q = q.where('status', '=', 'pending');
+    if (agents) q = agents.length === 0 ? q.where(sql<boolean>`false`) : q.where('agent_id', 'in', agents);
     return q.orderBy('staged_at').limit(500).execute();
   }
 
   /** Pending approvals whose expiry has passed, across tenants. */
   due(now: Date, limit = 100): Promise<InboxRow[]> {
-    return this.db.selectFrom('inbox').selectAll().where('status', '=', 'pending').where('expires_at', '<=', now).limit(limit).execute();
+    return this.db
+      .selectFrom('inbox')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', now)
+      .limit(limit)
+      .execute();
   }
 }

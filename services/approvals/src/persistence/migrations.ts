@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import { projectionBookkeepingMigration } from '@ormuz/event-log';
 
@@ -32,6 +33,25 @@ export const approvalsMigrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint('inbox_pk', ['tenant', 'approval_id'])
         .execute();
       await db.schema.createIndex('inbox_pending').on('inbox').columns(['status', 'expires_at']).execute();
+    },
+  },
+  '0003_inbox_detail': {
+    async up(db) {
+      // What an owner needs to decide: who asked, on which device, with which arguments, and why it is high risk.
+      // Null for rows projected before this migration (a rebuild fills them).
+      await db.schema
+        .alterTable('requests')
+        .addColumn('agent_id', 'text')
+        .addColumn('device_id', 'text')
+        .addColumn('payload', 'text')
+        .execute();
+      await db.schema
+        .alterTable('inbox')
+        .addColumn('agent_id', 'text')
+        .addColumn('device_id', 'text')
+        .addColumn('payload', 'text')
+        .addColumn('risk_reasons', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
+        .execute();
     },
   },
 };

@@ -25,14 +25,21 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB, Tool
         case 'ormuz.toolcall.requested.v1':
           await t
             .insertInto('requests')
-            .values({ tenant: event.tenant, call_id: event.data.call_id, tool: event.data.tool })
+            .values({
+              tenant: event.tenant,
+              call_id: event.data.call_id,
+              tool: event.data.tool,
+              agent_id: event.data.agent_id,
+              device_id: event.data.target?.device_id ?? null,
+              payload: event.data.payload,
+            })
             .onConflict((oc) => oc.columns(['tenant', 'call_id']).doNothing())
             .execute();
           return;
         case 'ormuz.toolcall.staged.v1': {
           const req = await t
             .selectFrom('requests')
-            .select('tool')
+            .select(['tool', 'agent_id', 'device_id', 'payload'])
             .where('tenant', '=', event.tenant)
             .where('call_id', '=', event.data.call_id)
             .executeTakeFirst();
@@ -43,6 +50,10 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB, Tool
               approval_id: event.data.approval_id,
               call_id: event.data.call_id,
               tool: req?.tool ?? 'unknown',
+              agent_id: req?.agent_id ?? null,
+              device_id: req?.device_id ?? null,
+              payload: req?.payload ?? null,
+              risk_reasons: JSON.stringify(event.data.verdict.reasons),
               summary: event.data.summary,
               payload_sha256: event.data.payload_sha256,
               contract_version: event.data.contract_version,

@@ -1,20 +1,18 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import {
-  APPROVALS_DECIDE_V1,
-  APPROVALS_LIST_V1,
-  assertValid,
-  type DecideApprovalRequestV1,
-  type ListApprovalsRequestV1,
-} from '@ormuz/contracts';
+import type { Identity } from '@ormuz/auth';
+import { BearerAuthGuard, Caller, checkRequest } from '@ormuz/service-kit';
 import { DecideApprovalCommand } from '../commands/decide-approval.handler.js';
 import { ListApprovalsQuery } from '../queries/list-approvals.handler.js';
+import { ownerAgents } from './approvals.rpc.controller.js';
 
 /**
- * The owner's HTTP API. Path parameters and body are merged and checked against the same wire schemas as the NATS
- * commands; errors map to statuses in OrmuzExceptionFilter.
+ * The owner's HTTP API. The caller presents `Authorization: Bearer <token>`; path parameters and body are merged and
+ * checked (access table, then the same wire schemas as the NATS commands); errors map to statuses in
+ * OrmuzExceptionFilter (401 without a valid credential, 403 for another tenant or role).
  */
 @Controller('v1/tenants/:tenant/approvals')
+@UseGuards(BearerAuthGuard)
 export class ApprovalsHttpController {
   constructor(
     private readonly commands: CommandBus,
@@ -22,26 +20,37 @@ export class ApprovalsHttpController {
   ) {}
 
   @Get()
-  list(@Param('tenant') tenant: string, @Query('status') status?: string) {
-    const request = assertValid<ListApprovalsRequestV1>(APPROVALS_LIST_V1, { tenant, ...(status ? { status } : {}) });
-    return this.queries.execute(new ListApprovalsQuery(request));
+  list(@Caller() caller: Identity | undefined, @Param('tenant') tenant: string, @Query('status') status?: string) {
+    const request = checkRequest('approvals.list', caller, { tenant, ...(status ? { status } : {}) });
+    return this.queries.execute(new ListApprovalsQuery(request, ownerAgents(caller!)));
   }
 
   @Post(':approvalId/approve')
   @HttpCode(200)
-  approve(@Param('tenant') tenant: string, @Param('approvalId') approvalId: string, @Body() body: unknown) {
-    return this.decide('approve', tenant, approvalId, body);
+  approve(
+    @Caller() caller: Identity | undefined,
+    @Param('tenant') tenant: string,
+    @Param('approvalId') approvalId: string,
+    @Body() body: unknown,
+  ) {
+    const request = checkRequest('approvals.approve', caller, decideBody(tenant, approvalId, body));
+    return this.commands.execute(new DecideApprovalCommand('approve', request, caller!));
   }
 
   @Post(':approvalId/deny')
   @HttpCode(200)
-  deny(@Param('tenant') tenant: string, @Param('approvalId') approvalId: string, @Body() body: unknown) {
-    return this.decide('deny', tenant, approvalId, body);
+  deny(
+    @Caller() caller: Identity | undefined,
+    @Param('tenant') tenant: string,
+    @Param('approvalId') approvalId: string,
+    @Body() body: unknown,
+  ) {
+    const request = checkRequest('approvals.deny', caller, decideBody(tenant, approvalId, body));
+    return this.commands.execute(new DecideApprovalCommand('deny', request, caller!));
   }
+}
 
-  private decide(decision: 'approve' | 'deny', tenant: string, approvalId: string, body: unknown) {
-    const fields = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-    const request = assertValid<DecideApprovalRequestV1>(APPROVALS_DECIDE_V1, { ...fields, tenant, approval_id: approvalId });
-    return this.commands.execute(new DecideApprovalCommand(decision, request));
-  }
+function decideBody(tenant: string, approvalId: string, body: unknown): object {
+  const fields = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+  return { ...fields, tenant, approval_id: approvalId };
 }

@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { Identity } from '@ormuz/auth';
 import type { RpcRequestOf } from '@ormuz/contracts';
 import { Rpc } from '@ormuz/service-kit';
 import { DecideApprovalCommand } from '../commands/decide-approval.handler.js';
@@ -14,17 +15,24 @@ export class ApprovalsRpcController {
   ) {}
 
   @Rpc('approvals.list')
-  list(request: RpcRequestOf<'approvals.list'>) {
-    return this.queries.execute(new ListApprovalsQuery(request));
+  list(request: RpcRequestOf<'approvals.list'>, caller: Identity) {
+    return this.queries.execute(new ListApprovalsQuery(request, ownerAgents(caller)));
   }
 
   @Rpc('approvals.approve')
-  approve(request: RpcRequestOf<'approvals.approve'>) {
-    return this.commands.execute(new DecideApprovalCommand('approve', request));
+  approve(request: RpcRequestOf<'approvals.approve'>, caller: Identity) {
+    return this.commands.execute(new DecideApprovalCommand('approve', request, caller));
   }
 
   @Rpc('approvals.deny')
-  deny(request: RpcRequestOf<'approvals.deny'>) {
-    return this.commands.execute(new DecideApprovalCommand('deny', request));
+  deny(request: RpcRequestOf<'approvals.deny'>, caller: Identity) {
+    return this.commands.execute(new DecideApprovalCommand('deny', request, caller));
   }
+}
+
+/** The agents a caller's view of the inbox is limited to: an owner's named agents; undefined for everyone else. */
+export function ownerAgents(caller: Identity): readonly string[] | undefined {
+  return caller.kind === 'person' && !caller.roles.includes('admin') && caller.roles.includes('owner')
+    ? caller.agents
+    : undefined;
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { serviceIdentity } from '@ormuz/auth';
 import type {
   CallStatusReplyV1,
   CallStatusRequestV1,
@@ -130,9 +131,12 @@ export class PolicyClient {
     body: NoInfer<RpcRequestOf<N>>,
     ifUnanswered?: UnansweredHint,
   ): Promise<NoInfer<RpcReplyOf<N>>> {
+    // Model-loop acts within the request's tenant, for its agent, on the internal subject only services may use.
+    const { tenant, agent_id } = body as { readonly tenant: string; readonly agent_id?: string };
     return callRpc(this.infra.nc, this.config.namespace, name, body, {
       timeoutMs: this.config.policyTimeoutMs,
       ifUnanswered,
+      credential: { service: serviceIdentity('model-loop', tenant, agent_id) },
     });
   }
 }

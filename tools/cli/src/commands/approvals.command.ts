@@ -27,14 +27,13 @@ export function registerApprovalCommands(program: Command, ctx: () => CliContext
     approvals
       .command(`${decision} <approval-id>`)
       .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
-      .requiredOption('--by <who>', 'who decides (recorded in the audit trail)')
-      .option('--reason <text>', 'why (deny)')
-      .action(async (approvalId: string, o: { tenant: string; by: string; reason?: string }) => {
+      .option('--reason <text>', "why (deny); the model is given it as the call's result")
+      .action(async (approvalId: string, o: { tenant: string; reason?: string }) => {
         identifier('<approval-id>')(approvalId);
+        // Who decides is the token's subject (an owner of the tenant, or of the call's agent), never an option.
         const reply = await ctx().call(`approvals.${decision}`, {
           tenant: o.tenant,
           approval_id: approvalId,
-          decided_by: o.by,
           ...(o.reason ? { reason: o.reason } : {}),
         });
         ctx().print(reply, line);

@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DevIssuer } from '@ormuz/auth';
 import type { IssuedCredentialV1 } from '@ormuz/contracts';
 import { NatsUnavailableError } from '@ormuz/event-log';
 import { claimNamespace, DatabaseMissingError, openDatabase, PostgresUnavailableError } from '@ormuz/postgres';
@@ -94,6 +95,11 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
       } finally {
         await db.destroy();
       }
+
+      // The demo signs in as the tenant's operator (it sets up the phone and starts the agent) and decides as its
+      // owner, with tokens from the development issuer the services trust on a local start.
+      const tokens = await demoTokens(c, o.keepRunning ? 12 * 3600 : Math.ceil(timeoutMs / 1000) + 60);
+      c.presentToken(tokens.operator);
 
       const logDir = join(REPO_ROOT, '.ormuz', 'logs');
       const env = {
@@ -202,7 +208,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           const verb = o.deny ? 'deny' : 'approve';
           await decideOverHttp(
             `${approvalsUrl}/v1/tenants/${DEMO_TENANT}/approvals/${p.approval_id}/${verb}`,
-            { decided_by: 'owner@demo', ...(o.deny ? { reason: 'not now' } : {}) },
+            o.deny ? { reason: 'not now' } : {},
+            tokens.owner,
             remaining(),
           );
           out(`owner ${verb === 'approve' ? 'approved' : 'denied'} ${p.approval_id} over HTTP`);
@@ -235,6 +242,9 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           out(
             `The CLI must use the same namespace: in another shell, export ORMUZ_NAMESPACE=${namespace} (README, "The operator CLI").`,
           );
+          out(`Tokens (development issuer, valid 12 h):`);
+          out(`  operator  export ORMUZ_TOKEN=${tokens.operator}`);
+          out(`  owner     ${tokens.owner}`);
           await new Promise<void>((resolve) => (stopRequested = resolve));
         }
       } finally {
@@ -250,14 +260,14 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
  * append may or may not have been recorded) and the decision is sent again until the deadline; that is safe because
  * the same owner's repeated decision records nothing new. A 4xx answer is final and thrown with its message.
  */
-async function decideOverHttp(url: string, body: unknown, timeoutMs: number): Promise<void> {
+async function decideOverHttp(url: string, body: unknown, token: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let transient: string;
     try {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())),
       });
@@ -293,4 +303,24 @@ async function poll<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutM
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The demo's operator and owner, signed by the development issuer (refused when the services trust another issuer). */
+async function demoTokens(c: CliContext, ttlSeconds: number): Promise<{ operator: string; owner: string }> {
+  const { auth } = c.config;
+  if (!auth.devIssuerDir) {
+    throw new Error(
+      `The demo signs in with the development issuer, but ORMUZ_AUTH_ISSUER names ${auth.issuer}: unset it.`,
+    );
+  }
+  const issuer = await DevIssuer.open(auth.devIssuerDir);
+  const sign = (role: 'operator' | 'owner') =>
+    issuer.sign({
+      tenant: DEMO_TENANT,
+      roles: [role],
+      subject: `${role}@${DEMO_TENANT}`,
+      ttlSeconds,
+      audience: auth.audience,
+    });
+  return { operator: await sign('operator'), owner: await sign('owner') };
 }
