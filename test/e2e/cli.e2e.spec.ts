@@ -19,7 +19,7 @@ import {
   type RpcReplyOf,
 } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, testToken } from '@ormuz/testing';
 import {
   SERVICES,
   spawnService,
@@ -60,6 +60,7 @@ describe('ormuz CLI against the running platform', () => {
   const namespace = randomNamespace('c');
   const logDir = mkdtempSync(join(tmpdir(), 'ormuz-cli-e2e-logs-'));
   let database: TestDatabase;
+  let operatorToken = '';
   let nc: NatsConnection | undefined;
   let services: ServiceProcess[] = [];
   /** The bridge's device endpoint, as its health reports it (it listens on a free port). */
@@ -73,7 +74,7 @@ describe('ormuz CLI against the running platform', () => {
     const t = spawnTracked(
       process.execPath,
       [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
-      { DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
+      { DATABASE_URL: database.url, LOG_LEVEL: 'warn', ORMUZ_TOKEN: operatorToken },
     );
     const { code } = await exitWithin(t, timeoutMs, `ormuz ${args.join(' ')}`);
     let json: unknown;
@@ -131,6 +132,8 @@ describe('ormuz CLI against the running platform', () => {
     );
 
   beforeAll(async () => {
+    // The CLI presents one person who operates the tenant and owns its approvals (recorded as the approver).
+    operatorToken = await testToken({ tenant: TENANT, roles: ['operator', 'owner', 'analyst'], subject: 'owner@acme' });
     database = await createTestDatabase();
     nc = await connect({ servers: natsUrl, name: 'ormuz-cli-e2e' });
     const env = {
@@ -258,8 +261,6 @@ describe('ormuz CLI against the running platform', () => {
         approvalId,
         '--tenant',
         TENANT,
-        '--by',
-        'owner@acme',
       );
       expect(decided).toMatchObject({ approval_id: approvalId, status: 'approved', decided_by: 'owner@acme' });
       const s = await status(high.call_id);
@@ -277,8 +278,6 @@ describe('ormuz CLI against the running platform', () => {
         high.approval_id!,
         '--tenant',
         TENANT,
-        '--by',
-        'owner@acme',
         '--reason',
         'not today',
       );
@@ -299,14 +298,12 @@ describe('ormuz CLI against the running platform', () => {
         TENANT,
         '--call',
         high.call_id,
-        '--by',
-        'ops@acme',
         '--reason',
         'wrong recipient',
       );
       expect(sealed).toMatchObject({ status: 'sealed', sealed_by: 'ops@acme' });
 
-      const r = await ormuz('approvals', 'approve', high.approval_id!, '--tenant', TENANT, '--by', 'owner@acme');
+      const r = await ormuz('approvals', 'approve', high.approval_id!, '--tenant', TENANT);
       expect(r.code).not.toBe(0);
       expect(r.error).toEqual({
         code: 'call_sealed',
@@ -488,7 +485,7 @@ describe('ormuz CLI against the running platform', () => {
           ],
           '--device "phone.1"',
         ],
-        [['approvals', 'approve', 'apr_>', '--tenant', TENANT, '--by', 'owner'], '<approval-id> "apr_>"'],
+        [['approvals', 'approve', 'apr_>', '--tenant', TENANT], '<approval-id> "apr_>"'],
         [['events', 'tail', '--tenant', 'acme*'], '--tenant "acme*"'],
       ];
       const results = await Promise.all(cases.map(([args]) => ormuz(...args)));

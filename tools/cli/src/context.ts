@@ -8,15 +8,15 @@ import { callRpc, loadBaseConfig, RemoteError, type BaseConfig, type UnansweredH
 
 /** What to do without a credential, on a machine that uses the development issuer. */
 const SIGN_IN_HINT =
-  'Pass --token, or set ORMUZ_TOKEN: a token from your identity provider, an API key (`ormuz keys issue`), or on a ' +
+  'Pass --auth-token, or set ORMUZ_TOKEN: a token from your identity provider, an API key (`ormuz keys issue`), or on a ' +
   'development machine `export ORMUZ_TOKEN=$(npx ormuz auth token --tenant <tenant> --role operator --sub <you>)`.';
 
 export interface GlobalOptions {
   readonly json?: boolean;
   readonly nats?: string;
   readonly namespace?: string;
-  /** A bearer token or an API key (`--token`, else `ORMUZ_TOKEN`). */
-  readonly token?: string;
+  /** A bearer token or an API key (`--auth-token`, else `ORMUZ_TOKEN`). */
+  readonly authToken?: string;
 }
 
 /** What a command may set before the context is made: a namespace used when neither `--namespace` nor env names one. */
@@ -74,9 +74,9 @@ export class CliContext {
     }
   }
 
-  /** The credential this command presents: one set with {@link presentToken}, else `--token`, else `ORMUZ_TOKEN`. */
+  /** The credential this command presents: one set with {@link presentToken}, else `--auth-token`, else `ORMUZ_TOKEN`. */
   token(): string | undefined {
-    return this.presented || this.options.token || process.env.ORMUZ_TOKEN || undefined;
+    return this.presented || this.options.authToken || process.env.ORMUZ_TOKEN || undefined;
   }
 
   /** Presents `token` on every later call (the demo acts as its operator). */

@@ -25,7 +25,7 @@ const program = new Command('ormuz')
     '--namespace <ns>',
     'namespace of the platform (default: $ORMUZ_NAMESPACE, else ormuz; `ormuz demo` runs in demo)',
   )
-  .option('--token <token>', 'bearer token or API key to present (default: $ORMUZ_TOKEN)')
+  .option('--auth-token <token>', 'bearer token or API key to present (default: $ORMUZ_TOKEN)')
   .showHelpAfterError();
 
 let context: CliContext | undefined;
