@@ -371,6 +371,27 @@ describe('ormuz CLI against the running platform', () => {
     expect(await okReply('device-bridge.devices', 'device', 'list', '--tenant', TENANT)).toEqual({ devices: [] });
   });
 
+  it('keys: issue shows the key once, rotate ends the old one, revoke ends the rest, list never shows a key', async () => {
+    const keys = <C extends 'issue' | 'rotate' | 'list' | 'revoke'>(command: C, ...args: string[]) =>
+      okReply(`policy.keys.${command}`, 'keys', command, '--tenant', TENANT, ...args);
+    const first = await keys('issue', '--agent', 'agent-k', '--label', 'e2e');
+    expect(first.api_key).toMatch(/^ormz_[0-9a-f]{16}_/);
+    expect(first.key).toMatchObject({ agent_id: 'agent-k', label: 'e2e', state: 'active' });
+    const second = await keys('rotate', '--agent', 'agent-k', '--grace', '0');
+    const listed = await keys('list', '--agent', 'agent-k');
+    expect(JSON.stringify(listed)).not.toContain(first.api_key.slice(22));
+    expect(Object.fromEntries(listed.keys.map((k) => [k.key_id, k.state]))).toEqual({
+      [first.key.key_id]: 'expired',
+      [second.key.key_id]: 'active',
+    });
+    expect(await keys('revoke', '--agent', 'agent-k')).toEqual({
+      revoked: [first.key.key_id, second.key.key_id].sort(),
+    });
+    const missing = await ormuz('keys', 'revoke', '--tenant', OTHER_TENANT, '--agent', 'agent-k', '--key', first.key.key_id);
+    expect(missing.code).not.toBe(0);
+    expect(missing.error).toMatchObject({ code: 'api_key_not_found' });
+  });
+
   it('device simulate says plainly that the bridge refused its token, and exits non-zero', async () => {
     const run = spawnTracked(process.execPath, [
       join(ROOT, 'tools/cli/bin/ormuz.js'),
@@ -423,7 +444,9 @@ describe('ormuz CLI against the running platform', () => {
     for (const result of r.results) {
       expect(result).toMatchObject({
         ok: true,
-        output: expect.stringMatching(/^[a-z-]+: schema [a-z_]+ of database \S+ \(namespace \w+\) is up to date$/),
+        output: expect.stringMatching(
+          /^[a-z-]+: (schema [a-z_]+|schemas [a-z_]+(, [a-z_]+)+) of database \S+ \(namespace \w+\) (is|are) up to date$/,
+        ),
       });
     }
   }, 70_000);

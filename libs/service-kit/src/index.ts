@@ -34,6 +34,7 @@ export {
   INFRA,
   type Infrastructure,
   type InfrastructureOptions,
+  type SchemaMigrations,
 } from './infrastructure.js';
 export { ToolCalls, type CallCausation } from './tool-calls.js';
 export { startService, runServiceMain, type ServiceOptions, type RunningService } from './run-service.js';

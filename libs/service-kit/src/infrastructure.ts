@@ -2,7 +2,7 @@
  * What every service opens at start, in order: NATS (with a server check), Postgres (checked to belong to the
  * service's namespace), the streams it writes and its schema's migrations. Failures name the dependency, the URL and how to start it.
  */
-import type { Authenticator } from '@ormuz/auth';
+import { ApiKeyStore, type Authenticator } from '@ormuz/auth';
 import { createAuthenticator } from './caller.js';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -44,7 +44,18 @@ export interface InfrastructureOptions {
   /** This service's Postgres schema and its migrations. */
   readonly schema: string;
   readonly migrations: Record<string, Migration>;
+  /**
+   * Schemas a shared library owns that this service also migrates at start, after its own (libs/auth's `auth`: API
+   * keys, migrated by policy, which serves the commands that write them). Each keeps its own migration table.
+   */
+  readonly sharedSchemas?: readonly SchemaMigrations[];
   readonly logger?: Logger;
+}
+
+/** A Postgres schema and the migrations that build it. */
+export interface SchemaMigrations {
+  readonly schema: string;
+  readonly migrations: Record<string, Migration>;
 }
 
 /** Opens NATS and Postgres, declares streams, runs migrations. */
@@ -83,10 +94,14 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   }
   // Streams only once the database is known to be this namespace's: a refused start leaves nothing behind.
   await ensureStreams(jsm, opts.config.namespace, opts.streams);
-  const applied = await migrateSchema(db, opts.schema, opts.migrations);
-  if (applied.length > 0) logger.info({ applied, schema: opts.schema }, 'migrations applied');
+  const schemas = [{ schema: opts.schema, migrations: opts.migrations }, ...(opts.sharedSchemas ?? [])];
+  for (const { schema, migrations } of schemas) {
+    const applied = await migrateSchema(db, schema, migrations);
+    if (applied.length > 0) logger.info({ applied, schema }, 'migrations applied');
+  }
   const store = new EventStore(js, jsm);
-  const authenticator = createAuthenticator(opts.config);
+  // API keys live in the `auth` schema policy migrates; every service reads them to verify a key.
+  const authenticator = createAuthenticator(opts.config, new ApiKeyStore(db));
   const consumers = new LogConsumers();
   consumers.serve(nc, opts.config.namespace, opts.service, logger, authenticator);
   return {

@@ -108,8 +108,10 @@ export async function runServiceMain(
       const infra = await openInfrastructure(opts);
       await infra.close();
       const database = decodeURIComponent(new URL(opts.config.databaseUrl).pathname.slice(1));
+      const schemas = [opts.schema, ...(opts.sharedSchemas ?? []).map((s) => s.schema)];
       process.stdout.write(
-        `${opts.service}: schema ${opts.schema} of database ${database} (namespace ${opts.config.namespace}) is up to date\n`,
+        `${opts.service}: ${schemas.length > 1 ? 'schemas' : 'schema'} ${schemas.join(', ')} of database ${database} ` +
+          `(namespace ${opts.config.namespace}) ${schemas.length > 1 ? 'are' : 'is'} up to date\n`,
       );
       return;
     }

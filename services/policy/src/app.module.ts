@@ -2,10 +2,15 @@ import { Injectable, Module, type DynamicModule, type OnApplicationBootstrap, ty
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { IssueApiKeyHandler } from './commands/issue-api-key.handler.js';
+import { RevokeApiKeysHandler } from './commands/revoke-api-keys.handler.js';
+import { RotateApiKeyHandler } from './commands/rotate-api-key.handler.js';
 import { SealCallHandler } from './commands/seal-call.handler.js';
 import { SetGrantHandler } from './commands/set-grant.handler.js';
 import { SetRiskAppsHandler } from './commands/set-risk-apps.handler.js';
+import { ApiKeysHandler } from './queries/api-keys.handler.js';
 import { RiskAppsHandler } from './queries/risk-apps.handler.js';
+import { apiKeyStoreProvider } from './persistence/api-keys.provider.js';
 import { RiskAppsRepository } from './persistence/risk-apps.repository.js';
 import { catalogProvider } from './domain/catalog.provider.js';
 import { GrantsRepository } from './persistence/grants.repository.js';
@@ -56,10 +61,15 @@ export class PolicyModule {
         GrantsRepository,
         RiskAppsRepository,
         DeviceScreensRepository,
+        apiKeyStoreProvider,
         SubmitCallHandler,
         SealCallHandler,
         SetGrantHandler,
         SetRiskAppsHandler,
+        IssueApiKeyHandler,
+        RotateApiKeyHandler,
+        RevokeApiKeysHandler,
+        ApiKeysHandler,
         RiskAppsHandler,
         CallStatusHandler,
         IdentifyCallsHandler,

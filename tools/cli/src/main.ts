@@ -11,6 +11,7 @@ import { registerDemoCommand } from './commands/demo.command.js';
 import { registerDeviceCommands } from './commands/device.command.js';
 import { registerEventCommands } from './commands/events.command.js';
 import { registerGrantCommands } from './commands/grants.command.js';
+import { registerKeysCommands } from './commands/keys.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
@@ -41,6 +42,7 @@ registerCatalogCommands(program, ctx);
 registerRiskCommands(program, ctx);
 registerRiskAppCommands(program, ctx);
 registerGrantCommands(program, ctx);
+registerKeysCommands(program, ctx);
 registerProjectionCommands(program, ctx);
 registerAuthCommands(program, ctx);
 

@@ -282,3 +282,96 @@ export type RiskAppsV1 = Static<typeof RiskAppsV1>;
 
 registerSchema(POLICY_SET_RISK_APPS_V1, SetRiskAppsRequestV1);
 registerSchema(POLICY_TENANT_V1, TenantRequestV1);
+
+export const POLICY_KEYS_ISSUE_V1 = 'policy.keys.issue.v1';
+export const POLICY_KEYS_ROTATE_V1 = 'policy.keys.rotate.v1';
+export const POLICY_KEYS_REVOKE_V1 = 'policy.keys.revoke.v1';
+export const POLICY_KEYS_LIST_V1 = 'policy.keys.list.v1';
+
+/** Longest rotation overlap: one year, as for device credentials. */
+const MAX_GRACE_SECONDS = 366 * 24 * 3600;
+
+/**
+ * An API key as operators see it: never the key, never its hash. A key leaves policy exactly once, in the answer to
+ * `keys.issue` or `keys.rotate`; only its SHA-256 is kept.
+ */
+export const ApiKeyViewV1 = Struct({
+  key_id: Type.String(),
+  tenant: Type.String(),
+  agent_id: Type.String(),
+  /** What the operator called it (`ci`, `laptop of alice`), or null. */
+  label: Nullable(Type.String()),
+  /** How it came to be: `issue`, or `rotate` (it replaced the agent's other keys). */
+  via: Type.Enum(['issue', 'rotate']),
+  /** RFC 3339, like every time below. */
+  created_at: Type.String(),
+  /** When a rotation replaced it, or null. */
+  rotated_at: Nullable(Type.String()),
+  /** The key that replaced it, or null. */
+  replaced_by: Nullable(Type.String()),
+  /** When it stops working (the end of a rotation's grace period); null: until revoked. */
+  expires_at: Nullable(Type.String()),
+  revoked_at: Nullable(Type.String()),
+  /** `active`, `expired` or `revoked`, as of the answer. */
+  state: Type.Enum(['active', 'expired', 'revoked']),
+});
+export type ApiKeyViewV1 = Static<typeof ApiKeyViewV1>;
+
+/** An operator's name for a key. */
+const keyLabel = Type.String({ minLength: 1, maxLength: 200 });
+
+/** `policy.keys.issue`: a new API key for an agent of a tenant, beside any it already has. */
+export const IssueApiKeyRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: fragments.identifier,
+  label: Type.Optional(keyLabel),
+});
+export type IssueApiKeyRequestV1 = Static<typeof IssueApiKeyRequestV1>;
+
+/**
+ * `policy.keys.rotate`: a new API key, and the agent's other active keys end after `grace_seconds` (default 3600;
+ * 0 ends them now).
+ */
+export const RotateApiKeyRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: fragments.identifier,
+  label: Type.Optional(keyLabel),
+  grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_GRACE_SECONDS })),
+});
+export type RotateApiKeyRequestV1 = Static<typeof RotateApiKeyRequestV1>;
+
+/** Answer to issue and rotate: the only time the key is shown. */
+export const IssuedApiKeyV1 = Struct({
+  key: ApiKeyViewV1,
+  /** The API key itself, `ormz_<key_id>_<secret>`: what the agent presents. Shown only here. */
+  api_key: Type.String(),
+});
+export type IssuedApiKeyV1 = Static<typeof IssuedApiKeyV1>;
+
+/** `policy.keys.revoke`: one key of the agent, or every key of the agent when `key_id` is absent. Immediate. */
+export const RevokeApiKeysRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: fragments.identifier,
+  key_id: Type.Optional(fragments.identifier),
+});
+export type RevokeApiKeysRequestV1 = Static<typeof RevokeApiKeysRequestV1>;
+
+/** `policy.keys.revoke`'s answer: the keys it ended (none when there was nothing to revoke). */
+export const RevokedApiKeysV1 = Struct({ revoked: List(Type.String()) });
+export type RevokedApiKeysV1 = Static<typeof RevokedApiKeysV1>;
+
+/** `policy.keys.list`: a tenant's keys, or one agent's. */
+export const ListApiKeysRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: Type.Optional(fragments.identifier),
+});
+export type ListApiKeysRequestV1 = Static<typeof ListApiKeysRequestV1>;
+
+/** `policy.keys.list`'s answer, by agent, oldest key first. */
+export const ApiKeyListV1 = Struct({ keys: List(ApiKeyViewV1) });
+export type ApiKeyListV1 = Static<typeof ApiKeyListV1>;
+
+registerSchema(POLICY_KEYS_ISSUE_V1, IssueApiKeyRequestV1);
+registerSchema(POLICY_KEYS_ROTATE_V1, RotateApiKeyRequestV1);
+registerSchema(POLICY_KEYS_REVOKE_V1, RevokeApiKeysRequestV1);
+registerSchema(POLICY_KEYS_LIST_V1, ListApiKeysRequestV1);

@@ -2,10 +2,14 @@ import { Controller } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { RpcRequestOf } from '@ormuz/contracts';
 import { Rpc } from '@ormuz/service-kit';
+import { IssueApiKeyCommand } from '../commands/issue-api-key.handler.js';
+import { RevokeApiKeysCommand } from '../commands/revoke-api-keys.handler.js';
+import { RotateApiKeyCommand } from '../commands/rotate-api-key.handler.js';
 import { SealCallCommand } from '../commands/seal-call.handler.js';
 import { SubmitCallCommand } from '../commands/submit-call.handler.js';
 import { SetGrantCommand } from '../commands/set-grant.handler.js';
 import { SetRiskAppsCommand } from '../commands/set-risk-apps.handler.js';
+import { ApiKeysQuery } from '../queries/api-keys.handler.js';
 import { RiskAppsQuery } from '../queries/risk-apps.handler.js';
 import { CallStatusQuery } from '../queries/call-status.handler.js';
 import { IdentifyCallsQuery } from '../queries/identify-calls.handler.js';
@@ -70,5 +74,26 @@ export class PolicyController {
   @Rpc('policy.risk.apps.get')
   riskApps(request: RpcRequestOf<'policy.risk.apps.get'>) {
     return this.queries.execute(new RiskAppsQuery(request));
+  }
+
+  /** Agents' API keys: a key is shown once, in the answer to issue or rotate; only its hash is kept. */
+  @Rpc('policy.keys.issue')
+  issueKey(request: RpcRequestOf<'policy.keys.issue'>) {
+    return this.commands.execute(new IssueApiKeyCommand(request));
+  }
+
+  @Rpc('policy.keys.rotate')
+  rotateKey(request: RpcRequestOf<'policy.keys.rotate'>) {
+    return this.commands.execute(new RotateApiKeyCommand(request));
+  }
+
+  @Rpc('policy.keys.revoke')
+  revokeKeys(request: RpcRequestOf<'policy.keys.revoke'>) {
+    return this.commands.execute(new RevokeApiKeysCommand(request));
+  }
+
+  @Rpc('policy.keys.list')
+  keys(request: RpcRequestOf<'policy.keys.list'>) {
+    return this.queries.execute(new ApiKeysQuery(request));
   }
 }

@@ -1,0 +1,10 @@
+import type { Provider } from '@nestjs/common';
+import { ApiKeyStore } from '@ormuz/auth';
+import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+
+/** Agents' API keys, in libs/auth's `auth` schema (policy migrates it at start: see `POLICY_SHARED_SCHEMAS`). */
+export const apiKeyStoreProvider: Provider = {
+  provide: ApiKeyStore,
+  inject: [INFRA],
+  useFactory: (infra: Infrastructure) => new ApiKeyStore(infra.db),
+};

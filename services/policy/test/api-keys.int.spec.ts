@@ -1,0 +1,135 @@
+/**
+ * Agents' API keys over policy's NATS commands (`policy.keys.*`): policy migrates libs/auth's schema at start, a key
+ * is shown once and verifies as its agent, a rotation overlaps, a revocation holds from the next verification on, and
+ * lists and refusals never show a key.
+ */
+import { ApiKeyStore, hashApiKey } from '@ormuz/auth';
+import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
+import { streamName } from '@ormuz/event-log';
+import { callRpc, callService, RemoteError, startService, type RunningService } from '@ormuz/service-kit';
+import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import {
+  loadPolicyConfig,
+  POLICY_SCHEMA,
+  POLICY_SHARED_SCHEMAS,
+  policyMigrations,
+  PolicyModule,
+} from '../src/index.js';
+
+const TENANT = 'acme';
+
+describe('policy: API keys', () => {
+  let db: TestDatabase;
+  let svc: RunningService;
+  /** How any service checks a presented key: against the same table, through libs/auth. */
+  let verifier: ApiKeyStore;
+  const namespace = randomNamespace();
+  const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
+    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
+  /** A body sent untyped, to see the refusal. */
+  const refusal = (name: string, body: unknown) =>
+    callService(svc.infra.nc, namespace, 'policy', name, body).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const config = loadPolicyConfig({
+      NATS_URL: testEnv().natsUrl,
+      DATABASE_URL: db.url,
+      ORMUZ_NAMESPACE: namespace,
+      LOG_LEVEL: 'silent',
+    });
+    svc = await startService({
+      service: 'policy',
+      config,
+      streams: ['calls'],
+      schema: POLICY_SCHEMA,
+      migrations: policyMigrations,
+      sharedSchemas: POLICY_SHARED_SCHEMAS,
+      module: (infra) => PolicyModule.with(infra, config),
+    });
+    verifier = new ApiKeyStore(svc.infra.db);
+  });
+  afterAll(async () => {
+    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));
+    await svc.close();
+    await db.drop();
+  });
+
+  it('issues a key once; it verifies as its agent until it is revoked', async () => {
+    const issued = await call('policy.keys.issue', { tenant: TENANT, agent_id: 'a1', label: 'ci' });
+    expect(issued.key).toMatchObject({ tenant: TENANT, agent_id: 'a1', label: 'ci', via: 'issue', state: 'active' });
+    expect(await verifier.verify(issued.api_key)).toEqual({
+      kind: 'agent',
+      subject: 'agent:a1',
+      tenant: TENANT,
+      agent_id: 'a1',
+      key_id: issued.key.key_id,
+    });
+
+    const { keys } = await call('policy.keys.list', { tenant: TENANT, agent_id: 'a1' });
+    expect(keys).toEqual([issued.key]);
+    const text = JSON.stringify(keys);
+    expect(text).not.toContain(issued.api_key.slice(22));
+    expect(text).not.toContain(hashApiKey(issued.api_key).toString('hex'));
+
+    expect(await call('policy.keys.revoke', { tenant: TENANT, agent_id: 'a1', key_id: issued.key.key_id })).toEqual({
+      revoked: [issued.key.key_id],
+    });
+    await expect(verifier.verify(issued.api_key)).rejects.toMatchObject({
+      code: 'unauthenticated',
+      message: expect.stringMatching(
+        new RegExp(`^API key ${issued.key.key_id} \\(agent a1 of tenant acme\\) was revoked at `),
+      ),
+    });
+    expect((await call('policy.keys.list', { tenant: TENANT, agent_id: 'a1' })).keys[0]?.state).toBe('revoked');
+  });
+
+  it('rotates: the new key and the old one both verify during the grace period', async () => {
+    const first = await call('policy.keys.issue', { tenant: TENANT, agent_id: 'a2' });
+    const second = await call('policy.keys.rotate', { tenant: TENANT, agent_id: 'a2', grace_seconds: 600 });
+    expect(second.key).toMatchObject({ via: 'rotate', state: 'active' });
+    expect((await verifier.verify(first.api_key)).key_id).toBe(first.key.key_id);
+    expect((await verifier.verify(second.api_key)).key_id).toBe(second.key.key_id);
+    const old = (await call('policy.keys.list', { tenant: TENANT, agent_id: 'a2' })).keys.find(
+      (k) => k.key_id === first.key.key_id,
+    );
+    expect(old).toMatchObject({ state: 'active', replaced_by: second.key.key_id });
+    expect(Date.parse(old!.expires_at!) - Date.parse(old!.rotated_at!)).toBe(600_000);
+
+    // Without grace the old key ends at once.
+    const third = await call('policy.keys.rotate', { tenant: TENANT, agent_id: 'a2', grace_seconds: 0 });
+    await expect(verifier.verify(second.api_key)).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect((await verifier.verify(third.api_key)).key_id).toBe(third.key.key_id);
+  });
+
+  it("lists one tenant's keys only, and reaches no other tenant's key by its id", async () => {
+    const theirs = await call('policy.keys.issue', { tenant: 'globex', agent_id: 'a1' });
+    expect((await call('policy.keys.list', { tenant: 'globex' })).keys.map((k) => k.tenant)).toEqual(['globex']);
+    expect((await call('policy.keys.list', { tenant: TENANT })).keys.map((k) => k.key_id)).not.toContain(
+      theirs.key.key_id,
+    );
+    const missing = await refusal('keys.revoke', { tenant: TENANT, agent_id: 'a1', key_id: theirs.key.key_id });
+    expect(missing).toBeInstanceOf(RemoteError);
+    expect(missing).toMatchObject({ code: 'api_key_not_found' });
+    expect(await verifier.verify(theirs.api_key)).toMatchObject({ tenant: 'globex', agent_id: 'a1' });
+  });
+
+  it('refuses bad requests with a clear error', async () => {
+    expect(await refusal('keys.issue', { tenant: TENANT, agent_id: 'a.b' })).toMatchObject({
+      code: 'schema_violation',
+    });
+    expect(await refusal('keys.issue', { tenant: TENANT, agent_id: 'a', label: '' })).toMatchObject({
+      code: 'schema_violation',
+    });
+    expect(await refusal('keys.rotate', { tenant: TENANT, agent_id: 'a', grace_seconds: -1 })).toMatchObject({
+      code: 'schema_violation',
+    });
+    expect(await refusal('keys.list', { tenant: 'a>b' })).toMatchObject({ code: 'schema_violation' });
+    expect(await refusal('keys.issue', { tenant: TENANT, agent_id: 'a', api_key: 'mine' })).toMatchObject({
+      code: 'schema_violation',
+    });
+  });
+});
