@@ -44,7 +44,19 @@ export function parseSubject(
   return { namespace, context, tenant, aggregate, id };
 }
 
-/** Subject of a NATS request/reply command: `<namespace>.cmd.<service>.<name>`. */
+/**
+ * Subject of a public NATS request/reply command: `<namespace>.cmd.<service>.<name>`. The operator CLI and edge
+ * programs may publish here (NATS user `cli`), so a caller is known only by the credential it carries in the body.
+ */
 export function commandSubject(namespace: string, service: string, name: string): string {
   return `${namespace}.cmd.${service}.${name}`;
+}
+
+/**
+ * Subject of a service-to-service command: `<namespace>.int.<service>.<name>`. The NATS authorization shipped in
+ * infra/nats/authorization.conf lets only service users publish under `<namespace>.int.`, so the receiver may trust
+ * who the message says is asking; never answer a public command there.
+ */
+export function internalCommandSubject(namespace: string, service: string, name: string): string {
+  return `${namespace}.int.${service}.${name}`;
 }

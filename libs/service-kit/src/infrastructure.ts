@@ -46,7 +46,14 @@ export interface InfrastructureOptions {
 /** Opens NATS and Postgres, declares streams, runs migrations. */
 export async function openInfrastructure(opts: InfrastructureOptions): Promise<Infrastructure> {
   const logger = opts.logger ?? createLogger(opts.service, opts.config.logLevel);
-  const nc = await connectNats({ url: opts.config.natsUrl, name: `ormuz-${opts.service}` });
+  // Under the shipped NATS authorization each service connects as its own user (NATS_USER / NATS_PASSWORD), whose
+  // permissions allow exactly what the service does (infra/nats/authorization.conf).
+  const nc = await connectNats({
+    url: opts.config.natsUrl,
+    name: `ormuz-${opts.service}`,
+    user: opts.config.natsUser,
+    password: opts.config.natsPassword,
+  });
   const check = await checkServer(nc, opts.config.natsMonitorUrl);
   for (const warning of check.warnings) logger.warn({ nats: check.version }, warning);
   void (async () => {
