@@ -18,7 +18,13 @@ const credentials = user ? { user, pass: process.env.NATS_PASSWORD ?? '', inboxP
 
 let nc;
 try {
-  nc = await connect({ servers, name: `ormuz-healthcheck-${service}`, timeout: 2000, reconnect: false, ...credentials });
+  nc = await connect({
+    servers,
+    name: `ormuz-healthcheck-${service}`,
+    timeout: 2000,
+    reconnect: false,
+    ...credentials,
+  });
   const reply = await nc.request(`${namespace}.cmd.${service}.health`, '{}', { timeout: 2000 });
   const body = JSON.parse(reply.string());
   if (body.ok !== true) throw new Error(`answered ${reply.string()}`);

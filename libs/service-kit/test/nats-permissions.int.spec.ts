@@ -29,13 +29,7 @@ import {
   type TestDatabase,
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import {
-  loadBaseConfig,
-  startService,
-  ToolCalls,
-  waitUntilServing,
-  type RunningService,
-} from '../src/index.js';
+import { loadBaseConfig, startService, ToolCalls, waitUntilServing, type RunningService } from '../src/index.js';
 
 const AUTHORIZATION = join(import.meta.dirname, '..', '..', '..', 'infra', 'nats', 'authorization.conf');
 
@@ -281,7 +275,8 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
     });
 
     it('no service was refused anything while doing its work', () => {
-      for (const [service, violations] of serviceViolations) expect({ service, violations }).toEqual({ service, violations: [] });
+      for (const [service, violations] of serviceViolations)
+        expect({ service, violations }).toEqual({ service, violations: [] });
     });
   });
 

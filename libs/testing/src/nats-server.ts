@@ -49,7 +49,10 @@ export interface NatsServerHandle {
 export function findNatsServer(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const candidates = [
     env.NATS_SERVER_BIN,
-    ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server')),
+    ...(env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, 'nats-server')),
     DEBIAN_NATS_SERVER,
   ].filter((c): c is string => Boolean(c));
   for (const candidate of candidates) {

@@ -45,7 +45,10 @@ export function natsPasswordVariable(name: ServiceName): string {
  * must not pass that user on to a service, whose work it is not allowed to do: that is refused here, naming the
  * variable to set. Without either, the service connects without credentials (a server without authorization).
  */
-export function serviceNatsEnv(name: ServiceName, env: NodeJS.ProcessEnv): { NATS_USER?: string; NATS_PASSWORD?: string } {
+export function serviceNatsEnv(
+  name: ServiceName,
+  env: NodeJS.ProcessEnv,
+): { NATS_USER?: string; NATS_PASSWORD?: string } {
   const variable = natsPasswordVariable(name);
   const password = env[variable];
   if (password) return { NATS_USER: name, NATS_PASSWORD: password };
