@@ -77,7 +77,7 @@ describe('the platform under the shipped NATS authorization', () => {
     expect(violations()).toEqual([]);
   }, 120_000);
 
-  it('refuses a CLI without credentials, and a CLI that would hand its own user to the services', async () => {
+  it('refuses a CLI without credentials, one that would hand its own user to the services, and its reading the log', async () => {
     const anonymous = await runCli(['approvals', 'list', '--tenant', 'demo'], { NATS_URL: server.url });
     expect(anonymous.code).toBe(1);
     expect(anonymous.stderr).toMatch(/refused a connection without credentials/);
@@ -91,5 +91,14 @@ describe('the platform under the shipped NATS authorization', () => {
     });
     expect(cliOnly.code).toBe(1);
     expect(cliOnly.stdout).toMatch(/policy: .*NATS_POLICY_PASSWORD is not set/);
+
+    // `events tail` reads the streams, which the CLI's user may not: it says so, and where to read events instead.
+    const tail = await runCli(['events', 'tail', '--tenant', 'demo'], {
+      NATS_URL: server.url,
+      NATS_USER: 'cli',
+      NATS_PASSWORD: passwords[variable('cli')],
+    });
+    expect(tail.code).toBe(1);
+    expect(tail.stderr).toMatch(/NATS user cli may not read the event streams.*audit\.events/s);
   }, 60_000);
 });

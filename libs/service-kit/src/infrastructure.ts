@@ -59,6 +59,13 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnect') logger.warn({ nats: s.type }, `NATS ${s.type}`);
+      // A grant missing from the NATS authorization shows here, not as a failure of the code that published.
+      if (s.type === 'error' && s.error.name === 'PermissionViolationError') {
+        logger.error(
+          { nats: 'permissions_violation', user: opts.config.natsUser, err: s.error.message },
+          `NATS refused ${opts.config.natsUser ?? 'this connection'} a publish or subscription (see infra/nats/authorization.conf)`,
+        );
+      }
     }
   })();
   const js = jetstream(nc);
