@@ -1,6 +1,9 @@
 // Container healthcheck: exits 0 when the named service answers its `health` command over NATS, 1 otherwise.
-// Usage: node infra/healthcheck.mjs <service>. Reads NATS_URL and ORMUZ_NAMESPACE like the services do; the subject
-// layout (`<namespace>.cmd.<service>.health`) is the one in libs/contracts/src/subjects.ts.
+// Usage: node infra/healthcheck.mjs <service>. Reads NATS_URL, NATS_USER, NATS_PASSWORD and ORMUZ_NAMESPACE like the
+// services do; the subject layout (`<namespace>.cmd.<service>.health`) is the one in libs/contracts/src/subjects.ts.
+// It runs in the service's container as the service's own NATS user, whose permissions allow publishing its own
+// `health` command and reading replies under `_INBOX.<user>` only (infra/nats/authorization.conf; the inbox prefix is
+// `inboxPrefixOf` in libs/event-log/src/connection.ts).
 import { connect } from '@nats-io/transport-node';
 
 const service = process.argv[2];
@@ -10,10 +13,18 @@ if (!service) {
 }
 const namespace = process.env.ORMUZ_NAMESPACE || 'ormuz';
 const servers = (process.env.NATS_URL || 'nats://127.0.0.1:4222').split(',');
+const user = process.env.NATS_USER || undefined;
+const credentials = user ? { user, pass: process.env.NATS_PASSWORD ?? '', inboxPrefix: `_INBOX.${user}` } : {};
 
 let nc;
 try {
-  nc = await connect({ servers, name: `ormuz-healthcheck-${service}`, timeout: 2000, reconnect: false });
+  nc = await connect({
+    servers,
+    name: `ormuz-healthcheck-${service}`,
+    timeout: 2000,
+    reconnect: false,
+    ...credentials,
+  });
   const reply = await nc.request(`${namespace}.cmd.${service}.health`, '{}', { timeout: 2000 });
   const body = JSON.parse(reply.string());
   if (body.ok !== true) throw new Error(`answered ${reply.string()}`);

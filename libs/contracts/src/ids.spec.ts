@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { assertIdentifier, identifierProblem, InvalidIdentifierError } from './ids.js';
-import { aggregateSubject, parseSubject, tenantFilter } from './subjects.js';
+import { aggregateSubject, commandSubject, internalCommandSubject, parseSubject, tenantFilter } from './subjects.js';
 
 describe('identifiers', () => {
   it.each([
@@ -59,5 +59,10 @@ describe('subjects', () => {
     expect(() => aggregateSubject('ormuz', 'calls', 'acme.>', 'x')).toThrow(/tenant/);
     expect(() => aggregateSubject('ormuz', 'calls', 'acme', '*')).toThrow(/call id/);
     expect(() => tenantFilter('ormuz', 'calls', '>')).toThrow(/tenant/);
+  });
+
+  it('keeps public commands (<ns>.cmd.…) and service-to-service commands (<ns>.int.…) apart', () => {
+    expect(commandSubject('ormuz', 'policy', 'submit')).toBe('ormuz.cmd.policy.submit');
+    expect(internalCommandSubject('ormuz', 'policy', 'submit')).toBe('ormuz.int.policy.submit');
   });
 });

@@ -44,7 +44,11 @@ export function parseSubject(
   return { namespace, context, tenant, aggregate, id };
 }
 
-/** Subject of a NATS request/reply command: `<namespace>.cmd.<service>.<name>`. */
+/**
+ * Subject of a public NATS request/reply command: `<namespace>.cmd.<service>.<name>`. The operator CLI and edge
+ * programs may publish here (NATS user `cli`), so a caller is known only by the credential it presents
+ * (`Authorization` header).
+ */
 export function commandSubject(namespace: string, service: string, name: string): string {
   return `${namespace}.cmd.${service}.${name}`;
 }
@@ -52,7 +56,8 @@ export function commandSubject(namespace: string, service: string, name: string)
 /**
  * Subject of a command one service sends another, acting within a tenant: `<namespace>.int.<service>.<name>`. Only
  * service users may publish here (the NATS server's authorization block), which is what lets the receiver trust the
- * identity header such a request carries; people and programs use {@link commandSubject} with a credential.
+ * identity header such a request carries (infra/nats/authorization.conf); people and programs use
+ * {@link commandSubject} with a credential.
  */
 export function internalCommandSubject(namespace: string, service: string, name: string): string {
   return `${namespace}.int.${service}.${name}`;

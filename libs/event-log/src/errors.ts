@@ -78,11 +78,34 @@ export class NatsUnavailableError extends OrmuzError {
   }
 }
 
+/**
+ * The NATS server refused the connection's credentials (or its lack of them). A server running the shipped
+ * authorization (infra/nats/authorization.conf) admits no anonymous client: every process connects as its own user.
+ */
+export class NatsAuthorizationError extends OrmuzError {
+  readonly code = 'nats_unauthorized';
+  constructor(
+    readonly url: string,
+    readonly user: string | undefined,
+    reason: string,
+  ) {
+    super(
+      user === undefined
+        ? `NATS at ${url} refused a connection without credentials (${reason}). Set NATS_USER and NATS_PASSWORD to ` +
+            "this process's NATS user (see infra/README.md, NATS users)."
+        : `NATS at ${url} refused user ${user} (${reason}). Check NATS_PASSWORD, and that the server's configuration ` +
+            `has a user ${user} with that password (see infra/README.md, NATS users).`,
+    );
+  }
+}
+
 export const isConcurrencyConflictError = (e: unknown): e is ConcurrencyConflictError =>
   e instanceof ConcurrencyConflictError;
 export const isForeignEventError = (e: unknown): e is ForeignEventError => e instanceof ForeignEventError;
 export const isStreamMissingError = (e: unknown): e is StreamMissingError => e instanceof StreamMissingError;
 export const isNatsUnavailableError = (e: unknown): e is NatsUnavailableError => e instanceof NatsUnavailableError;
+export const isNatsAuthorizationError = (e: unknown): e is NatsAuthorizationError =>
+  e instanceof NatsAuthorizationError;
 
 /**
  * The server did not acknowledge an append in time, even after retrying with the same message ids. The events may

@@ -1,5 +1,5 @@
 export * from './errors.js';
-export { connectNats, type NatsConnectOptions } from './connection.js';
+export { connectNats, inboxPrefixOf, type NatsConnectOptions } from './connection.js';
 export { ensureStreams, streamConfig, streamName, MAX_EVENT_BYTES } from './topology.js';
 export { checkServer, compareVersions, MIN_PRODUCTION_NATS, type ServerCheck } from './server-check.js';
 export type { Decider } from './decider.js';

@@ -11,6 +11,15 @@ export interface BaseConfig {
   /** Optional NATS HTTP monitoring URL used to check sync settings. Env `NATS_MONITOR_URL`. */
   readonly natsMonitorUrl: string | undefined;
   /**
+   * The NATS user this process connects as. Env `NATS_USER`; unset connects without credentials (a development server
+   * without authorization). Under the shipped authorization (infra/nats/authorization.conf) each service has a user
+   * of its own, named after it, whose subject permissions allow exactly what it does; the CLI and edge programs use
+   * `cli`. The user also names the process's reply inboxes (`_INBOX.<user>.…`), which only that user may read.
+   */
+  readonly natsUser: string | undefined;
+  /** The NATS user's password. Env `NATS_PASSWORD`; required with `NATS_USER`. Never logged. */
+  readonly natsPassword: string | undefined;
+  /**
    * Postgres connection string. Env `DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/<namespace>`: each
    * namespace has a database of its own, which refuses every other namespace (decision 0009).
    */
@@ -61,9 +70,24 @@ export function loadBaseConfig(env: Env): BaseConfig {
   if (problem || namespace.includes('-')) {
     throw new ConfigError(`ORMUZ_NAMESPACE=${namespace} cannot be used: use letters, digits and '_' only.`);
   }
+  const natsUser = env.NATS_USER || undefined;
+  const natsPassword = env.NATS_PASSWORD || undefined;
+  if (natsUser !== undefined && !/^[A-Za-z0-9_-]+$/.test(natsUser)) {
+    // The user names the reply inbox prefix (`_INBOX.<user>`), so it must be one subject token.
+    throw new ConfigError(`NATS_USER=${natsUser} cannot be used: use letters, digits, '_' and '-' only.`);
+  }
+  if ((natsUser === undefined) !== (natsPassword === undefined)) {
+    throw new ConfigError(
+      natsUser === undefined
+        ? 'NATS_PASSWORD is set without NATS_USER: set both (the NATS user of this process, see infra/README.md) or neither.'
+        : `NATS_USER=${natsUser} is set without NATS_PASSWORD: set its password too (see infra/README.md).`,
+    );
+  }
   return Object.freeze({
     natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
     natsMonitorUrl: env.NATS_MONITOR_URL || undefined,
+    natsUser,
+    natsPassword,
     databaseUrl: env.DATABASE_URL || defaultDatabaseUrl(namespace),
     createDatabase: !env.DATABASE_URL,
     namespace,

@@ -61,12 +61,26 @@ export interface SchemaMigrations {
 /** Opens NATS and Postgres, declares streams, runs migrations. */
 export async function openInfrastructure(opts: InfrastructureOptions): Promise<Infrastructure> {
   const logger = opts.logger ?? createLogger(opts.service, opts.config.logLevel);
-  const nc = await connectNats({ url: opts.config.natsUrl, name: `ormuz-${opts.service}` });
+  // Under the shipped NATS authorization each service connects as its own user (NATS_USER / NATS_PASSWORD), whose
+  // permissions allow exactly what the service does (infra/nats/authorization.conf).
+  const nc = await connectNats({
+    url: opts.config.natsUrl,
+    name: `ormuz-${opts.service}`,
+    user: opts.config.natsUser,
+    password: opts.config.natsPassword,
+  });
   const check = await checkServer(nc, opts.config.natsMonitorUrl);
   for (const warning of check.warnings) logger.warn({ nats: check.version }, warning);
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnect') logger.warn({ nats: s.type }, `NATS ${s.type}`);
+      // A grant missing from the NATS authorization shows here, not as a failure of the code that published.
+      if (s.type === 'error' && s.error.name === 'PermissionViolationError') {
+        logger.error(
+          { nats: 'permissions_violation', user: opts.config.natsUser, err: s.error.message },
+          `NATS refused ${opts.config.natsUser ?? 'this connection'} a publish or subscription (see infra/nats/authorization.conf)`,
+        );
+      }
     }
   })();
   const js = jetstream(nc);

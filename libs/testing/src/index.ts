@@ -2,6 +2,13 @@ export { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, testEnv, type TestEnv } from '.
 export { randomNamespace } from './namespace.js';
 export { waitFor, WaitTimeoutError, type WaitForOptions } from './wait-for.js';
 export { freePort } from './free-port.js';
+export {
+  DEBIAN_NATS_SERVER,
+  findNatsServer,
+  startNatsServer,
+  type NatsServerHandle,
+  type NatsServerOptions,
+} from './nats-server.js';
 export { createTestDatabase, type TestDatabase } from './database.js';
 export { submitFrame } from './device-frames.js';
 export {

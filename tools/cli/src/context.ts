@@ -43,7 +43,8 @@ export class CliContext {
 
   /** One connection for the whole command, also when several requests start at once. */
   nc(): Promise<NatsConnection> {
-    this.connection ??= connectNats({ url: this.config.natsUrl, name: 'ormuz-cli' });
+    const { natsUrl: url, natsUser: user, natsPassword: password } = this.config;
+    this.connection ??= connectNats({ url, name: 'ormuz-cli', user, password });
     return this.connection;
   }
 

@@ -31,13 +31,48 @@ export interface ServiceProcess {
   exited: boolean;
 }
 
-/** Spawns one service; its logs go to `logDir/<service>.log`. */
+/**
+ * The variable holding service `name`'s NATS password, `NATS_POLICY_PASSWORD` … `NATS_DEVICE_BRIDGE_PASSWORD`: the
+ * NATS server's authorization (infra/nats/authorization.conf) reads the same variables.
+ */
+export function natsPasswordVariable(name: ServiceName): string {
+  return `NATS_${name.toUpperCase().replaceAll('-', '_')}_PASSWORD`;
+}
+
+/**
+ * The NATS credentials of a service process started from `env`: its own user (named after it) with the password in
+ * {@link natsPasswordVariable} when `env` has one. A CLI that itself connects as a user (`NATS_USER`, normally `cli`)
+ * must not pass that user on to a service, whose work it is not allowed to do: that is refused here, naming the
+ * variable to set. Without either, the service connects without credentials (a server without authorization).
+ */
+export function serviceNatsEnv(
+  name: ServiceName,
+  env: NodeJS.ProcessEnv,
+): { NATS_USER?: string; NATS_PASSWORD?: string } {
+  const variable = natsPasswordVariable(name);
+  const password = env[variable];
+  if (password) return { NATS_USER: name, NATS_PASSWORD: password };
+  if (env.NATS_USER) {
+    throw new Error(
+      `${name} connects to NATS as its own user, but ${variable} is not set (NATS_USER=${env.NATS_USER} is the CLI's ` +
+        `user, which may not do ${name}'s work). Set ${variable} to user ${name}'s password (infra/README.md, NATS users).`,
+    );
+  }
+  return {};
+}
+
+/**
+ * Spawns one service; its logs go to `logDir/<service>.log`. It connects to NATS as its own user when the
+ * environment holds its password (see {@link serviceNatsEnv}, which throws when the CLI has a user and it has none).
+ */
 export function spawnService(name: ServiceName, env: NodeJS.ProcessEnv, logDir: string): ServiceProcess {
+  const childEnv = { ...process.env, ...env };
+  Object.assign(childEnv, serviceNatsEnv(name, childEnv));
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, ['--enable-source-maps', serviceEntry(name)], {
-    env: { ...process.env, ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(log, { end: false });

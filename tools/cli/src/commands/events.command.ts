@@ -30,7 +30,14 @@ export function registerEventCommands(program: Command, ctx: () => CliContext): 
       }
       const nc = await c.nc();
       const js = jetstream(nc);
-      const jsm = await jetstreamManager(nc);
+      const jsm = await jetstreamManager(nc).catch((err: unknown) => {
+        // Under the shipped NATS authorization only services read the streams (infra/README.md, NATS users).
+        if (!/permissions violation/i.test(String(err))) throw err;
+        throw new Error(
+          `NATS user ${c.config.natsUser ?? '(none)'} may not read the event streams, which \`events tail\` reads ` +
+            "directly. Read a tenant's archived events through the audit service (`audit.events`) instead.",
+        );
+      });
       const abort = new AbortController();
       process.once('SIGINT', () => abort.abort());
       const print = (item: ReplayItem) =>

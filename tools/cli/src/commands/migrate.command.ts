@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { SERVICES, serviceEntry, type ServiceName } from '../services.js';
+import { SERVICES, serviceEntry, serviceNatsEnv, type ServiceName } from '../services.js';
 import type { CliContext } from '../context.js';
 
 interface MigrateResult {
@@ -11,7 +11,8 @@ interface MigrateResult {
 
 /**
  * Runs every service's migrations (and stream declarations) by starting each with `migrate`, all at once: each
- * service owns its own schema and streams, and the database's namespace check serialises itself.
+ * service owns its own schema and streams, and the database's namespace check serialises itself. Under the NATS
+ * authorization each runs as its own NATS user, from `NATS_<SERVICE>_PASSWORD` (see `serviceNatsEnv`).
  */
 export function registerMigrateCommand(program: Command, ctx: () => CliContext): void {
   program
@@ -30,8 +31,14 @@ function migrate(service: ServiceName, env: NodeJS.ProcessEnv): Promise<MigrateR
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
+    let credentials;
+    try {
+      credentials = serviceNatsEnv(service, env);
+    } catch (err) {
+      return resolve({ service, ok: false, output: `${service}: ${(err as Error).message}` });
+    }
     const child = spawn(process.execPath, [serviceEntry(service), 'migrate'], {
-      env,
+      env: { ...env, ...credentials },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
