@@ -71,10 +71,17 @@ describe('ormuz CLI against the running platform', () => {
 
   /** {@link ormuz} with its own bound, for commands that start processes themselves (`migrate` starts five). */
   async function ormuzWithin(timeoutMs: number, ...args: string[]): Promise<CliResult> {
+    // Signed in as the operator of the tenant the command names (the tenant comes from the token).
+    const at = args.indexOf('--tenant');
+    const tenant = at >= 0 ? args[at + 1] : undefined;
+    const token =
+      tenant && tenant !== TENANT && /^[a-z0-9-]+$/.test(tenant)
+        ? await testToken({ tenant, roles: ['operator', 'owner', 'analyst'], subject: `owner@${tenant}` })
+        : operatorToken;
     const t = spawnTracked(
       process.execPath,
       [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
-      { DATABASE_URL: database.url, LOG_LEVEL: 'warn', ORMUZ_TOKEN: operatorToken },
+      { DATABASE_URL: database.url, LOG_LEVEL: 'warn', ORMUZ_TOKEN: token },
     );
     const { code } = await exitWithin(t, timeoutMs, `ormuz ${args.join(' ')}`);
     let json: unknown;
@@ -301,13 +308,13 @@ describe('ormuz CLI against the running platform', () => {
         '--reason',
         'wrong recipient',
       );
-      expect(sealed).toMatchObject({ status: 'sealed', sealed_by: 'ops@acme' });
+      expect(sealed).toMatchObject({ status: 'sealed', sealed_by: 'owner@acme' });
 
       const r = await ormuz('approvals', 'approve', high.approval_id!, '--tenant', TENANT);
       expect(r.code).not.toBe(0);
       expect(r.error).toEqual({
         code: 'call_sealed',
-        message: expect.stringContaining(`${high.call_id} was sealed by ops@acme`),
+        message: expect.stringContaining(`${high.call_id} was sealed by owner@acme`),
       });
       const s = await status(high.call_id);
       expect(s.status.status).toBe('sealed');

@@ -8,7 +8,7 @@ import {
   ToolCalls,
   type RunningService,
 } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor, bearerFor } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
 import { deriveCallId } from '@ormuz/tool-call';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
@@ -226,12 +226,7 @@ describe('policy service', () => {
 
   it('seals an unstarted call, and a status query only reads', async () => {
     const r = await submit();
-    const sealed = await call('policy.seal', {
-      tenant: 'acme',
-      call_id: r.call_id,
-      sealed_by: 'ops@acme',
-      reason: 'test',
-    });
+    const sealed = await call('policy.seal', { tenant: 'acme', call_id: r.call_id, reason: 'test' });
     expect(sealed.status).toBe('sealed');
     const status = await call('policy.status', { tenant: 'acme', call_id: r.call_id });
     expect(status.status.status).toBe('sealed');
@@ -241,20 +236,18 @@ describe('policy service', () => {
 
   it('answers a second seal by another operator with who sealed it first, when and why, changing nothing', async () => {
     const r = await submit();
-    const first = await call('policy.seal', {
-      tenant: 'acme',
-      call_id: r.call_id,
-      sealed_by: 'alice@acme',
-      reason: 'wrong phone',
-    });
+    const sealAs = async (subject: string, reason: string) =>
+      callRpc(
+        svc.infra.nc,
+        namespace,
+        'policy.seal',
+        { tenant: 'acme', call_id: r.call_id, reason },
+        { credential: await bearerFor('acme', ['operator'], subject), checkReply: true },
+      );
+    const first = await sealAs('alice@acme', 'wrong phone');
     expect(first).toMatchObject({ status: 'sealed', sealed_by: 'alice@acme', already_sealed: false });
     expect(first.sealed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    const second = await call('policy.seal', {
-      tenant: 'acme',
-      call_id: r.call_id,
-      sealed_by: 'bob@acme',
-      reason: 'me too',
-    });
+    const second = await sealAs('bob@acme', 'me too');
     expect(second).toMatchObject({
       status: 'sealed',
       sealed_by: 'alice@acme',

@@ -100,11 +100,13 @@ export const CallStatusRequestV1 = Struct({
 });
 export type CallStatusRequestV1 = Static<typeof CallStatusRequestV1>;
 
-/** `policy.seal`: make sure a call that has not started never runs. */
+/**
+ * `policy.seal`: make sure a call that has not started never runs. Who sealed it is the verified caller, never a
+ * field of the request.
+ */
 export const SealCallRequestV1 = Struct({
   tenant: fragments.identifier,
   call_id: fragments.identifier,
-  sealed_by: Type.String({ minLength: 1, maxLength: 200 }),
   reason: Type.String({ minLength: 1, maxLength: 1000 }),
 });
 export type SealCallRequestV1 = Static<typeof SealCallRequestV1>;

@@ -5,7 +5,11 @@ import { statusView } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
 
 export class SealCallCommand extends Command<SealCallReplyV1> {
-  constructor(readonly request: SealCallRequestV1) {
+  constructor(
+    readonly request: SealCallRequestV1,
+    /** The verified caller's subject: who sealed it, on the log. */
+    readonly sealedBy: string,
+  ) {
     super();
   }
 }
@@ -19,12 +23,12 @@ export class SealCallCommand extends Command<SealCallReplyV1> {
 export class SealCallHandler implements ICommandHandler<SealCallCommand> {
   constructor(private readonly calls: ToolCalls) {}
 
-  async execute({ request }: SealCallCommand): Promise<SealCallReplyV1> {
+  async execute({ request, sealedBy }: SealCallCommand): Promise<SealCallReplyV1> {
     const { tenant, call_id } = request;
     const result = await this.calls.execute(
       tenant,
       call_id,
-      { type: 'SealCall', data: { call_id, sealed_by: request.sealed_by, reason: request.reason } },
+      { type: 'SealCall', data: { call_id, sealed_by: sealedBy, reason: request.reason } },
       { correlationid: call_id, causationid: randomUUID() },
     );
     const { state } = result;

@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import type { Identity } from '@ormuz/auth';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { RpcRequestOf } from '@ormuz/contracts';
 import { Rpc } from '@ormuz/service-kit';
@@ -40,8 +41,8 @@ export class PolicyController {
   }
 
   @Rpc('policy.seal')
-  seal(request: RpcRequestOf<'policy.seal'>) {
-    return this.commands.execute(new SealCallCommand(request));
+  seal(request: RpcRequestOf<'policy.seal'>, caller: Identity) {
+    return this.commands.execute(new SealCallCommand(request, caller.subject));
   }
 
   @Rpc('policy.grants.set')

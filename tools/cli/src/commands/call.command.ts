@@ -68,13 +68,12 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
     .description('make sure a call that has not started never runs')
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--call <id>', 'call id', identifier('--call'))
-    .option('--by <who>', 'who seals it', 'operator')
     .option('--reason <text>', 'why', 'sealed from the CLI')
-    .action(async (o: { tenant: string; call: string; by: string; reason: string }) => {
+    .action(async (o: { tenant: string; call: string; reason: string }) => {
+      // Who seals it is the token's subject, as recorded on the log.
       const reply = await ctx().call('policy.seal', {
         tenant: o.tenant,
         call_id: o.call,
-        sealed_by: o.by,
         reason: o.reason,
       });
       ctx().print(reply, (r: SealCallReplyV1) => `call ${o.call}: ${r.status}\n  ${r.message}`);
