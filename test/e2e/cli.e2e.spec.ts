@@ -261,14 +261,7 @@ describe('ormuz CLI against the running platform', () => {
         decided_by: null,
       });
 
-      const decided = await okReply(
-        'approvals.approve',
-        'approvals',
-        'approve',
-        approvalId,
-        '--tenant',
-        TENANT,
-      );
+      const decided = await okReply('approvals.approve', 'approvals', 'approve', approvalId, '--tenant', TENANT);
       expect(decided).toMatchObject({ approval_id: approvalId, status: 'approved', decided_by: 'owner@acme' });
       const s = await status(high.call_id);
       expect(s.status.status).toBe('authorized');
@@ -330,10 +323,18 @@ describe('ormuz CLI against the running platform', () => {
     // The same operation id in two tenants is two calls.
     expect(theirs.call_id).not.toBe(mine.call_id);
 
-    const [tail, otherTail] = await Promise.all([
-      ormuz('events', 'tail', '--tenant', TENANT),
-      ormuz('events', 'tail', '--tenant', OTHER_TENANT),
-    ]);
+    // The archive is a projection of the log: ask until it holds both calls' events.
+    const tails = () =>
+      Promise.all([ormuz('events', 'tail', '--tenant', TENANT), ormuz('events', 'tail', '--tenant', OTHER_TENANT)]);
+    const [tail, otherTail] = await waitFor(
+      async () => {
+        const [a, b] = await tails();
+        const archived = (t: CliResult, callId: string) =>
+          ndjson(t.stdout).filter((e) => e.subject === callId).length === 2;
+        return archived(a, mine.call_id) && archived(b, theirs.call_id) ? ([a, b] as const) : undefined;
+      },
+      { timeoutMs: 30_000, message: "both tenants' calls in the audit archive" },
+    );
     expect(tail.code).toBe(0);
     const events = ndjson(tail.stdout);
     expect(events.length).toBeGreaterThanOrEqual(2);
@@ -394,7 +395,16 @@ describe('ormuz CLI against the running platform', () => {
     expect(await keys('revoke', '--agent', 'agent-k')).toEqual({
       revoked: [first.key.key_id, second.key.key_id].sort(),
     });
-    const missing = await ormuz('keys', 'revoke', '--tenant', OTHER_TENANT, '--agent', 'agent-k', '--key', first.key.key_id);
+    const missing = await ormuz(
+      'keys',
+      'revoke',
+      '--tenant',
+      OTHER_TENANT,
+      '--agent',
+      'agent-k',
+      '--key',
+      first.key.key_id,
+    );
     expect(missing.code).not.toBe(0);
     expect(missing.error).toMatchObject({ code: 'api_key_not_found' });
   });
@@ -445,7 +455,8 @@ describe('ormuz CLI against the running platform', () => {
 
   it('migrate applies every schema and declares the streams, and is safe to run again', async () => {
     const run = await ormuzWithin(60_000, 'migrate');
-    if (run.code !== 0) throw new Error(`ormuz migrate exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+    if (run.code !== 0)
+      throw new Error(`ormuz migrate exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
     const r = run.json as { results: { service: string; ok: boolean; output: string }[] };
     expect(r.results.map((x) => x.service).sort()).toEqual([...SERVICES].sort());
     for (const result of r.results) {
