@@ -3,7 +3,7 @@
  * command map), and the transports check it before a handler runs, so a handler only ever sees a request its caller
  * may make, in the caller's own tenant.
  */
-import { RPCS, SERVICE_RPCS, type RpcName } from '@ormuz/contracts';
+import { identifierProblem, RPCS, SERVICE_RPCS, type RpcName } from '@ormuz/contracts';
 import { ForbiddenError, UnauthenticatedError } from './errors.js';
 import { ALL_TENANTS, type Identity, type Role } from './identity.js';
 
@@ -91,7 +91,8 @@ export function authorize(name: RpcName, identity: Identity | undefined, request
     if (platformAdmin) return;
     throw new ForbiddenError(`${name} reaches every tenant's data: only a platform administrator (admin of tenant *) may run it.`);
   }
-  if (!platformAdmin && typeof body.tenant === 'string' && body.tenant !== identity.tenant) {
+  // A tenant that is not even an identifier is the schema's to refuse, saying what is wrong with it.
+  if (!platformAdmin && typeof body.tenant === 'string' && !identifierProblem(body.tenant) && body.tenant !== identity.tenant) {
     throw new ForbiddenError(
       `${identity.subject} acts for tenant ${identity.tenant}; this request names tenant ${body.tenant}.`,
     );

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { commandSubject, type SubmitCallRequestV1 } from '@ormuz/contracts';
+import { internalCommandSubject, type SubmitCallRequestV1 } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
 import { ServiceUnavailableError, type Infrastructure } from '@ormuz/service-kit';
 import { randomNamespace, testEnv } from '@ormuz/testing';
@@ -34,7 +34,7 @@ describe('the policy client when a submit gets no answer', () => {
 
   it('throws a retryable error saying the call may have been recorded and that the retry observes it', async () => {
     // Policy takes the submit and its answer never comes back.
-    const silent = nc.subscribe(commandSubject(namespace, 'policy', 'submit'), { callback: () => undefined });
+    const silent = nc.subscribe(internalCommandSubject(namespace, 'policy', 'submit'), { callback: () => undefined });
     try {
       const err = await client.submit(request).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceUnavailableError);
@@ -48,7 +48,7 @@ describe('the policy client when a submit gets no answer', () => {
   });
 
   it('names the call by the id policy gave it, when the caller has one', async () => {
-    const silent = nc.subscribe(commandSubject(namespace, 'policy', 'submit'), { callback: () => undefined });
+    const silent = nc.subscribe(internalCommandSubject(namespace, 'policy', 'submit'), { callback: () => undefined });
     try {
       const err = await client.submit(request, 'call_identified_by_policy').catch((e: unknown) => e);
       expect((err as Error).message).toContain('call call_identified_by_policy may have been recorded');

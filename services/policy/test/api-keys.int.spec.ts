@@ -7,7 +7,7 @@ import { ApiKeyStore, hashApiKey } from '@ormuz/auth';
 import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
 import { callRpc, callService, RemoteError, startService, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, type TestDatabase, adminFor } from '@ormuz/testing';
 import {
   loadPolicyConfig,
   POLICY_SCHEMA,
@@ -25,13 +25,15 @@ describe('policy: API keys', () => {
   let verifier: ApiKeyStore;
   const namespace = randomNamespace();
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(svc.infra.nc, namespace, name, body, { checkReply: true });
+    adminFor(body).then((credential) => callRpc(svc.infra.nc, namespace, name, body, { credential, checkReply: true }));
   /** A body sent untyped, to see the refusal. */
   const refusal = (name: string, body: unknown) =>
-    callService(svc.infra.nc, namespace, 'policy', name, body).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
+    adminFor(body)
+      .then((credential) => callService(svc.infra.nc, namespace, 'policy', name, body, { credential }))
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -115,6 +117,40 @@ describe('policy: API keys', () => {
     expect(missing).toBeInstanceOf(RemoteError);
     expect(missing).toMatchObject({ code: 'api_key_not_found' });
     expect(await verifier.verify(theirs.api_key)).toMatchObject({ tenant: 'globex', agent_id: 'a1' });
+  });
+
+  it("authenticates an agent's commands with its key, for its own agent and tenant only, until it is revoked", async () => {
+    await call('policy.grants.set', { tenant: 'acme', agent_id: 'k-agent', allow: ['device'] });
+    const { api_key } = await call('policy.keys.issue', { tenant: 'acme', agent_id: 'k-agent' });
+    const asAgent = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
+      callRpc(svc.infra.nc, namespace, name, body, { credential: { bearer: api_key }, checkReply: true });
+    const submit = (agentId: string, tenant = 'acme') =>
+      asAgent('policy.submit', {
+        tenant,
+        agent_id: agentId,
+        tool: 'device.screen_observe',
+        arguments: {},
+        origin: { kind: 'operation', operation_id: `op-key-${agentId}-${tenant}` },
+        device_id: 'phone-1',
+      });
+    await expect(submit('k-agent')).resolves.toMatchObject({ status: 'authorized' });
+    await expect(submit('other-agent')).rejects.toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('k-agent'),
+    });
+    await expect(submit('k-agent', 'globex')).rejects.toMatchObject({ code: 'forbidden' });
+    // An agent's key is not a person's: it cannot change grants or decide approvals.
+    await expect(
+      asAgent('policy.grants.set', { tenant: 'acme', agent_id: 'k-agent', allow: ['device', 'ormuz'] }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await call('policy.keys.revoke', { tenant: 'acme', agent_id: 'k-agent' });
+    // Revocation takes effect on the very next request.
+    await expect(submit('k-agent')).rejects.toMatchObject({
+      code: 'unauthenticated',
+      message: expect.stringContaining('revoked'),
+    });
   });
 
   it('refuses bad requests with a clear error', async () => {

@@ -16,6 +16,7 @@ import {
   waitFor,
   type NatsServerHandle,
   type TestDatabase,
+  adminFor,
 } from '@ormuz/testing';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
 
@@ -32,7 +33,7 @@ describe('policy under its own NATS user', () => {
   const violations: string[] = [];
   const namespace = randomNamespace();
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(cli, namespace, name, body, { checkReply: true });
+    adminFor(body).then((credential) => callRpc(cli, namespace, name, body, { credential, checkReply: true }));
 
   beforeAll(async () => {
     server = await startNatsServer({

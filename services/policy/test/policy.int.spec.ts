@@ -1,4 +1,5 @@
 import { aggregateSubject, canonicalPayload, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
   loadBaseConfig,
   callRpc,
@@ -8,7 +9,15 @@ import {
   ToolCalls,
   type RunningService,
 } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor, bearerFor } from '@ormuz/testing';
+import {
+  createTestDatabase,
+  randomNamespace,
+  testEnv,
+  waitFor,
+  type TestDatabase,
+  adminFor,
+  bearerFor,
+} from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
 import { deriveCallId } from '@ormuz/tool-call';
 import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
@@ -141,8 +150,11 @@ describe('policy service', () => {
       device_id: 'phone-1',
     };
     // The caller's inbox is gone before policy answers: policy records and decides, and the reply goes nowhere.
+    const signedIn = natsHeaders();
+    signedIn.set('Authorization', `Bearer ${(await bearerFor('acme', ['operator'])).bearer}`);
     svc.infra.nc.publish(`${namespace}.cmd.policy.submit`, JSON.stringify(request), {
       reply: `_INBOX.lost.${operation_id}`,
+      headers: signedIn,
     });
     const hint = submitUnansweredHint(request);
     const callId = deriveCallId('acme', request.origin);
