@@ -19,7 +19,9 @@ export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicat
   readonly runner: ProjectionRunner;
   constructor(@Inject(INFRA) infra: Infrastructure) {
     const notices = new InboxNotices(infra.nc, infra.config.namespace);
-    const projection = inboxProjection(infra.config.namespace, (tenant, approvalId) => notices.publish(tenant, approvalId));
+    const projection = inboxProjection(infra.config.namespace, (tenant, approvalId) =>
+      notices.publish(tenant, approvalId),
+    );
     this.runner = new ProjectionRunner(infra.js, infra.jsm, infra.db, projection, { logger: infra.logger });
     infra.consumers.add(this.runner);
   }

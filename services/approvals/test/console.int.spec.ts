@@ -11,7 +11,15 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { canonicalPayload, type CallOriginV1, type JsonValue } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
 import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { bearerFor, createTestDatabase, randomNamespace, testEnv, testToken, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  bearerFor,
+  createTestDatabase,
+  randomNamespace,
+  testEnv,
+  testToken,
+  waitFor,
+  type TestDatabase,
+} from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { APPROVALS_SCHEMA, approvalsMigrations, ApprovalsModule, loadApprovalsConfig } from '../src/index.js';
 
@@ -84,12 +92,16 @@ describe('the approvals console', () => {
     const res = await fetch(`${url}/v1/tenants/${TENANT}/approvals?status=all`, {
       headers: { authorization: `Bearer ${(await bearerFor(TENANT)).bearer}` },
     });
-    const { approvals } = (await res.json()) as { approvals: { approval_id: string; status: string; decided_by: string | null }[] };
+    const { approvals } = (await res.json()) as {
+      approvals: { approval_id: string; status: string; decided_by: string | null }[];
+    };
     return approvals.find((a) => a.approval_id === approvalId);
   }
   const statusOf = async (approvalId: string) => (await approval(approvalId))?.status;
 
-  async function newPage(options: { viewport?: { width: number; height: number } } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  async function newPage(
+    options: { viewport?: { width: number; height: number } } = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
     const page = await context.newPage();
     return { context, page };
@@ -105,7 +117,8 @@ describe('the approvals console', () => {
   }
 
   const cardOf = (page: Page, approvalId: string) => page.locator(`.approval[data-approval-id="${approvalId}"]`);
-  const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+  const shot = (page: Page, name: string, fullPage = true) =>
+    page.screenshot({ path: `${SHOTS}${name}.png`, fullPage });
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -228,7 +241,9 @@ describe('the approvals console', () => {
       for (const path of [`calls/${callId}/timeline`, `calls/${callId}/audit`, 'conversations/conv-1']) {
         expect((await fetch(`${url}/v1/tenants/${TENANT}/${path}`)).status).toBe(401);
         // Policy, audit and model-loop do not run in this test: the request reaches NATS and nobody answers.
-        const res = await fetch(`${url}/v1/tenants/${TENANT}/${path}`, { headers: { authorization: `Bearer ${alice}` } });
+        const res = await fetch(`${url}/v1/tenants/${TENANT}/${path}`, {
+          headers: { authorization: `Bearer ${alice}` },
+        });
         expect(res.status).toBe(503);
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
       }
@@ -236,7 +251,13 @@ describe('the approvals console', () => {
 
     it('says who a token names', async () => {
       const res = await fetch(`${url}/v1/whoami`, { headers: { authorization: `Bearer ${alice}` } });
-      expect(await res.json()).toEqual({ kind: 'person', subject: 'alice@acme', tenant: TENANT, roles: ['owner'], agents: null });
+      expect(await res.json()).toEqual({
+        kind: 'person',
+        subject: 'alice@acme',
+        tenant: TENANT,
+        roles: ['owner'],
+        agents: null,
+      });
       expect((await fetch(`${url}/v1/whoami`)).status).toBe(401);
     });
   });
@@ -244,7 +265,9 @@ describe('the approvals console', () => {
   /** Stages a call and waits until the inbox lists it (for tests that do not watch it arrive). */
   async function staged(operationId: string, s: Staging = {}) {
     const ids = await stage(operationId, s);
-    await waitFor(async () => (await statusOf(ids.approvalId)) === 'pending', { message: `${ids.approvalId} in the inbox` });
+    await waitFor(async () => (await statusOf(ids.approvalId)) === 'pending', {
+      message: `${ids.approvalId} in the inbox`,
+    });
     return ids;
   }
 
@@ -292,7 +315,9 @@ describe('the approvals console', () => {
 
       await card.getByRole('button', { name: 'Approve' }).click();
       await card.waitFor({ state: 'detached' });
-      await waitFor(async () => (await approval(approvalId))?.decided_by === 'alice@acme', { message: 'approved by alice' });
+      await waitFor(async () => (await approval(approvalId))?.decided_by === 'alice@acme', {
+        message: 'approved by alice',
+      });
       expect(await statusOf(approvalId)).toBe('approved');
     });
 
@@ -375,7 +400,8 @@ describe('the approvals console', () => {
       const first = await staged('op-key-1', { summary: 'First call', expiresInMs: 5 * 60_000 });
       const second = await staged('op-key-2', { summary: 'Second call', expiresInMs: 6 * 60_000 });
       await signIn(page);
-      const hasFocus = (approvalId: string) => page.locator(`.approval[data-approval-id="${approvalId}"]:focus`).waitFor();
+      const hasFocus = (approvalId: string) =>
+        page.locator(`.approval[data-approval-id="${approvalId}"]:focus`).waitFor();
       // Focus starts on the first approval (the one that expires first).
       await hasFocus(first.approvalId);
       await page.keyboard.press('j');
@@ -449,7 +475,7 @@ describe('the approvals console', () => {
           expect(box!.height).toBeGreaterThanOrEqual(44);
           expect(box!.x + box!.width).toBeLessThanOrEqual(390);
         }
-        await shot(page, 'phone-inbox');
+        await shot(page, 'phone-inbox', false);
         await card.getByRole('button', { name: 'Approve' }).click();
         await card.waitFor({ state: 'detached' });
         expect(await statusOf(approvalId)).toBe('approved');

@@ -11,7 +11,7 @@ export function bearerOf(header: string | string[] | undefined): string {
   const match = value === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(value);
   if (!match) {
     throw new UnauthenticatedError(
-      'This route needs a credential: `Authorization: Bearer <token>` (`ormuz auth token`, or your identity provider\'s).',
+      "This route needs a credential: `Authorization: Bearer <token>` (`ormuz auth token`, or your identity provider's).",
     );
   }
   return match[1]!;

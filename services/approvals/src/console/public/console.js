@@ -95,7 +95,9 @@ function signOut(message = '') {
 
 async function onSignIn(event) {
   event.preventDefault();
-  const token = $('#token').value.trim().replace(/^Bearer\s+/i, '');
+  const token = $('#token')
+    .value.trim()
+    .replace(/^Bearer\s+/i, '');
   if (!token) {
     $('#sign-in-error').textContent = 'Paste a token first.';
     $('#token').focus();
@@ -157,9 +159,7 @@ function setLive(which) {
 
 function matches(a) {
   const f = state.filters;
-  const byState =
-    f.state === 'all' ||
-    (f.state === 'closed' ? a.status !== 'pending' : a.status === f.state);
+  const byState = f.state === 'all' || (f.state === 'closed' ? a.status !== 'pending' : a.status === f.state);
   return (
     byState &&
     (!f.agent || a.agent_id === f.agent) &&
@@ -174,9 +174,7 @@ function visibleApprovals() {
   return list.sort((a, b) => {
     if ((a.status === 'pending') !== (b.status === 'pending')) return a.status === 'pending' ? -1 : 1;
     // Pending: the one that expires first on top. Closed: the most recent first.
-    return a.status === 'pending'
-      ? a.expires_at.localeCompare(b.expires_at)
-      : closedAt(b).localeCompare(closedAt(a));
+    return a.status === 'pending' ? a.expires_at.localeCompare(b.expires_at) : closedAt(b).localeCompare(closedAt(a));
   });
 }
 
@@ -185,12 +183,28 @@ function renderFilterOptions() {
   const options = (select, values, allLabel) => {
     const current = select.value;
     const sorted = [...new Set(values.filter((v) => v !== null && v !== undefined))].sort();
-    fill(select, h('option', { value: '' }, allLabel), sorted.map((v) => h('option', { value: v }, v)));
+    fill(
+      select,
+      h('option', { value: '' }, allLabel),
+      sorted.map((v) => h('option', { value: v }, v)),
+    );
     select.value = sorted.includes(current) ? current : '';
   };
-  options($('#filter-agent'), all.map((a) => a.agent_id), 'All agents');
-  options($('#filter-device'), all.map((a) => a.device_id), 'All devices');
-  options($('#filter-risk'), all.flatMap((a) => a.risk_reasons), 'Any risk');
+  options(
+    $('#filter-agent'),
+    all.map((a) => a.agent_id),
+    'All agents',
+  );
+  options(
+    $('#filter-device'),
+    all.map((a) => a.device_id),
+    'All devices',
+  );
+  options(
+    $('#filter-risk'),
+    all.flatMap((a) => a.risk_reasons),
+    'Any risk',
+  );
   state.filters.agent = $('#filter-agent').value;
   state.filters.device = $('#filter-device').value;
   state.filters.risk = $('#filter-risk').value;
@@ -209,7 +223,10 @@ function renderInbox() {
     const at = Math.max(0, previous.indexOf(state.selectedId));
     state.selectedId = ids[Math.min(at, ids.length - 1)] ?? null;
   }
-  fill(list, visible.map((a) => h('li', {}, card(a))));
+  fill(
+    list,
+    visible.map((a) => h('li', {}, card(a))),
+  );
   list.setAttribute('aria-busy', String(!state.loaded));
   $('#empty').hidden = visible.length > 0;
   $('#empty').textContent = state.loaded ? 'Nothing here.' : 'Loading…';
@@ -261,7 +278,9 @@ function card(a) {
         ? fact('Expires', h('time', { class: 'countdown', datetime: a.expires_at, 'data-expires': a.expires_at }))
         : fact(
             a.status === 'expired' ? 'Expired' : 'Decided',
-            a.decided_by ? `${a.status} by ${a.decided_by}, ${when(a.decided_at)}` : `${a.status}, ${when(a.decided_at)}`,
+            a.decided_by
+              ? `${a.status} by ${a.decided_by}, ${when(a.decided_at)}`
+              : `${a.status}, ${when(a.decided_at)}`,
           ),
     ),
     h('p', { class: 'args-label', id: `args-${id}` }, 'Arguments (exactly what runs)'),
