@@ -209,6 +209,18 @@ describe('the approvals console', () => {
       expect(text).toMatch(new RegExp(`event: approval\\ndata: \\{[^\\n]*"approval_id":"${mine.approvalId}"`));
     });
 
+    it('ends the stream when the token that opened it expires, saying so', async () => {
+      const brief = await testToken({ tenant: TENANT, roles: ['owner'], subject: 'alice@acme', ttlSeconds: 2 });
+      const res = await fetch(`${url}/v1/tenants/${TENANT}/approvals/stream`, {
+        headers: { authorization: `Bearer ${brief}` },
+      });
+      expect(res.status).toBe(200);
+      // The body ends (the server closes the stream) right after the `end` event.
+      const text = await res.text();
+      expect(text).toContain('event: snapshot');
+      expect(text).toMatch(/event: end\ndata: \{"reason":"token_expired"/);
+    });
+
     it('refuses a forged cross-site form POST: 401 without the header, 403 with a foreign Origin; nothing is decided', async () => {
       const { approvalId } = await staged('op-csrf');
       const form = await fetch(`${url}/v1/tenants/${TENANT}/approvals/${approvalId}/approve`, {

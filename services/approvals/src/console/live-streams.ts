@@ -14,10 +14,6 @@ export class LiveStreams implements BeforeApplicationShutdown {
     stream.onClose(() => this.open.delete(stream));
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   beforeApplicationShutdown(): void {
     for (const stream of [...this.open]) stream.close();
   }
