@@ -133,6 +133,7 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
   it('prints every port the demo serves', () => {
     const out = demo?.stdout() ?? '';
     expect(out).toMatch(/approvals HTTP API +http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toMatch(/approvals console +http:\/\/127\.0\.0\.1:\d+\/console/);
     expect(out).toMatch(/device WebSocket +ws:\/\/127\.0\.0\.1:\d+\/v1\/devices/);
     expect(out).toContain(`export ORMUZ_NAMESPACE=${namespace}`);
   });

@@ -5,6 +5,8 @@ import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@or
 import { DecideApprovalHandler } from './commands/decide-approval.handler.js';
 import { ExpireApprovalsSweeper } from './commands/expire-approvals.sweeper.js';
 import { APPROVALS_CONFIG, type ApprovalsConfig } from './config.js';
+import { ConsoleModule } from './console/console.module.js';
+import { InboxNotices } from './console/inbox-notices.js';
 import { InboxRepository } from './persistence/inbox.repository.js';
 import { inboxProjection } from './projections/inbox.projection.js';
 import { ListApprovalsHandler } from './queries/list-approvals.handler.js';
@@ -16,9 +18,11 @@ import { ApprovalsRpcController } from './transport/approvals.rpc.controller.js'
 export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly runner: ProjectionRunner;
   constructor(@Inject(INFRA) infra: Infrastructure) {
-    this.runner = new ProjectionRunner(infra.js, infra.jsm, infra.db, inboxProjection(infra.config.namespace), {
-      logger: infra.logger,
-    });
+    const notices = new InboxNotices(infra.nc, infra.config.namespace);
+    const projection = inboxProjection(infra.config.namespace, (tenant, approvalId) =>
+      notices.publish(tenant, approvalId),
+    );
+    this.runner = new ProjectionRunner(infra.js, infra.jsm, infra.db, projection, { logger: infra.logger });
     infra.consumers.add(this.runner);
   }
   onApplicationBootstrap() {
@@ -34,7 +38,7 @@ export class ApprovalsModule {
   static with(infra: Infrastructure, config: ApprovalsConfig): DynamicModule {
     return {
       module: ApprovalsModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot()],
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), ConsoleModule],
       controllers: [ApprovalsRpcController, ApprovalsHttpController],
       providers: [
         { provide: APPROVALS_CONFIG, useValue: config },

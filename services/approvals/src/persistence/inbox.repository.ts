@@ -83,6 +83,13 @@ export class InboxRepository {
     return q.orderBy('staged_at').limit(500).execute();
   }
 
+  /** A tenant's closed approvals (decided, expired, sealed), the most recently closed first: the console's history. */
+  recent(tenant: string, agents: readonly string[] | undefined, limit: number): Promise<InboxRow[]> {
+    let q = this.db.selectFrom('inbox').selectAll().where('tenant', '=', tenant).where('status', '<>', 'pending');
+    if (agents) q = agents.length === 0 ? q.where(sql<boolean>`false`) : q.where('agent_id', 'in', agents);
+    return q.orderBy('decided_at', 'desc').orderBy('staged_at', 'desc').limit(limit).execute();
+  }
+
   /** Pending approvals whose expiry has passed, across tenants. */
   due(now: Date, limit = 100): Promise<InboxRow[]> {
     return this.db

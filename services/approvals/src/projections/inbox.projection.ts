@@ -1,26 +1,38 @@
 import type { Transaction } from 'kysely';
 import { contextFilter, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
-import { streamName, type Enveloped, type Projection } from '@ormuz/event-log';
+import { streamName, type AfterCommit, type Enveloped, type Projection } from '@ormuz/event-log';
 import { APPROVALS_SCHEMA } from '../persistence/migrations.js';
 import type { ApprovalsDB } from '../persistence/inbox.repository.js';
 
-/** Builds the owner's inbox from the calls stream: staged calls and how they were decided. */
-export function inboxProjection(namespace: string): Projection<ApprovalsDB, ToolCallEventDraft> {
+/**
+ * Builds the owner's inbox from the calls stream: staged calls and how they were decided. `changed` is told of every
+ * approval a committed transaction staged or closed (the console's live streams listen).
+ */
+export function inboxProjection(
+  namespace: string,
+  changed: (tenant: string, approvalId: string) => void = () => undefined,
+): Projection<ApprovalsDB, ToolCallEventDraft> {
   return {
     name: 'approvals_inbox',
     schema: APPROVALS_SCHEMA,
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     accepts: isToolCallEvent,
-    async apply(trx: Transaction<ApprovalsDB>, event: Enveloped<ToolCallEventDraft>) {
+    async apply(trx: Transaction<ApprovalsDB>, event: Enveloped<ToolCallEventDraft>, _seq, after: AfterCommit) {
       const t = trx.withSchema(APPROVALS_SCHEMA);
-      const decided = (status: string, decidedBy: string | null) =>
-        t
-          .updateTable('inbox')
-          .set({ status, decided_by: decidedBy, decided_at: new Date(event.time) })
-          .where('tenant', '=', event.tenant)
-          .where('approval_id', '=', 'approval_id' in event.data ? (event.data.approval_id as string) : '')
-          .execute();
+      const tell = (rows: readonly { approval_id: string }[]) => {
+        for (const { approval_id } of rows) after.defer(() => changed(event.tenant, approval_id));
+      };
+      const decided = async (status: string, decidedBy: string | null) =>
+        tell(
+          await t
+            .updateTable('inbox')
+            .set({ status, decided_by: decidedBy, decided_at: new Date(event.time) })
+            .where('tenant', '=', event.tenant)
+            .where('approval_id', '=', 'approval_id' in event.data ? (event.data.approval_id as string) : '')
+            .returning('approval_id')
+            .execute(),
+        );
       switch (event.type) {
         case 'ormuz.toolcall.requested.v1':
           await t
@@ -64,7 +76,9 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB, Tool
               decided_at: null,
             })
             .onConflict((oc) => oc.columns(['tenant', 'approval_id']).doNothing())
-            .execute();
+            .returning('approval_id')
+            .execute()
+            .then(tell);
           return;
         }
         case 'ormuz.toolcall.approved.v1':
@@ -78,13 +92,16 @@ export function inboxProjection(namespace: string): Projection<ApprovalsDB, Tool
           return;
         case 'ormuz.toolcall.sealed.v1':
           // A staged call sealed before anyone decided: nothing is left to approve.
-          await t
-            .updateTable('inbox')
-            .set({ status: 'sealed', decided_by: event.data.sealed_by, decided_at: new Date(event.time) })
-            .where('tenant', '=', event.tenant)
-            .where('call_id', '=', event.data.call_id)
-            .where('status', '=', 'pending')
-            .execute();
+          tell(
+            await t
+              .updateTable('inbox')
+              .set({ status: 'sealed', decided_by: event.data.sealed_by, decided_at: new Date(event.time) })
+              .where('tenant', '=', event.tenant)
+              .where('call_id', '=', event.data.call_id)
+              .where('status', '=', 'pending')
+              .returning('approval_id')
+              .execute(),
+          );
           return;
         default:
           return;

@@ -158,7 +158,11 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         if (!approvalsUrl || !devicesUrl)
           throw new Error('approvals or device-bridge did not report its URL in its health answer.');
         out(`services up: ${SERVICES.join(', ')}`);
-        const endpoints = [`  approvals HTTP API  ${approvalsUrl}`, `  device WebSocket    ${devicesUrl}`];
+        const endpoints = [
+          `  approvals HTTP API  ${approvalsUrl}`,
+          `  approvals console   ${approvalsUrl}/console`,
+          `  device WebSocket    ${devicesUrl}`,
+        ];
         for (const line of endpoints) out(line);
 
         const issued = await c.call('device-bridge.credentials.issue', {
@@ -245,6 +249,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           out(`Tokens (development issuer, valid 12 h):`);
           out(`  operator  export ORMUZ_TOKEN=${tokens.operator}`);
           out(`  owner     ${tokens.owner}`);
+          out(`Sign in to the approvals console at ${approvalsUrl}/console with the owner token.`);
           await new Promise<void>((resolve) => (stopRequested = resolve));
         }
       } finally {

@@ -1,0 +1,33 @@
+/**
+ * The bearer credential of an HTTP request, as the console's routes need it besides the verified identity: to forward
+ * it to the service that answers (each service checks access itself), and to end a live stream when the token does.
+ * Never logged.
+ */
+import { UnauthenticatedError } from '@ormuz/auth';
+
+/** The credential in `Authorization: Bearer <credential>`; throws UnauthenticatedError when there is none. */
+export function bearerOf(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = value === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(value);
+  if (!match) {
+    throw new UnauthenticatedError(
+      "This route needs a credential: `Authorization: Bearer <token>` (`ormuz auth token`, or your identity provider's).",
+    );
+  }
+  return match[1]!;
+}
+
+/**
+ * When a JWT stops being valid (its `exp`), read from a token the authenticator has already verified; undefined for
+ * an API key or a token without `exp`, which the stream then keeps until the page closes it.
+ */
+export function tokenExpiry(bearer: string): Date | undefined {
+  const parts = bearer.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const { exp } = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof exp === 'number' ? new Date(exp * 1000) : undefined;
+  } catch {
+    return undefined;
+  }
+}
