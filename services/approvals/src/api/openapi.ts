@@ -5,6 +5,7 @@
  * by the command's reply schema, errors by the one error body.
  */
 import { ApiErrorV1 } from '@ormuz/contracts';
+import { MAX_RPC_BYTES } from '@ormuz/service-kit';
 import type { ApiRoute } from './api-routes.js';
 import { pathParameters } from './edge-request.js';
 
@@ -20,7 +21,7 @@ const ERRORS: Readonly<Record<string, string>> = {
   403: "The credential's tenant or roles do not allow this.",
   404: 'No such thing in this tenant (`*_not_found`), or no such route.',
   409: 'It conflicts with what is recorded (the code says what).',
-  413: 'The body is larger than 512 KiB.',
+  413: `The body is larger than ${MAX_RPC_BYTES / 1024} KiB.`,
   503: 'The service that owns this did not answer; the message says whether anything may have happened.',
 };
 /** Only routes that take a body can be sent one of another type. */

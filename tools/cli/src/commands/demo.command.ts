@@ -245,6 +245,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           out(`Tokens (development issuer, valid 12 h):`);
           out(`  operator  export ORMUZ_TOKEN=${tokens.operator}`);
           out(`  owner     ${tokens.owner}`);
+          out(`The HTTP API (README, "HTTP API"; described at ${approvalsUrl}/openapi.json):`);
+          out(`  export ORMUZ_API=${approvalsUrl}`);
           await new Promise<void>((resolve) => (stopRequested = resolve));
         }
       } finally {
