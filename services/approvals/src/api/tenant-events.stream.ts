@@ -95,7 +95,7 @@ export class TenantEventsStream implements BeforeApplicationShutdown {
     try {
       for await (const m of messages) {
         if (res.destroyed) break;
-        if (!res.write(frame(context, m))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        if (!res.write(frame(context, m))) await drained(res);
       }
     } catch (err) {
       // The headers are out: the client learns of the failure by the stream ending, and resumes from its last id.
@@ -105,6 +105,14 @@ export class TenantEventsStream implements BeforeApplicationShutdown {
       res.end();
     }
   }
+}
+
+/** Resolves once `res` takes more (a slow client has read what was buffered), or is gone; leaves no listener behind. */
+async function drained(res: ServerResponse): Promise<void> {
+  const done = new AbortController();
+  const on = (event: string) => once(res, event, { signal: done.signal }).catch(() => undefined);
+  await Promise.race([on('drain'), on('close')]);
+  done.abort();
 }
 
 /** One stream message as one server-sent event. */
