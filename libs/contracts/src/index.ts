@@ -15,3 +15,4 @@ export * from './commands/model-loop.commands.js';
 export * from './commands/device-bridge.commands.js';
 export * from './commands/service.commands.js';
 export * from './rpcs.js';
+export * from './http-api.js';

@@ -8,7 +8,14 @@
  * test runs share one NATS account) and one reply shape with error codes, so the strategy is ours. It reuses the
  * service's single NATS connection.
  */
-import { Catch, HttpException, Logger as NestLogger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import {
+  Catch,
+  HttpException,
+  Logger as NestLogger,
+  NotFoundException,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Authenticator } from '@ormuz/auth';
@@ -16,7 +23,7 @@ import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import { commandSubject, internalCommandSubject } from '@ormuz/contracts';
 import { callerOf, type RpcCallContext } from './caller.js';
-import { MAX_RPC_BYTES, toErrorBody, type RpcReply } from './rpc.js';
+import { MAX_RPC_BYTES, toErrorBody, type RpcErrorBody, type RpcReply } from './rpc.js';
 
 export class NatsRpcServer extends Server implements CustomTransportStrategy {
   private subscriptions: Subscription[] = [];
@@ -114,9 +121,10 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
 export class OrmuzExceptionFilter implements ExceptionFilter<unknown> {
   catch(exception: unknown, host: ArgumentsHost): Observable<never> | void {
     if (host.getType() !== 'http') return throwError(() => exception);
-    const res = host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>();
+    const http = host.switchToHttp();
+    const res = http.getResponse<{ status(code: number): { json(body: unknown): void } }>();
     if (exception instanceof HttpException) {
-      res.status(exception.getStatus()).json({ error: { code: 'http_error', message: exception.message } });
+      res.status(exception.getStatus()).json({ error: httpExceptionBody(exception, http.getRequest<RequestLine>()) });
       return;
     }
     const body = toErrorBody(exception);
@@ -128,6 +136,36 @@ export class OrmuzExceptionFilter implements ExceptionFilter<unknown> {
 
 const httpLog = new NestLogger('http');
 
+interface RequestLine {
+  readonly method: string;
+  readonly url: string;
+}
+
+/**
+ * The error body of an exception raised before any route ran, in the words a caller can act on: an unknown route, or
+ * a body Express's parser refused (not JSON, too large, an encoding it cannot read). The parser's error travels as
+ * the exception's cause; its `type` says which.
+ */
+export function httpExceptionBody(exception: HttpException, request: RequestLine): RpcErrorBody {
+  const cause = exception.cause as { readonly type?: unknown; readonly limit?: unknown; readonly length?: unknown };
+  switch (cause?.type) {
+    case 'entity.parse.failed':
+      return { code: 'malformed_json', message: `The request body is not valid JSON: ${exception.message}.` };
+    case 'entity.too.large': {
+      const size = typeof cause.length === 'number' ? `${cause.length} bytes` : 'larger than allowed';
+      return { code: 'payload_too_large', message: `The request body is ${size}; the limit is ${String(cause.limit)}.` };
+    }
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { code: 'unsupported_media_type', message: `${exception.message}: send UTF-8 JSON.` };
+  }
+  if (exception instanceof NotFoundException) {
+    const path = request.url.split('?')[0];
+    return { code: 'route_not_found', message: `No route answers ${request.method} ${path}.` };
+  }
+  return { code: 'http_error', message: exception.message };
+}
+
 const HTTP_STATUS: Record<string, number> = {
   schema_violation: 400,
   unauthenticated: 401,
@@ -136,6 +174,7 @@ const HTTP_STATUS: Record<string, number> = {
   invalid_identifier: 400,
   non_canonical_value: 400,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   internal: 500,
   service_unavailable: 503,
   append_unacknowledged: 503,

@@ -7,10 +7,11 @@ import 'reflect-metadata';
 import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
-import { ExpressAdapter } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { commandSubject, type ServiceHealthV1 } from '@ormuz/contracts';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
 import { openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
+import { MAX_RPC_BYTES } from './rpc.js';
 import { PinoNestLogger } from './logger.js';
 
 export interface ServiceOptions extends InfrastructureOptions {
@@ -40,11 +41,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   try {
     if (opts.httpPort !== undefined) {
       // The adapter Nest would load by name anyway, passed explicitly so the import (and the dependency) is visible.
-      const web = await NestFactory.create(opts.module(infra), new ExpressAdapter(), {
+      const web = await NestFactory.create<NestExpressApplication>(opts.module(infra), new ExpressAdapter(), {
         logger,
         abortOnError: false,
         bodyParser: true,
       });
+      // Every JSON body becomes a command, so it may be as large as a command (Express's default is 100 KB). Set
+      // before the application starts, this parser takes the place of the one Nest would add.
+      web.useBodyParser('json', { limit: MAX_RPC_BYTES });
       // Filters first: connectMicroservice binds its handlers immediately and inherits only what is set by then.
       web.useGlobalFilters(new OrmuzExceptionFilter());
       web.connectMicroservice<MicroserviceOptions>({ strategy }, { inheritAppConfig: true });

@@ -4,13 +4,13 @@ import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { DecideApprovalHandler } from './commands/decide-approval.handler.js';
 import { ExpireApprovalsSweeper } from './commands/expire-approvals.sweeper.js';
+import { ApiModule } from './api/api.module.js';
 import { APPROVALS_CONFIG, type ApprovalsConfig } from './config.js';
 import { ConsoleModule } from './console/console.module.js';
 import { InboxNotices } from './console/inbox-notices.js';
 import { InboxRepository } from './persistence/inbox.repository.js';
 import { inboxProjection } from './projections/inbox.projection.js';
 import { ListApprovalsHandler } from './queries/list-approvals.handler.js';
-import { ApprovalsHttpController } from './transport/approvals.http.controller.js';
 import { ApprovalsRpcController } from './transport/approvals.rpc.controller.js';
 
 /** Keeps the inbox read model running with the app. */
@@ -38,8 +38,9 @@ export class ApprovalsModule {
   static with(infra: Infrastructure, config: ApprovalsConfig): DynamicModule {
     return {
       module: ApprovalsModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), ConsoleModule],
-      controllers: [ApprovalsRpcController, ApprovalsHttpController],
+      // The HTTP API (ApiModule) serves the inbox's routes too, through the same NATS commands as every caller.
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), ApiModule, ConsoleModule],
+      controllers: [ApprovalsRpcController],
       providers: [
         { provide: APPROVALS_CONFIG, useValue: config },
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/approvals') },

@@ -1,3 +1,4 @@
+import { CONTEXTS, type ContextName } from '@ormuz/contracts';
 import { intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
 
 export interface ApprovalsConfig extends BaseConfig {
@@ -19,3 +20,9 @@ export function loadApprovalsConfig(env: Env): ApprovalsConfig {
 }
 
 export const APPROVALS_CONFIG = Symbol('approvals.config');
+
+/**
+ * Streams approvals declares at start: `calls`, whose staged calls fill the inbox, and every other context's, which the
+ * HTTP API's event stream reads. Declaring them is idempotent, so the services can start in any order.
+ */
+export const APPROVALS_STREAMS: readonly ContextName[] = Object.keys(CONTEXTS) as ContextName[];

@@ -250,7 +250,7 @@ describe('the approvals console', () => {
 
     it("forwards the caller's bearer for a call's timeline and audit row, and refuses without one", async () => {
       const { callId } = await staged('op-forward');
-      for (const path of [`calls/${callId}/timeline`, `calls/${callId}/audit`, 'conversations/conv-1']) {
+      for (const path of [`calls/${callId}?timeline=true`, `audit/calls/${callId}`, 'conversations/conv-1']) {
         expect((await fetch(`${url}/v1/tenants/${TENANT}/${path}`)).status).toBe(401);
         // Policy, audit and model-loop do not run in this test: the request reaches NATS and nobody answers.
         const res = await fetch(`${url}/v1/tenants/${TENANT}/${path}`, {

@@ -3,18 +3,17 @@
  * it to the service that answers (each service checks access itself), and to end a live stream when the token does.
  * Never logged.
  */
-import { UnauthenticatedError } from '@ormuz/auth';
+import { bearerOf as credentialOf, UnauthenticatedError } from '@ormuz/auth';
 
 /** The credential in `Authorization: Bearer <credential>`; throws UnauthenticatedError when there is none. */
 export function bearerOf(header: string | string[] | undefined): string {
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(value);
-  if (!match) {
+  const credential = credentialOf(Array.isArray(header) ? header[0] : header);
+  if (credential === undefined) {
     throw new UnauthenticatedError(
       "This route needs a credential: `Authorization: Bearer <token>` (`ormuz auth token`, or your identity provider's).",
     );
   }
-  return match[1]!;
+  return credential;
 }
 
 /**

@@ -2,7 +2,6 @@ import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from 
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { InboxRepository } from '../persistence/inbox.repository.js';
 import { ApprovalStreamController } from './approval-stream.controller.js';
-import { CallDetailController } from './call-detail.controller.js';
 import { ConsolePageController } from './console-page.controller.js';
 import { InboxNotices } from './inbox-notices.js';
 import { LiveStreams } from './live-streams.js';
@@ -14,7 +13,7 @@ import { SessionController } from './session.controller.js';
  * same-origin check every state-changing route of the service goes through.
  */
 @Module({
-  controllers: [ConsolePageController, SessionController, ApprovalStreamController, CallDetailController],
+  controllers: [ConsolePageController, SessionController, ApprovalStreamController],
   providers: [
     InboxRepository,
     LiveStreams,

@@ -250,6 +250,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           out(`  operator  export ORMUZ_TOKEN=${tokens.operator}`);
           out(`  owner     ${tokens.owner}`);
           out(`Sign in to the approvals console at ${approvalsUrl}/console with the owner token.`);
+          out(`The HTTP API (README, "HTTP API"; described at ${approvalsUrl}/openapi.json):`);
+          out(`  export ORMUZ_API=${approvalsUrl}`);
           await new Promise<void>((resolve) => (stopRequested = resolve));
         }
       } finally {

@@ -463,8 +463,8 @@ async function showCall(callId) {
   show('detail-view');
   fill(view, h('h2', { id: 'detail-title', tabindex: -1 }, `Call ${callId}`), h('p', {}, 'Loading…'));
   const [timeline, audit] = await Promise.allSettled([
-    api(`${tenantPath()}/calls/${encodeURIComponent(callId)}/timeline`),
-    api(`${tenantPath()}/calls/${encodeURIComponent(callId)}/audit`),
+    api(`${tenantPath()}/calls/${encodeURIComponent(callId)}?timeline=true`),
+    api(`${tenantPath()}/audit/calls/${encodeURIComponent(callId)}`),
   ]);
   const approval = [...state.approvals.values()].find((a) => a.call_id === callId);
   const entries = timeline.status === 'fulfilled' ? (timeline.value.timeline ?? []) : [];
