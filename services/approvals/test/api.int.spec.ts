@@ -32,7 +32,13 @@ describe('the HTTP API', () => {
   function send<T = Reply>(
     operationId: string,
     values: Record<string, string>,
-    options: { readonly as?: string; readonly query?: Record<string, string>; readonly json?: unknown; readonly raw?: string; readonly headers?: Record<string, string> } = {},
+    options: {
+      readonly as?: string;
+      readonly query?: Record<string, string>;
+      readonly json?: unknown;
+      readonly raw?: string;
+      readonly headers?: Record<string, string>;
+    } = {},
   ): Promise<HttpAnswer<T>> {
     const route = API_ROUTES.find((r) => r.operationId === operationId);
     if (!route) throw new Error(`no route ${operationId}`);
@@ -72,19 +78,31 @@ describe('the HTTP API', () => {
   describe('every route, for the role it is for', () => {
     it('lets an operator submit and seal a call, and an analyst read its status, timeline and audit record', async () => {
       const submitted = await ok('policySubmit', { tenant: TENANT }, { as: operator, json: submitBody('op-api-1') });
-      expect(submitted).toMatchObject({ status: 'authorized', duplicate: false, call_id: expect.stringMatching(/^call_/) });
+      expect(submitted).toMatchObject({
+        status: 'authorized',
+        duplicate: false,
+        call_id: expect.stringMatching(/^call_/),
+      });
       const callId = submitted.call_id as string;
 
-      const status = await ok('policyStatus', { tenant: TENANT, call_id: callId }, { as: analyst, query: { timeline: 'true' } });
+      const status = await ok(
+        'policyStatus',
+        { tenant: TENANT, call_id: callId },
+        { as: analyst, query: { timeline: 'true' } },
+      );
       expect(status.status).toMatchObject({ status: 'authorized', tool: 'device.screen_observe' });
       expect(status.timeline.length).toBeGreaterThan(0);
 
       // The phone is offline, so the call waits for it: sealing it makes sure it never runs.
-      const sealed = await ok('policySeal', { tenant: TENANT, call_id: callId }, {
-        as: operator,
-        // Who sealed it is the operator's token subject (ops@acme), never a body field.
-        json: { reason: 'wrong device' },
-      });
+      const sealed = await ok(
+        'policySeal',
+        { tenant: TENANT, call_id: callId },
+        {
+          as: operator,
+          // Who sealed it is the operator's token subject (ops@acme), never a body field.
+          json: { reason: 'wrong device' },
+        },
+      );
       expect(sealed).toMatchObject({ status: 'sealed', already_sealed: false, sealed_by: 'ops@acme' });
 
       const audit = await waitFor(
@@ -99,7 +117,11 @@ describe('the HTTP API', () => {
 
       const page = await waitFor(
         async () => {
-          const answer = await send('auditEvents', { tenant: TENANT }, { as: analyst, query: { call_id: callId, limit: '10' } });
+          const answer = await send(
+            'auditEvents',
+            { tenant: TENANT },
+            { as: analyst, query: { call_id: callId, limit: '10' } },
+          );
           return answer.status === 200 && answer.body.events.length >= 3 ? answer.body : undefined;
         },
         { message: `the archive to hold ${callId}'s events` },
@@ -114,19 +136,30 @@ describe('the HTTP API', () => {
         as: operator,
         json: { allow: ['device', 'ormuz'], deny: ['device.send_message'] },
       });
-      expect(grant).toMatchObject({ agent_id: 'agent-grants', allow: ['device', 'ormuz'], deny: ['device.send_message'] });
+      expect(grant).toMatchObject({
+        agent_id: 'agent-grants',
+        allow: ['device', 'ormuz'],
+        deny: ['device.send_message'],
+      });
       expect(await ok('policyGrantsGet', agent, { as: analyst })).toMatchObject({ allow: ['device', 'ormuz'] });
       const { tools } = await ok('policyTools', agent, { as: analyst });
       const names = (tools as Reply[]).map((t) => t.name);
       expect(names).toContain('device.screen_observe');
       expect(names).not.toContain('device.send_message');
-      const { hits } = await ok('policyToolsSearch', agent, { as: analyst, query: { query: 'observe the screen', limit: '3' } });
+      const { hits } = await ok('policyToolsSearch', agent, {
+        as: analyst,
+        query: { query: 'observe the screen', limit: '3' },
+      });
       expect(hits.length).toBeGreaterThan(0);
       expect(hits.length).toBeLessThanOrEqual(3);
     });
 
     it("lets an operator set the tenant's finance apps, and an analyst read them", async () => {
-      const set = await ok('policyRiskAppsSet', { tenant: TENANT }, { as: operator, json: { finance: ['com.example.bank'], not_finance: [] } });
+      const set = await ok(
+        'policyRiskAppsSet',
+        { tenant: TENANT },
+        { as: operator, json: { finance: ['com.example.bank'], not_finance: [] } },
+      );
       expect(set).toEqual({ tenant: TENANT, finance: ['com.example.bank'], not_finance: [] });
       expect(await ok('policyRiskAppsGet', { tenant: TENANT }, { as: analyst })).toEqual(set);
     });
@@ -135,8 +168,15 @@ describe('the HTTP API', () => {
       expect(await ok('deviceBridgeDevices', { tenant: TENANT }, { as: analyst })).toEqual({ devices: [] });
       const device = { tenant: TENANT, device_id: 'phone-9' };
       const issued = await ok('deviceBridgeCredentialsIssue', device, { as: operator, json: { ttl_seconds: 3600 } });
-      expect(issued).toMatchObject({ token: expect.stringMatching(/^odt_/), credential: { device_id: 'phone-9', state: 'active' } });
-      const listed = await ok('deviceBridgeCredentialsList', { tenant: TENANT }, { as: operator, query: { device_id: 'phone-9' } });
+      expect(issued).toMatchObject({
+        token: expect.stringMatching(/^odt_/),
+        credential: { device_id: 'phone-9', state: 'active' },
+      });
+      const listed = await ok(
+        'deviceBridgeCredentialsList',
+        { tenant: TENANT },
+        { as: operator, query: { device_id: 'phone-9' } },
+      );
       expect(listed.credentials).toEqual([expect.objectContaining({ credential_id: issued.credential.credential_id })]);
       const rotated = await ok('deviceBridgeCredentialsRotate', device, { as: operator, json: { grace_seconds: 0 } });
       expect(rotated.token).not.toBe(issued.token);
@@ -144,11 +184,43 @@ describe('the HTTP API', () => {
       expect(revoked.revoked).toContain(rotated.credential.credential_id);
     });
 
-    it('lets an operator start a conversation, and an analyst read it', async () => {
-      const started = await ok('modelLoopStart', { tenant: TENANT }, {
-        as: operator,
-        json: { agent_id: 'agent-1', task: 'Say hello.', device_id: null, model: 'scripted:demo', conversation_id: 'conv-api-1' },
+    it("lets an operator issue, list, rotate and revoke an agent's API keys; the key then calls the API as its agent", async () => {
+      const agent = { tenant: TENANT, agent_id: 'api-bot' };
+      const issued = await ok('policyKeysIssue', agent, { as: operator, json: { label: 'nightly' } });
+      expect(issued.api_key).toMatch(/^ormz_/);
+      const listed = await ok('policyKeysList', { tenant: TENANT }, { as: operator, query: { agent_id: 'api-bot' } });
+      expect(JSON.stringify(listed)).not.toContain(issued.api_key);
+      expect(listed.keys).toEqual([expect.objectContaining({ key_id: issued.key.key_id })]);
+      const rotated = await ok('policyKeysRotate', agent, { as: operator, json: { grace_seconds: 0 } });
+      // The rotated key is an agent's credential over HTTP too: it reads its own offered tools.
+      const asKey = `Bearer ${rotated.api_key}`;
+      const tools = await fetch(`${platform.url}/v1/tenants/${TENANT}/agents/api-bot/tools`, {
+        headers: { authorization: asKey },
       });
+      expect(tools.status).toBe(200);
+      const revoked = await ok('policyKeysRevoke', agent, { as: operator, json: {} });
+      expect(revoked.revoked).toContain(rotated.key.key_id);
+      const after = await fetch(`${platform.url}/v1/tenants/${TENANT}/agents/api-bot/tools`, {
+        headers: { authorization: asKey },
+      });
+      expect(after.status).toBe(401);
+    });
+
+    it('lets an operator start a conversation, and an analyst read it', async () => {
+      const started = await ok(
+        'modelLoopStart',
+        { tenant: TENANT },
+        {
+          as: operator,
+          json: {
+            agent_id: 'agent-1',
+            task: 'Say hello.',
+            device_id: null,
+            model: 'scripted:demo',
+            conversation_id: 'conv-api-1',
+          },
+        },
+      );
       expect(started).toMatchObject({ conversation_id: 'conv-api-1' });
       const view = await waitFor(
         async () => {
@@ -163,21 +235,29 @@ describe('the HTTP API', () => {
 
     it('lets an analyst list the inbox, and an owner approve one staged call and deny another', async () => {
       const stage = async (operationId: string) => {
-        const reply = await ok('policySubmit', { tenant: TENANT }, {
-          as: operator,
-          json: submitBody(operationId, {
-            agent_id: 'agent-2',
-            tool: 'device.send_message',
-            arguments: { recipient: 'Alice', message_body: 'hi' },
-          }),
-        });
+        const reply = await ok(
+          'policySubmit',
+          { tenant: TENANT },
+          {
+            as: operator,
+            json: submitBody(operationId, {
+              agent_id: 'agent-2',
+              tool: 'device.send_message',
+              arguments: { recipient: 'Alice', message_body: 'hi' },
+            }),
+          },
+        );
         expect(reply).toMatchObject({ status: 'staged', approval_id: expect.stringMatching(/^apr_/) });
         return reply.approval_id as string;
       };
       const [first, second] = [await stage('op-api-approve'), await stage('op-api-deny')];
       await waitFor(
         async () => {
-          const { approvals } = await ok('approvalsList', { tenant: TENANT }, { as: analyst, query: { status: 'pending' } });
+          const { approvals } = await ok(
+            'approvalsList',
+            { tenant: TENANT },
+            { as: analyst, query: { status: 'pending' } },
+          );
           const ids = (approvals as Reply[]).map((a) => a.approval_id);
           return ids.includes(first) && ids.includes(second);
         },
@@ -185,7 +265,11 @@ describe('the HTTP API', () => {
       );
       const approved = await ok('approvalsApprove', { tenant: TENANT, approval_id: first }, { as: owner });
       expect(approved).toMatchObject({ status: 'approved', decided_by: 'olive@acme' });
-      const denied = await ok('approvalsDeny', { tenant: TENANT, approval_id: second }, { as: owner, json: { reason: 'not now' } });
+      const denied = await ok(
+        'approvalsDeny',
+        { tenant: TENANT, approval_id: second },
+        { as: owner, json: { reason: 'not now' } },
+      );
       expect(denied).toMatchObject({ status: 'denied', decided_by: 'olive@acme' });
     });
 
@@ -231,13 +315,21 @@ describe('the HTTP API', () => {
 
   describe('refusals by role', () => {
     it('keeps an analyst from submitting and sealing', async () => {
-      const submit = await send('policySubmit', { tenant: TENANT }, { as: analyst, json: submitBody('op-api-analyst') });
+      const submit = await send(
+        'policySubmit',
+        { tenant: TENANT },
+        { as: analyst, json: submitBody('op-api-analyst') },
+      );
       expect(submit.status).toBe(403);
       expect(errorOf(submit).message).toMatch(/needs the role admin or operator/);
-      const seal = await send('policySeal', { tenant: TENANT, call_id: 'call_x' }, {
-        as: analyst,
-        json: { reason: 'no' },
-      });
+      const seal = await send(
+        'policySeal',
+        { tenant: TENANT, call_id: 'call_x' },
+        {
+          as: analyst,
+          json: { reason: 'no' },
+        },
+      );
       expect(seal.status).toBe(403);
       expect(errorOf(seal).code).toBe('forbidden');
     });
@@ -245,59 +337,92 @@ describe('the HTTP API', () => {
 
   describe('what the edge refuses itself', () => {
     it('answers malformed JSON with 400 and what is wrong with it', async () => {
-      const answer = await send('policySubmit', { tenant: TENANT }, {
-        as: operator,
-        raw: '{"agent_id": "agent-1", ',
-        headers: { 'content-type': 'application/json' },
-      });
+      const answer = await send(
+        'policySubmit',
+        { tenant: TENANT },
+        {
+          as: operator,
+          raw: '{"agent_id": "agent-1", ',
+          headers: { 'content-type': 'application/json' },
+        },
+      );
       expect(answer.status).toBe(400);
       expect(answer.contentType).toMatch(/application\/json/);
-      expect(errorOf(answer)).toMatchObject({ code: 'malformed_json', message: expect.stringContaining('not valid JSON') });
+      expect(errorOf(answer)).toMatchObject({
+        code: 'malformed_json',
+        message: expect.stringContaining('not valid JSON'),
+      });
     });
 
     it('answers a body that is not a JSON object, or names a path field, with 400', async () => {
       const list = await send('policySeal', { tenant: TENANT, call_id: 'call_x' }, { as: operator, json: ['sealed'] });
       expect(list.status).toBe(400);
       expect(errorOf(list).message).toContain('must be a JSON object');
-      const redirect = await send('policySubmit', { tenant: TENANT }, { as: operator, json: { ...submitBody('op-api-t'), tenant: 'globex' } });
+      const redirect = await send(
+        'policySubmit',
+        { tenant: TENANT },
+        { as: operator, json: { ...submitBody('op-api-t'), tenant: 'globex' } },
+      );
       expect(redirect.status).toBe(400);
       expect(errorOf(redirect).message).toContain("'tenant' is given by the path");
     });
 
     it('answers an oversized body with 413', async () => {
-      const answer = await send('policySubmit', { tenant: TENANT }, {
-        as: operator,
-        json: submitBody('op-api-big', { arguments: { text: 'x'.repeat(600 * 1024) } }),
-      });
+      const answer = await send(
+        'policySubmit',
+        { tenant: TENANT },
+        {
+          as: operator,
+          json: submitBody('op-api-big', { arguments: { text: 'x'.repeat(600 * 1024) } }),
+        },
+      );
       expect(answer.status).toBe(413);
       expect(errorOf(answer)).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('524288') });
     });
 
     it('answers a body that is not JSON with 415', async () => {
-      const answer = await send('policySeal', { tenant: TENANT, call_id: 'call_x' }, {
-        as: operator,
-        raw: 'reason=no&sealed_by=me',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
+      const answer = await send(
+        'policySeal',
+        { tenant: TENANT, call_id: 'call_x' },
+        {
+          as: operator,
+          raw: 'reason=no&sealed_by=me',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        },
+      );
       expect(answer.status).toBe(415);
       expect(errorOf(answer).code).toBe('unsupported_media_type');
     });
 
-    it.each(['a.b', '*', '>'])('answers the id %j, which NATS would read as a subject separator or wildcard, with 400', async (id) => {
-      const call = await send('policyStatus', { tenant: TENANT, call_id: id }, { as: analyst });
-      expect(call.status).toBe(400);
-      expect(errorOf(call)).toMatchObject({ code: 'invalid_identifier', message: expect.stringContaining('call_id') });
-      const tenant = await send('policyStatus', { tenant: id, call_id: 'call_x' }, { as: analyst });
-      expect(tenant.status).toBe(400);
-      expect(errorOf(tenant).message).toContain('tenant');
-      const agent = await send('policyGrantsSet', { tenant: TENANT, agent_id: id }, { as: operator, json: { allow: [] } });
-      expect(agent.status).toBe(400);
-      const stream = await send('tenantEvents', { tenant: id }, { as: analyst });
-      expect(stream.status).toBe(400);
-    });
+    it.each(['a.b', '*', '>'])(
+      'answers the id %j, which NATS would read as a subject separator or wildcard, with 400',
+      async (id) => {
+        const call = await send('policyStatus', { tenant: TENANT, call_id: id }, { as: analyst });
+        expect(call.status).toBe(400);
+        expect(errorOf(call)).toMatchObject({
+          code: 'invalid_identifier',
+          message: expect.stringContaining('call_id'),
+        });
+        const tenant = await send('policyStatus', { tenant: id, call_id: 'call_x' }, { as: analyst });
+        expect(tenant.status).toBe(400);
+        expect(errorOf(tenant).message).toContain('tenant');
+        const agent = await send(
+          'policyGrantsSet',
+          { tenant: TENANT, agent_id: id },
+          { as: operator, json: { allow: [] } },
+        );
+        expect(agent.status).toBe(400);
+        const stream = await send('tenantEvents', { tenant: id }, { as: analyst });
+        expect(stream.status).toBe(400);
+      },
+    );
 
     it('answers a query parameter the route does not take with 400', async () => {
-      const answer = await send('policyStatus', { tenant: TENANT, call_id: 'call_x' }, { as: analyst, query: { tenant: 'globex' } });
+      const answer = await send(
+        'policyStatus',
+        { tenant: TENANT, call_id: 'call_x' },
+        { as: analyst, query: { tenant: 'globex' } },
+      );
       expect(answer.status).toBe(400);
       expect(errorOf(answer).message).toContain('it takes timeline');
     });

@@ -92,12 +92,17 @@ function command<N extends CommandName>(
     command: name,
     body: options.body ?? false,
     reply: contract.reply,
-    ...(options.unanswered ? { unanswered: options.unanswered as (request: Record<string, unknown>) => UnansweredHint } : {}),
+    ...(options.unanswered
+      ? { unanswered: options.unanswered as (request: Record<string, unknown>) => UnansweredHint }
+      : {}),
   });
 }
 
 function camelCase(name: string): string {
-  return name.split(/[.-]/).map((part, i) => (i === 0 ? part : part[0]!.toUpperCase() + part.slice(1))).join('');
+  return name
+    .split(/[.-]/)
+    .map((part, i) => (i === 0 ? part : part[0]!.toUpperCase() + part.slice(1)))
+    .join('');
 }
 
 const TENANT = '/v1/tenants/{tenant}';
@@ -144,11 +149,27 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     body: true,
   }),
   command('post', `${TENANT}/devices/{device_id}/credentials/rotate`, 'device-bridge.credentials.rotate', {
-    summary: "Issue a device a new token and end its others after a grace period",
+    summary: 'Issue a device a new token and end its others after a grace period',
     body: true,
   }),
   command('post', `${TENANT}/devices/{device_id}/credentials/revoke`, 'device-bridge.credentials.revoke', {
     summary: "End one of a device's credentials, or all of them, closing the connections that used them",
+    body: true,
+  }),
+  command('get', `${TENANT}/keys`, 'policy.keys.list', {
+    summary: "The tenant's API keys (never the keys themselves), or one agent's",
+    query: ['agent_id'],
+  }),
+  command('post', `${TENANT}/agents/{agent_id}/keys`, 'policy.keys.issue', {
+    summary: 'Issue an agent an API key, beside any it has; the key is shown only in this answer',
+    body: true,
+  }),
+  command('post', `${TENANT}/agents/{agent_id}/keys/rotate`, 'policy.keys.rotate', {
+    summary: 'Issue an agent a new API key and end its others after a grace period',
+    body: true,
+  }),
+  command('post', `${TENANT}/agents/{agent_id}/keys/revoke`, 'policy.keys.revoke', {
+    summary: "End one of an agent's API keys, or all of them, from the next request on",
     body: true,
   }),
   command('get', `${TENANT}/audit/calls/{call_id}`, 'audit.call', { summary: "A call's audit record" }),

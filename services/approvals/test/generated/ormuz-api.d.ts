@@ -249,6 +249,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's API keys (never the keys themselves), or one agent's
+         * @description Runs `policy.keys.list` with the caller's credential.
+         */
+        get: operations["policyKeysList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/agents/{agent_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue an agent an API key, beside any it has; the key is shown only in this answer
+         * @description Runs `policy.keys.issue` with the caller's credential.
+         */
+        post: operations["policyKeysIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/agents/{agent_id}/keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue an agent a new API key and end its others after a grace period
+         * @description Runs `policy.keys.rotate` with the caller's credential.
+         */
+        post: operations["policyKeysRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/agents/{agent_id}/keys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End one of an agent's API keys, or all of them, from the next request on
+         * @description Runs `policy.keys.revoke` with the caller's credential.
+         */
+        post: operations["policyKeysRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenant}/audit/calls/{call_id}": {
         parameters: {
             query?: never;
@@ -647,6 +727,72 @@ export interface components {
         };
         DeviceBridgeCredentialsRevokeBody: {
             credential_id?: string;
+        };
+        PolicyKeysListReply: {
+            keys: {
+                key_id: string;
+                tenant: string;
+                agent_id: string;
+                label: string | null;
+                /** @enum {unknown} */
+                via: "issue" | "rotate";
+                created_at: string;
+                rotated_at: string | null;
+                replaced_by: string | null;
+                expires_at: string | null;
+                revoked_at: string | null;
+                /** @enum {unknown} */
+                state: "active" | "expired" | "revoked";
+            }[];
+        };
+        PolicyKeysIssueReply: {
+            key: {
+                key_id: string;
+                tenant: string;
+                agent_id: string;
+                label: string | null;
+                /** @enum {unknown} */
+                via: "issue" | "rotate";
+                created_at: string;
+                rotated_at: string | null;
+                replaced_by: string | null;
+                expires_at: string | null;
+                revoked_at: string | null;
+                /** @enum {unknown} */
+                state: "active" | "expired" | "revoked";
+            };
+            api_key: string;
+        };
+        PolicyKeysIssueBody: {
+            label?: string;
+        };
+        PolicyKeysRotateReply: {
+            key: {
+                key_id: string;
+                tenant: string;
+                agent_id: string;
+                label: string | null;
+                /** @enum {unknown} */
+                via: "issue" | "rotate";
+                created_at: string;
+                rotated_at: string | null;
+                replaced_by: string | null;
+                expires_at: string | null;
+                revoked_at: string | null;
+                /** @enum {unknown} */
+                state: "active" | "expired" | "revoked";
+            };
+            api_key: string;
+        };
+        PolicyKeysRotateBody: {
+            label?: string;
+            grace_seconds?: number;
+        };
+        PolicyKeysRevokeReply: {
+            revoked: string[];
+        };
+        PolicyKeysRevokeBody: {
+            key_id?: string;
         };
         AuditCallReply: {
             tenant: string;
@@ -1412,6 +1558,142 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeviceBridgeCredentialsRevokeReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    policyKeysList: {
+        parameters: {
+            query?: {
+                agent_id?: string;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyKeysListReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    policyKeysIssue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PolicyKeysIssueBody"];
+            };
+        };
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyKeysIssueReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    policyKeysRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PolicyKeysRotateBody"];
+            };
+        };
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyKeysRotateReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    policyKeysRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PolicyKeysRevokeBody"];
+            };
+        };
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyKeysRevokeReply"];
                 };
             };
             400: components["responses"]["Error400"];
