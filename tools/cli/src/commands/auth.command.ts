@@ -38,7 +38,7 @@ export function registerAuthCommands(program: Command, ctx: () => CliContext): v
           `The services trust ${settings.issuer}, not the development issuer: sign in with that provider instead.`,
         );
       }
-      if (o.sub.length === 0 || o.sub.length > 200 || /[\u0000-\u001f\u007f]/.test(o.sub)) {
+      if (o.sub.length === 0 || o.sub.length > 200 || /\p{Cc}/u.test(o.sub)) {
         throw new CliInputError('--sub must be 1 to 200 printable characters.');
       }
       const issuer = await DevIssuer.open(settings.devIssuerDir);

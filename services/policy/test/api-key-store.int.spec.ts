@@ -1,5 +1,5 @@
 /**
- * API keys in a real Postgres: only hashes are stored, a rotation overlaps for its grace period (on an injected
+ * The API key store (libs/auth) in a real Postgres: only hashes are stored, a rotation overlaps for its grace period (on an injected
  * clock), a revocation holds from the next verification on, lists never show a key or its hash, and a key or key id
  * of another tenant or agent reaches nothing.
  */
@@ -15,7 +15,7 @@ import {
   newApiKey,
   UnauthenticatedError,
   type ApiKeysDatabase,
-} from '../src/index.js';
+} from '@ormuz/auth';
 
 const TENANT = 'acme';
 const START = Date.parse('2030-01-01T00:00:00Z');
