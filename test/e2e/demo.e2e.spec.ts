@@ -1,7 +1,13 @@
 /**
- * The main job, end to end: five service processes, a simulated phone, the scripted agent and an owner approving
- * over HTTP, against the real NATS and Postgres. Runs the built CLI exactly as `npm start` does.
+ * The main job, end to end: five service processes, a simulated phone, the scripted agent (signed in with an API key
+ * of its own) and an owner approving over HTTP, against the real Postgres and either the test NATS server (named with
+ * NATS_URL) or, as a plain `npm start` does, a nats-server the demo runs itself under the shipped authorization.
+ * Runs the built CLI exactly as `npm start` does.
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import { claimNamespace, openDatabase } from '@ormuz/postgres';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { cliEntry, exitWithin, killAll, spawnTracked } from './support/processes.js';
@@ -37,6 +43,7 @@ describe('demo (npm start)', () => {
       ORMUZ_NAMESPACE: randomNamespace('e'),
     });
     if (r.code !== 0) throw new Error(`demo exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+    expect(r.stdout).toMatch(/agent demo\/demo-agent signs in with API key \w+/);
     expect(r.stdout).toMatch(/owner approved apr_/);
     expect(r.stdout).toMatch(/device\.screen_observe: succeeded/);
     expect(r.stdout).toMatch(/device\.send_message: succeeded/);
@@ -97,4 +104,88 @@ describe('demo (npm start)', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/PostgreSQL is not reachable at postgres:\/\/postgres@127\.0\.0\.1:1/);
   }, 20_000);
+});
+
+describe('demo on its own nats-server (npm start without NATS_URL)', () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'ormuz-demo-state-'));
+  const namespace = randomNamespace('e');
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await killAll();
+    await database?.drop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  /** The demo as `npm start` runs it: no NATS named, no NATS user of the test's environment passed on. */
+  const npmStart = (state: string) =>
+    runCli(['demo', '--timeout', '60000'], {
+      NATS_URL: '',
+      NATS_USER: '',
+      NATS_PASSWORD: '',
+      DATABASE_URL: database.url,
+      ORMUZ_NAMESPACE: namespace,
+      // The store and logs of this test, not the developer's `.ormuz`.
+      ORMUZ_DEMO_STATE_DIR: state,
+    });
+  const serverLog = () => readFileSync(join(stateDir, 'logs', 'nats-server.log'), 'utf8');
+  const lastSeq = (out: string) => Math.max(...[...out.matchAll(/^ +#(\d+) /gm)].map((m) => Number(m[1])));
+
+  it('runs every service as its own NATS user, the agent with an API key revoked at the end, twice in a row', async () => {
+    // One namespace and database for both runs, as `npm start` keeps `demo`: the second run resumes the streams the
+    // first left in the kept store, and its projections resume from checkpoints that point into them.
+    const run = () => npmStart(stateDir);
+    const first = await run();
+    if (first.code !== 0) throw new Error(`demo exited ${first.code}\n${first.stdout}\n${first.stderr}`);
+    const second = await run();
+    if (second.code !== 0) throw new Error(`the second demo exited ${second.code}\n${second.stdout}\n${second.stderr}`);
+
+    for (const r of [first, second]) {
+      expect(r.stdout).toMatch(/^Ormuz demo: namespace \w+, NATS nats:\/\/127\.0\.0\.1:\d+;/m);
+      // The server's own account of who is connected (its /connz): each service as itself, the demo as cli.
+      expect(r.stdout).toMatch(/NATS users connected: approvals, audit, cli, device-bridge, model-loop, policy \(/);
+      expect(r.stdout).toMatch(/agent demo\/demo-agent signs in with API key \w+/);
+      expect(r.stdout).toMatch(/device\.send_message: succeeded/);
+      expect(r.stdout).toMatch(/audit row: status=succeeded decided_by=owner@demo/);
+    }
+    // The second run's calls come after the first's in the same streams: the store was kept.
+    expect(lastSeq(second.stdout)).toBeGreaterThan(lastSeq(first.stdout));
+    expect(
+      serverLog()
+        .split('\n')
+        .filter((line) => /Violation/.test(line)),
+    ).toEqual([]);
+    // Stopped, with the store kept and unlocked.
+    expect(existsSync(join(stateDir, 'nats', 'jetstream'))).toBe(true);
+    expect(existsSync(join(stateDir, 'nats', 'server.pid'))).toBe(false);
+    expect(serverLog()).toMatch(/Server Exiting/);
+
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ issued: number; active: number }>(
+        `select count(*)::int as issued, (count(*) filter (where revoked_at is null))::int as active
+           from auth.api_keys where tenant = 'demo' and agent_id = 'demo-agent'`,
+      );
+      expect(rows).toEqual([{ issued: 2, active: 0 }]);
+    } finally {
+      await client.end();
+    }
+  }, 200_000);
+
+  it("refuses a database whose checkpoints point past the store's streams, naming both and the ways out", async () => {
+    // The database above has read its streams; a store without them (deleted, or never this database's) disagrees.
+    const otherState = mkdtempSync(join(tmpdir(), 'ormuz-demo-state-'));
+    try {
+      const r = await npmStart(otherState);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/NATS store .* and its database .* are not from the same runs/);
+      expect(r.stderr).toMatch(/DROP DATABASE/);
+      expect(r.stdout).not.toMatch(/services up/);
+    } finally {
+      rmSync(otherState, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -64,7 +64,8 @@ describe('the platform under the shipped NATS authorization', () => {
       NATS_PASSWORD: passwords[variable('cli')],
       ...passwords,
     };
-    const migrated = await runCli(['--json', 'migrate'], env, 30_000);
+    // Five services start at once: on a loaded two-core machine that alone can take half a minute.
+    const migrated = await runCli(['--json', 'migrate'], env, 90_000);
     if (migrated.code !== 0) throw new Error(`migrate exited ${migrated.code}\n${migrated.stdout}\n${migrated.stderr}`);
     expect((JSON.parse(migrated.stdout) as { results: { ok: boolean }[] }).results).toHaveLength(5);
 
@@ -75,9 +76,9 @@ describe('the platform under the shipped NATS authorization', () => {
     expect(r.stdout).toMatch(/device\.send_message: succeeded/);
     expect(r.stdout).toMatch(/audit row: status=succeeded decided_by=owner@demo/);
     expect(violations()).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
-  it('refuses a CLI without credentials, one that would hand its own user to the services, and its reading the log', async () => {
+  it('refuses a CLI without credentials, and one that would hand its own user to the services', async () => {
     const anonymous = await runCli(['approvals', 'list', '--tenant', 'demo'], { NATS_URL: server.url });
     expect(anonymous.code).toBe(1);
     expect(anonymous.stderr).toMatch(/refused a connection without credentials/);
@@ -91,14 +92,5 @@ describe('the platform under the shipped NATS authorization', () => {
     });
     expect(cliOnly.code).toBe(1);
     expect(cliOnly.stdout).toMatch(/policy: .*NATS_POLICY_PASSWORD is not set/);
-
-    // `events tail` reads the streams, which the CLI's user may not: it says so, and where to read events instead.
-    const tail = await runCli(['events', 'tail', '--tenant', 'demo'], {
-      NATS_URL: server.url,
-      NATS_USER: 'cli',
-      NATS_PASSWORD: passwords[variable('cli')],
-    });
-    expect(tail.code).toBe(1);
-    expect(tail.stderr).toMatch(/NATS user cli may not read the event streams.*audit\.events/s);
   }, 60_000);
 });

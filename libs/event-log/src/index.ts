@@ -53,3 +53,12 @@ export {
   type ReactionRunnerOptions,
 } from './consumption/reaction-runner.js';
 export { replay, type ReplayItem, type ReplayOptions } from './replay.js';
+export {
+  DEBIAN_NATS_SERVER,
+  findNatsServer,
+  natsServerBinary,
+  NatsStoreInUseError,
+  startNatsServer,
+  type NatsServerHandle,
+  type NatsServerOptions,
+} from './nats-server.js';

@@ -5,6 +5,7 @@ export { freePort } from './free-port.js';
 export {
   DEBIAN_NATS_SERVER,
   findNatsServer,
+  natsServerBinary,
   startNatsServer,
   type NatsServerHandle,
   type NatsServerOptions,

@@ -27,17 +27,37 @@ export interface CliDefaults {
 export class CliContext {
   private connection: Promise<NatsConnection> | undefined;
   private presented: string | undefined;
-  readonly config: BaseConfig;
+  private settings: BaseConfig;
 
   constructor(
     readonly options: GlobalOptions,
     defaults: CliDefaults = {},
   ) {
-    this.config = loadBaseConfig({
+    this.settings = loadBaseConfig({
       ...process.env,
       ...(!process.env.ORMUZ_NAMESPACE && defaults.namespace ? { ORMUZ_NAMESPACE: defaults.namespace } : {}),
       ...(options.nats ? { NATS_URL: options.nats } : {}),
       ...(options.namespace ? { ORMUZ_NAMESPACE: options.namespace } : {}),
+    });
+  }
+
+  /** The settings read from options and environment, with what {@link useNats} replaced. */
+  get config(): BaseConfig {
+    return this.settings;
+  }
+
+  /**
+   * Points the context at another NATS server and user: the demo's own server, started after the context was made.
+   * Only before the first connection, so that one command never talks to two servers.
+   */
+  useNats(nats: { readonly url: string; readonly user?: string; readonly password?: string }): void {
+    if (this.connection)
+      throw new Error('The CLI is connected to NATS already; useNats() comes before the first call.');
+    this.settings = Object.freeze({
+      ...this.settings,
+      natsUrl: nats.url,
+      natsUser: nats.user,
+      natsPassword: nats.password,
     });
   }
 
@@ -52,15 +72,20 @@ export class CliContext {
    * Sends command `name` (`<service>.<name>`, typed by the contracts' command map) and returns its data; remote errors
    * are thrown with their code. `options` is the timeout in milliseconds (default 10 s) or `{ timeoutMs,
    * ifUnanswered }`: a command that changes state passes `ifUnanswered`, so that a lost answer says whether it may
-   * have taken effect.
+   * have taken effect. `credential` presents another bearer token or API key than {@link token} for this one call
+   * (the demo starts its agent's conversation with the agent's key).
    */
   async call<N extends RpcName>(
     name: N,
     body: NoInfer<RpcRequestOf<N>>,
-    options: number | { timeoutMs?: number; ifUnanswered?: UnansweredHint } = {},
+    options: number | { timeoutMs?: number; ifUnanswered?: UnansweredHint; credential?: string } = {},
   ): Promise<NoInfer<RpcReplyOf<N>>> {
-    const { timeoutMs = 10_000, ifUnanswered } = typeof options === 'number' ? { timeoutMs: options } : options;
-    const token = this.token();
+    const {
+      timeoutMs = 10_000,
+      ifUnanswered,
+      credential,
+    } = typeof options === 'number' ? { timeoutMs: options } : options;
+    const token = credential ?? this.token();
     try {
       return await callRpc(await this.nc(), this.config.namespace, name, body, {
         timeoutMs,
@@ -90,9 +115,10 @@ export class CliContext {
     process.stdout.write(this.options.json ? `${JSON.stringify(data)}\n` : `${human(data as never)}\n`);
   }
 
+  /** Drains the connection; safe to call again (the demo closes it before it stops its own server). */
   async close(): Promise<void> {
     const nc = await this.connection?.catch(() => undefined);
-    await nc?.drain().catch(() => undefined);
+    if (nc && !nc.isClosed()) await nc.drain().catch(() => undefined);
   }
 }
 

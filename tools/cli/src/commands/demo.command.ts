@@ -1,26 +1,37 @@
 /**
- * The main job: the whole platform on local defaults with one simulated phone and a scripted agent.
+ * The main job: the whole platform on local defaults with one simulated phone and a scripted agent, with
+ * authentication on at every step.
  *
- * Starts the five services as processes in the demo's own namespace (`demo` unless `--namespace` or
- * `ORMUZ_NAMESPACE` says otherwise), issues the simulated phone a fresh credential, connects it, starts a
- * conversation whose model asks for a low-risk and a high-risk call, approves the staged call as the owner would
- * (over the approvals HTTP API), then prints the conversation and every call's event timeline. A service that exits
- * meanwhile is reported and restarted (bounded, with backoff). At the end the phone's credential is revoked, its
- * journal deleted and the services stopped.
+ * Unless the user named a NATS server (`--nats`, `NATS_URL`), the demo runs one of its own (`nats-server` under the
+ * shipped authorization, infra/nats/authorization.conf, on a free loopback port, with fresh passwords each run): each
+ * service connects as its own NATS user and the demo's CLI as `cli`, as in production. Its JetStream store is kept in
+ * `.ormuz/nats` across runs, like the `demo` database whose projection checkpoints point into it. Without a
+ * `nats-server` binary it falls back to the NATS on 127.0.0.1:4222, without users.
+ *
+ * Starts the five services as processes in the demo's own namespace (`demo` unless `--namespace` or `ORMUZ_NAMESPACE`
+ * says otherwise), issues the simulated phone a fresh credential, connects it, issues the demo agent an API key and
+ * starts with it a conversation whose model asks for a low-risk and a high-risk call, approves the staged call as the
+ * owner would (over the approvals HTTP API), then prints the conversation and every call's event timeline. A service
+ * that exits meanwhile is reported and restarted (bounded, with backoff). At the end the phone's credential and the
+ * agent's key are revoked, the phone's journal deleted, and the services and the demo's NATS server stopped.
  */
 import type { Command } from 'commander';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DevIssuer } from '@ormuz/auth';
+import { isAbsolute, join, relative } from 'node:path';
+import { DevIssuer, type Role } from '@ormuz/auth';
 import type { IssuedCredentialV1 } from '@ormuz/contracts';
-import { NatsUnavailableError } from '@ormuz/event-log';
+import { natsServerBinary, NatsUnavailableError, startNatsServer, type NatsServerHandle } from '@ormuz/event-log';
 import { claimNamespace, DatabaseMissingError, openDatabase, PostgresUnavailableError } from '@ormuz/postgres';
 import { runSimulatedDevice } from '@ormuz/device-sdk';
+import type { BaseConfig } from '@ormuz/service-kit';
 import type { CliContext, CliDefaults } from '../context.js';
 import { conversationLines } from '../demo/conversation-print.js';
+import { assertStreamsMatchDatabase, readStreamEnds, readStreamEndsOver } from '../demo/store-check.js';
 import { DEFAULT_MAX_RESTARTS, ServiceSupervisor } from '../demo/supervisor.js';
 import {
+  natsPasswordVariable,
   REPO_ROOT,
   SERVICES,
   spawnService,
@@ -36,6 +47,17 @@ export const DEMO_NAMESPACE = 'demo';
 /** The simulated phone: tenant `demo`, device `phone-1` (what the README's CLI examples use). */
 export const DEMO_TENANT = 'demo';
 export const DEMO_DEVICE = 'phone-1';
+/** The scripted agent: it starts its conversation with an API key of its own, issued for the run. */
+export const DEMO_AGENT = 'demo-agent';
+
+/**
+ * Where the demo keeps what outlives a step of it: its NATS server's JetStream store (`nats/`), the logs (`logs/`)
+ * and, with `--keep-running`, `demo.env` for the CLI in another shell. `.ormuz` in the repository (git-ignored);
+ * `ORMUZ_DEMO_STATE_DIR` moves it, so that tests (or a second demo) do not share the developer's store.
+ */
+export function demoStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ORMUZ_DEMO_STATE_DIR || join(REPO_ROOT, '.ormuz');
+}
 
 /** The environment variable that pins each served endpoint's port, so a restarted service keeps its URL. */
 const PORT_VARIABLES: Partial<Record<ServiceName, Record<string, string>>> = {
@@ -79,52 +101,20 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
       if (!Number.isInteger(maxRestarts) || maxRestarts < 0) {
         throw new Error(`--max-restarts takes a whole number from 0, not ${o.maxRestarts}.`);
       }
+      const stateDir = demoStateDir();
+      const logDir = join(stateDir, 'logs');
+      const envFile = join(stateDir, 'demo.env');
 
-      // Fail fast, naming the dependency that is missing, or the namespace that owns the database.
-      const nc = await c.nc().catch((err: unknown) => {
-        throw err instanceof NatsUnavailableError ? err : new NatsUnavailableError(c.config.natsUrl, String(err));
-      });
-      const db = await openDatabase({ url: c.config.databaseUrl, createIfMissing: c.config.createDatabase }).catch(
-        (err: unknown) => {
-          if (err instanceof PostgresUnavailableError || err instanceof DatabaseMissingError) throw err;
-          throw new PostgresUnavailableError(c.config.databaseUrl, String(err));
-        },
-      );
-      try {
-        await claimNamespace(db, namespace);
-      } finally {
-        await db.destroy();
-      }
-
-      // The demo signs in as the tenant's operator (it sets up the phone and starts the agent) and decides as its
-      // owner, with tokens from the development issuer the services trust on a local start.
-      const tokens = await demoTokens(c, o.keepRunning ? 12 * 3600 : Math.ceil(timeoutMs / 1000) + 60);
-      c.presentToken(tokens.operator);
-
-      const logDir = join(REPO_ROOT, '.ormuz', 'logs');
-      const env = {
-        NATS_URL: c.config.natsUrl,
-        DATABASE_URL: c.config.databaseUrl,
-        ORMUZ_NAMESPACE: namespace,
-        // Port 0: each service picks a free port and reports it in its health answer; a restart keeps that port.
-        APPROVALS_PORT: '0',
-        DEVICE_BRIDGE_PORT: '0',
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      };
-      out(`Ormuz demo: namespace ${namespace}, NATS ${c.config.natsUrl}; service logs in ${logDir}`);
-      const supervisor = new ServiceSupervisor({
-        spawn: (name, pinned) => spawnService(name, { ...env, ...pinned }, logDir),
-        waitHealthy: async (proc) => {
-          const health = await waitHealthy(nc, namespace, [proc], 30_000);
-          return health[proc.name]!;
-        },
-        report: (line) => out(`[supervisor] ${line}`),
-        maxRestarts,
-      });
-      const procs: ServiceProcess[] = SERVICES.map((s) => spawnService(s, env, logDir));
+      let server: NatsServerHandle | undefined;
+      let supervisor: ServiceSupervisor | undefined;
+      let procs: ServiceProcess[] = [];
       let device: { close(): Promise<void> } | undefined;
       let journalDir: string | undefined;
       let credential: IssuedCredentialV1['credential'] | undefined;
+      let agentKey: string | undefined;
+      let envFileWritten = false;
+      // Undoes what was done so far, in reverse: what is revoked over NATS is revoked before the services and the
+      // server stop. Also what a signal ends with, at any point.
       const shutdown = async () => {
         await device?.close().catch(() => undefined);
         if (journalDir) rmSync(journalDir, { recursive: true, force: true });
@@ -140,9 +130,29 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
               ),
             );
         }
-        await stopAll(supervisor.stop().concat(procs.filter((p) => !supervisor.processes.includes(p))));
+        if (agentKey) {
+          // Like the phone's credential: the agent's key was never printed and ends with the run.
+          const revoke = { tenant: DEMO_TENANT, agent_id: DEMO_AGENT, key_id: agentKey };
+          await c
+            .call('policy.keys.revoke', revoke, 3000)
+            .catch((err: unknown) =>
+              out(
+                `could not revoke the demo agent's API key ${agentKey} (${(err as Error).message}); revoke it with: ` +
+                  `ormuz --namespace ${namespace} keys revoke --tenant ${DEMO_TENANT} --agent ${DEMO_AGENT} --key ${agentKey}`,
+              ),
+            );
+        }
+        const running = supervisor ? supervisor.stop() : [];
+        await stopAll(running.concat(procs.filter((p) => !running.includes(p))));
+        if (envFileWritten) rmSync(envFile, { force: true });
+        if (server) {
+          // The CLI's connection first: it would otherwise keep trying to reach the stopped server.
+          await c.close();
+          await server.stop();
+        }
       };
-      // Ctrl-C or a process manager's SIGTERM: stop the services too, never leave them running without the demo.
+      // Ctrl-C or a process manager's SIGTERM: stop the services and the server too, never leave them running without
+      // the demo. (Should the demo exit before `server` is set, the server is killed with it.)
       let stopRequested: (() => void) | undefined; // set while --keep-running waits; the finally below then stops all
       const onSignal = () => {
         if (stopRequested) return stopRequested();
@@ -151,6 +161,71 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
+        // The NATS server: the user's, the demo's own (service users), or the local one without users.
+        const nats = await demoNats(c, stateDir, logDir, out);
+        server = nats.server;
+
+        // Fail fast, naming the dependency that is missing, or the namespace that owns the database.
+        const nc = await c.nc().catch((err: unknown) => {
+          throw err instanceof NatsUnavailableError ? err : new NatsUnavailableError(c.config.natsUrl, String(err));
+        });
+        const db = await openDatabase<any>({
+          url: c.config.databaseUrl,
+          createIfMissing: c.config.createDatabase,
+        }).catch((err: unknown) => {
+          if (err instanceof PostgresUnavailableError || err instanceof DatabaseMissingError) throw err;
+          throw new PostgresUnavailableError(c.config.databaseUrl, String(err));
+        });
+        try {
+          await claimNamespace(db, namespace);
+          // The streams and the database's checkpoints into them must be from the same runs. The demo's own server
+          // tells over its monitoring port; a server the user named, over JetStream when the demo's connection may
+          // use it (no NATS user: a `cli` user may not, and then nothing is checked).
+          const { databaseUrl } = c.config;
+          const monitorUrl = server?.monitorUrl;
+          if (server && monitorUrl) {
+            await assertStreamsMatchDatabase(db, () => readStreamEnds(monitorUrl), {
+              storeDir: shown(server.storeDir),
+              databaseUrl,
+            });
+          } else if (!c.config.natsUser) {
+            await assertStreamsMatchDatabase(db, (names) => readStreamEndsOver(nc, names), {
+              natsUrl: c.config.natsUrl,
+              databaseUrl,
+            });
+          }
+        } finally {
+          await db.destroy();
+        }
+
+        // The demo signs in as the tenant's operator (it sets up the phone and the agent's key) and decides as its
+        // owner, with tokens from the development issuer the services trust on a local start.
+        const ttlSeconds = o.keepRunning ? 12 * 3600 : Math.ceil(timeoutMs / 1000) + 60;
+        const tokens = await demoTokens(c, ttlSeconds);
+        c.presentToken(tokens.operator);
+
+        const env = {
+          NATS_URL: c.config.natsUrl,
+          DATABASE_URL: c.config.databaseUrl,
+          ORMUZ_NAMESPACE: namespace,
+          // Port 0: each service picks a free port and reports it in its health answer; a restart keeps that port.
+          APPROVALS_PORT: '0',
+          DEVICE_BRIDGE_PORT: '0',
+          LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+          // On the demo's own server, each service connects as its own user (services.ts, serviceNatsEnv).
+          ...nats.servicePasswords,
+        };
+        out(`Ormuz demo: namespace ${namespace}, NATS ${c.config.natsUrl}; logs in ${shown(logDir)}`);
+        supervisor = new ServiceSupervisor({
+          spawn: (name, pinned) => spawnService(name, { ...env, ...pinned }, logDir),
+          waitHealthy: async (proc) => {
+            const health = await waitHealthy(nc, namespace, [proc], 30_000);
+            return health[proc.name]!;
+          },
+          report: (line) => out(`[supervisor] ${line}`),
+          maxRestarts,
+        });
+        procs = SERVICES.map((s) => spawnService(s, env, logDir));
         const health = await waitHealthy(nc, namespace, procs, remaining());
         for (const proc of procs) supervisor.watch(proc, pinnedPorts(proc.name, health[proc.name]));
         const approvalsUrl = health.approvals?.endpoints.http;
@@ -158,6 +233,10 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         if (!approvalsUrl || !devicesUrl)
           throw new Error('approvals or device-bridge did not report its URL in its health answer.');
         out(`services up: ${SERVICES.join(', ')}`);
+        if (server?.monitorUrl) {
+          const users = await connectedUsers(server.monitorUrl);
+          out(`NATS users connected: ${users.join(', ')} (each service as its own, the demo as cli)`);
+        }
         const endpoints = [
           `  approvals HTTP API  ${approvalsUrl}`,
           `  approvals console   ${approvalsUrl}/console`,
@@ -190,13 +269,25 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           `device ${DEMO_TENANT}/${DEMO_DEVICE} connected to ${devicesUrl} (its journal: ${journalDir}, deleted at the end)`,
         );
 
-        const started = await c.call('model-loop.start', {
+        // The agent is a program: it starts its conversation with an API key of its own, not with a person's token.
+        const key = await c.call('policy.keys.issue', {
           tenant: DEMO_TENANT,
-          agent_id: 'demo-agent',
-          task: 'Tell Alice I am running ten minutes late.',
-          device_id: DEMO_DEVICE,
-          model: 'scripted:demo',
+          agent_id: DEMO_AGENT,
+          label: 'ormuz demo (revoked when the demo stops)',
         });
+        agentKey = key.key.key_id;
+        out(`agent ${DEMO_TENANT}/${DEMO_AGENT} signs in with API key ${agentKey} (issued for this run)`);
+        const started = await c.call(
+          'model-loop.start',
+          {
+            tenant: DEMO_TENANT,
+            agent_id: DEMO_AGENT,
+            task: 'Tell Alice I am running ten minutes late.',
+            device_id: DEMO_DEVICE,
+            model: 'scripted:demo',
+          },
+          { credential: key.api_key },
+        );
         const conversationId = started.conversation_id;
         out(`conversation ${conversationId} started`);
         const get = () => c.call('model-loop.get', { tenant: DEMO_TENANT, conversation_id: conversationId }, 3000);
@@ -238,17 +329,28 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         }
         out(`\nresult: ${done.final_text ?? '(no final answer)'}`);
         if (o.keepRunning) {
+          // The CLI in another shell: this server, the CLI's NATS user, this namespace and a token for every command
+          // of the README's operator-CLI block (operator, owner and analyst of the demo's tenant).
+          const cliToken = await signDemoToken(c, ['operator', 'owner', 'analyst'], 'operator', ttlSeconds);
+          mkdirSync(stateDir, { recursive: true });
+          writeFileSync(envFile, demoEnvFile(c.config, cliToken), { mode: 0o600 });
+          envFileWritten = true;
           out(
             `\nplatform running in namespace ${namespace}; Ctrl-C to stop. A service that exits is restarted (at most ${maxRestarts} times).`,
           );
           for (const line of endpoints) out(line);
+          out(`  approvals console   ${approvalsUrl}/console`);
           out(`  simulated phone     ${DEMO_TENANT}/${DEMO_DEVICE}, connected`);
+          out(`  NATS                ${c.config.natsUrl}${server ? " (the demo's own server, until it stops)" : ''}`);
+          out(`The CLI in another shell (README, "The operator CLI") uses this platform after:`);
+          out(`  source ${shown(envFile)}`);
           out(
-            `The CLI must use the same namespace: in another shell, export ORMUZ_NAMESPACE=${namespace} (README, "The operator CLI").`,
+            `  (NATS_URL${c.config.natsUser ? `, NATS_USER=${c.config.natsUser} and its password` : ''}, ` +
+              `ORMUZ_NAMESPACE=${namespace} and ORMUZ_TOKEN: operator, owner and analyst of tenant ${DEMO_TENANT}; ` +
+              `the file is removed when the demo stops)`,
           );
-          out(`Tokens (development issuer, valid 12 h):`);
-          out(`  operator  export ORMUZ_TOKEN=${tokens.operator}`);
-          out(`  owner     ${tokens.owner}`);
+          out(`Owner token (development issuer, valid 12 h), for the console and the approvals HTTP API:`);
+          out(`  ${tokens.owner}`);
           out(`Sign in to the approvals console at ${approvalsUrl}/console with the owner token.`);
           out(`The HTTP API (README, "HTTP API"; described at ${approvalsUrl}/openapi.json):`);
           out(`  export ORMUZ_API=${approvalsUrl}`);
@@ -260,6 +362,77 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         await shutdown();
       }
     });
+}
+
+/**
+ * The NATS server the demo uses. A server the user named (`--nats`, `NATS_URL`) as it is: service users when the
+ * `NATS_<SERVICE>_PASSWORD` variables are set, as for `ormuz migrate`. Otherwise a server of the demo's own under the
+ * shipped authorization, with passwords made for this run (a letter first: nats-server reads the variable as a
+ * configuration value, see authorization.conf) and the CLI pointed at it as user `cli`; without a binary, the local
+ * server without users.
+ */
+async function demoNats(
+  c: CliContext,
+  stateDir: string,
+  logDir: string,
+  out: (line: string) => void,
+): Promise<{ server?: NatsServerHandle; servicePasswords: Record<string, string> }> {
+  if (c.options.nats || process.env.NATS_URL) return { servicePasswords: {} };
+  const binary = natsServerBinary();
+  if (!binary) {
+    out(
+      `No nats-server binary found (NATS_SERVER_BIN, PATH, /usr/sbin/nats-server): using NATS at ${c.config.natsUrl}, without NATS users.`,
+    );
+    return { servicePasswords: {} };
+  }
+  const password = () => `p${randomBytes(24).toString('hex')}`;
+  const passwords: Record<string, string> = { NATS_CLI_PASSWORD: password() };
+  for (const service of SERVICES) passwords[natsPasswordVariable(service)] = password();
+  const server = await startNatsServer({
+    binary,
+    include: [join(REPO_ROOT, 'infra', 'nats', 'authorization.conf')],
+    env: passwords,
+    storeDir: join(stateDir, 'nats'),
+    logFile: join(logDir, 'nats-server.log'),
+    monitor: true,
+  });
+  c.useNats({ url: server.url, user: 'cli', password: passwords.NATS_CLI_PASSWORD });
+  const { NATS_CLI_PASSWORD: _cli, ...servicePasswords } = passwords;
+  return { server, servicePasswords };
+}
+
+/** The NATS users connected to the server, from its monitoring endpoint (`/connz?auth=true`), sorted. */
+async function connectedUsers(monitorUrl: string): Promise<string[]> {
+  const res = await fetch(`${monitorUrl}/connz?auth=true&limit=1024`, { signal: AbortSignal.timeout(5000) });
+  const connz = (await res.json()) as { connections?: { authorized_user?: string }[] };
+  return [...new Set((connz.connections ?? []).map((c) => c.authorized_user ?? '(none)'))].sort();
+}
+
+/**
+ * `.ormuz/demo.env`: what the CLI in another shell needs to reach the demo's platform, as `export` lines for `source`
+ * (values quoted for the shell). Without a NATS user the variables are unset, so that a user from an earlier demo's
+ * file does not linger in that shell.
+ */
+export function demoEnvFile(
+  settings: Pick<BaseConfig, 'natsUrl' | 'natsUser' | 'natsPassword' | 'namespace'>,
+  token: string,
+): string {
+  const { natsUrl, natsUser, natsPassword, namespace } = settings;
+  const q = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+  return [
+    '# Written by `ormuz demo --keep-running` for the CLI in another shell (`source` it); removed when the demo stops.',
+    natsUser && natsPassword
+      ? `export NATS_URL=${q(natsUrl)} NATS_USER=${q(natsUser)} NATS_PASSWORD=${q(natsPassword)}`
+      : `export NATS_URL=${q(natsUrl)}; unset NATS_USER NATS_PASSWORD`,
+    `export ORMUZ_NAMESPACE=${q(namespace)} ORMUZ_TOKEN=${q(token)}`,
+    '',
+  ].join('\n');
+}
+
+/** `path` as the user can type it: relative to the working directory when inside it. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
 /**
@@ -314,6 +487,14 @@ async function poll<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutM
 
 /** The demo's operator and owner, signed by the development issuer (refused when the services trust another issuer). */
 async function demoTokens(c: CliContext, ttlSeconds: number): Promise<{ operator: string; owner: string }> {
+  return {
+    operator: await signDemoToken(c, ['operator'], 'operator', ttlSeconds),
+    owner: await signDemoToken(c, ['owner'], 'owner', ttlSeconds),
+  };
+}
+
+/** A token of tenant `demo` for `<name>@demo` with `roles`, from the development issuer. */
+async function signDemoToken(c: CliContext, roles: Role[], name: string, ttlSeconds: number): Promise<string> {
   const { auth } = c.config;
   if (!auth.devIssuerDir) {
     throw new Error(
@@ -321,13 +502,11 @@ async function demoTokens(c: CliContext, ttlSeconds: number): Promise<{ operator
     );
   }
   const issuer = await DevIssuer.open(auth.devIssuerDir);
-  const sign = (role: 'operator' | 'owner') =>
-    issuer.sign({
-      tenant: DEMO_TENANT,
-      roles: [role],
-      subject: `${role}@${DEMO_TENANT}`,
-      ttlSeconds,
-      audience: auth.audience,
-    });
-  return { operator: await sign('operator'), owner: await sign('owner') };
+  return issuer.sign({
+    tenant: DEMO_TENANT,
+    roles,
+    subject: `${name}@${DEMO_TENANT}`,
+    ttlSeconds,
+    audience: auth.audience,
+  });
 }
