@@ -339,7 +339,6 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
             `\nplatform running in namespace ${namespace}; Ctrl-C to stop. A service that exits is restarted (at most ${maxRestarts} times).`,
           );
           for (const line of endpoints) out(line);
-          out(`  approvals console   ${approvalsUrl}/console`);
           out(`  simulated phone     ${DEMO_TENANT}/${DEMO_DEVICE}, connected`);
           out(`  NATS                ${c.config.natsUrl}${server ? " (the demo's own server, until it stops)" : ''}`);
           out(`The CLI in another shell (README, "The operator CLI") uses this platform after:`);
