@@ -1,4 +1,6 @@
 // Entry points for tests and the demo orchestrator.
-export { ApprovalsModule, InboxProjectionRunner } from './app.module.js';
-export { loadApprovalsConfig, type ApprovalsConfig } from './config.js';
+export { ApprovalsModule, InboxProjectionRunner, WebhookReactionRunner } from './app.module.js';
+export { loadApprovalsConfig, type ApprovalsConfig, type WebhookSettings } from './config.js';
 export { APPROVALS_SCHEMA, approvalsMigrations } from './persistence/migrations.js';
+export { WEBHOOK_REACTION } from './reactors/webhook-deliveries.reaction.js';
+export { SIGNATURE_HEADER, signatureHeader, signatureProblem } from './domain/webhook-signature.js';
