@@ -73,7 +73,7 @@ describe('durable expiry and decisions', () => {
   });
 
   it('expires, at restart, an approval that fell due while approvals was down; later decisions are refused', async () => {
-    const call = await stageCall(policy, tenant, 'op-expire-while-down', { expiresInMs: 1500 });
+    const call = await stageCall(policy, tenant, 'op-expire-while-down', { expiresInMs: 2500 });
     await waitFor(async () => (await inboxStatus(call.approvalId)) === 'pending', { message: 'the pending approval' });
     await running!.close();
     running = undefined;
