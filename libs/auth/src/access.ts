@@ -44,6 +44,11 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'approvals.list': { roles: READERS },
   'approvals.approve': { roles: ['owner'] },
   'approvals.deny': { roles: ['owner'] },
+  'approvals.webhooks.set': { roles: ['operator'] },
+  'approvals.webhooks.list': { roles: ['operator'] },
+  'approvals.webhooks.remove': { roles: ['operator'] },
+  // Owners read the log too: it says whether their approvals' notifications went out.
+  'approvals.webhooks.deliveries': { roles: ['operator', 'owner'] },
   'audit.call': { roles: READERS },
   'audit.events': { roles: ['operator', 'analyst'] },
   'audit.projections': { roles: ['operator'], platform: true },

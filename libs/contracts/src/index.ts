@@ -10,6 +10,7 @@ export * from './events/device.events.js';
 export * from './device-protocol.js';
 export * from './commands/policy.commands.js';
 export * from './commands/approvals.commands.js';
+export * from './commands/approvals-webhooks.commands.js';
 export * from './commands/audit.commands.js';
 export * from './commands/model-loop.commands.js';
 export * from './commands/device-bridge.commands.js';

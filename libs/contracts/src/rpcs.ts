@@ -13,6 +13,20 @@ import {
   ListApprovalsRequestV1,
 } from './commands/approvals.commands.js';
 import {
+  APPROVALS_WEBHOOKS_DELIVERIES_V1,
+  APPROVALS_WEBHOOKS_LIST_V1,
+  APPROVALS_WEBHOOKS_REMOVE_V1,
+  APPROVALS_WEBHOOKS_SET_V1,
+  ListWebhookDeliveriesRequestV1,
+  ListWebhooksRequestV1,
+  RemovedWebhookV1,
+  RemoveWebhookRequestV1,
+  SetWebhookReplyV1,
+  SetWebhookRequestV1,
+  WebhookDeliveryListV1,
+  WebhookListV1,
+} from './commands/approvals-webhooks.commands.js';
+import {
   AUDIT_CALL_V1,
   AUDIT_EVENTS_V1,
   AUDIT_PROJECTIONS_V1,
@@ -136,6 +150,14 @@ export const RPCS = Object.freeze({
   'approvals.list': rpc(APPROVALS_LIST_V1, ListApprovalsRequestV1, ApprovalListV1),
   'approvals.approve': rpc(APPROVALS_DECIDE_V1, DecideApprovalRequestV1, ApprovalViewV1),
   'approvals.deny': rpc(APPROVALS_DECIDE_V1, DecideApprovalRequestV1, ApprovalViewV1),
+  'approvals.webhooks.set': rpc(APPROVALS_WEBHOOKS_SET_V1, SetWebhookRequestV1, SetWebhookReplyV1),
+  'approvals.webhooks.list': rpc(APPROVALS_WEBHOOKS_LIST_V1, ListWebhooksRequestV1, WebhookListV1),
+  'approvals.webhooks.remove': rpc(APPROVALS_WEBHOOKS_REMOVE_V1, RemoveWebhookRequestV1, RemovedWebhookV1),
+  'approvals.webhooks.deliveries': rpc(
+    APPROVALS_WEBHOOKS_DELIVERIES_V1,
+    ListWebhookDeliveriesRequestV1,
+    WebhookDeliveryListV1,
+  ),
   'audit.call': rpc(AUDIT_CALL_V1, AuditCallRequestV1, AuditCallRecordV1),
   'audit.events': rpc(AUDIT_EVENTS_V1, AuditEventsRequestV1, AuditEventsReplyV1),
   'audit.projections': rpc(AUDIT_PROJECTIONS_V1, AuditProjectionsRequestV1, AuditProjectionsReplyV1),

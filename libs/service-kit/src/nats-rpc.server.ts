@@ -172,6 +172,7 @@ const HTTP_STATUS: Record<string, number> = {
   forbidden: 403,
   malformed_json: 400,
   invalid_identifier: 400,
+  invalid_webhook: 400,
   non_canonical_value: 400,
   payload_too_large: 413,
   unsupported_media_type: 415,

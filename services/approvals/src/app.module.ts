@@ -1,17 +1,27 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { ProjectionRunner } from '@ormuz/event-log';
+import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { DecideApprovalHandler } from './commands/decide-approval.handler.js';
 import { ExpireApprovalsSweeper } from './commands/expire-approvals.sweeper.js';
 import { ApiModule } from './api/api.module.js';
+import { RemoveWebhookHandler } from './commands/remove-webhook.handler.js';
+import { SetWebhookHandler } from './commands/set-webhook.handler.js';
 import { APPROVALS_CONFIG, type ApprovalsConfig } from './config.js';
 import { ConsoleModule } from './console/console.module.js';
 import { InboxNotices } from './console/inbox-notices.js';
+import { WebhookDeliverer } from './delivery/webhook-deliverer.js';
+import { WebhookSender } from './delivery/webhook-sender.js';
 import { InboxRepository } from './persistence/inbox.repository.js';
+import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository.js';
+import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository.js';
 import { inboxProjection } from './projections/inbox.projection.js';
 import { ListApprovalsHandler } from './queries/list-approvals.handler.js';
+import { ListWebhookDeliveriesHandler } from './queries/list-webhook-deliveries.handler.js';
+import { ListWebhooksHandler } from './queries/list-webhooks.handler.js';
+import { webhookDeliveriesReaction } from './reactors/webhook-deliveries.reaction.js';
 import { ApprovalsRpcController } from './transport/approvals.rpc.controller.js';
+import { WebhooksRpcController } from './transport/webhooks.rpc.controller.js';
 
 /** Keeps the inbox read model running with the app. */
 @Injectable()
@@ -33,6 +43,34 @@ export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicat
   }
 }
 
+/** Keeps the webhook reaction (events to deliveries) running with the app; the deliverer sends what it records. */
+@Injectable()
+export class WebhookReactionRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly runner: ReactionRunner;
+  constructor(
+    @Inject(INFRA) infra: Infrastructure,
+    calls: ToolCalls,
+    endpoints: WebhookEndpointsRepository,
+    deliveries: WebhookDeliveriesRepository,
+    deliverer: WebhookDeliverer,
+  ) {
+    const reaction = webhookDeliveriesReaction(infra.config.namespace, {
+      endpoints,
+      deliveries,
+      calls,
+      onEnqueued: () => deliverer.wake(),
+    });
+    this.runner = new ReactionRunner(infra.js, infra.jsm, infra.db, reaction, { logger: infra.logger });
+    infra.consumers.add(this.runner);
+  }
+  onApplicationBootstrap() {
+    return this.runner.start();
+  }
+  onApplicationShutdown() {
+    return this.runner.stop();
+  }
+}
+
 @Module({})
 export class ApprovalsModule {
   static with(infra: Infrastructure, config: ApprovalsConfig): DynamicModule {
@@ -40,7 +78,7 @@ export class ApprovalsModule {
       module: ApprovalsModule,
       // The HTTP API (ApiModule) serves the inbox's routes too, through the same NATS commands as every caller.
       imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), ApiModule, ConsoleModule],
-      controllers: [ApprovalsRpcController],
+      controllers: [ApprovalsRpcController, WebhooksRpcController],
       providers: [
         { provide: APPROVALS_CONFIG, useValue: config },
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/approvals') },
@@ -49,6 +87,15 @@ export class ApprovalsModule {
         ListApprovalsHandler,
         ExpireApprovalsSweeper,
         InboxProjectionRunner,
+        WebhookEndpointsRepository,
+        WebhookDeliveriesRepository,
+        SetWebhookHandler,
+        RemoveWebhookHandler,
+        ListWebhooksHandler,
+        ListWebhookDeliveriesHandler,
+        WebhookSender,
+        WebhookDeliverer,
+        WebhookReactionRunner,
       ],
     };
   }

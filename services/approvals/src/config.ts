@@ -8,6 +8,22 @@ export interface ApprovalsConfig extends BaseConfig {
   readonly httpHost: string;
   /** How often pending approvals are checked for expiry, in milliseconds. Env `APPROVAL_SWEEP_MS`, default 1000. */
   readonly sweepIntervalMs: number;
+  /** Webhook delivery settings (`WEBHOOK_*`). */
+  readonly webhooks: WebhookSettings;
+}
+
+/** How webhooks are sent and retried. Tests shrink the delays; nothing else should need to. */
+export interface WebhookSettings {
+  /** How often the deliverer looks for due deliveries when nothing woke it, in ms. Env `WEBHOOK_POLL_MS`, default 1000. */
+  readonly pollMs: number;
+  /** How long one POST may take before it counts as unanswered, in ms. Env `WEBHOOK_TIMEOUT_MS`, default 10000. */
+  readonly timeoutMs: number;
+  /** Attempts per delivery, the first included. Env `WEBHOOK_MAX_ATTEMPTS`, default 8. */
+  readonly maxAttempts: number;
+  /** Delay before the second attempt, doubled for each later one, in ms. Env `WEBHOOK_BACKOFF_MS`, default 5000. */
+  readonly baseDelayMs: number;
+  /** Longest delay between attempts (before jitter), in ms. Env `WEBHOOK_BACKOFF_MAX_MS`, default 600000. */
+  readonly maxDelayMs: number;
 }
 
 export function loadApprovalsConfig(env: Env): ApprovalsConfig {
@@ -16,6 +32,13 @@ export function loadApprovalsConfig(env: Env): ApprovalsConfig {
     httpPort: intFrom(env, 'APPROVALS_PORT', 8081, 0, 65535),
     httpHost: env.APPROVALS_HOST || '127.0.0.1',
     sweepIntervalMs: intFrom(env, 'APPROVAL_SWEEP_MS', 1000, 50, 3_600_000),
+    webhooks: Object.freeze({
+      pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+      timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      maxAttempts: intFrom(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
+      baseDelayMs: intFrom(env, 'WEBHOOK_BACKOFF_MS', 5000, 1, 3_600_000),
+      maxDelayMs: intFrom(env, 'WEBHOOK_BACKOFF_MAX_MS', 600_000, 1, 86_400_000),
+    }),
   });
 }
 

@@ -5,7 +5,11 @@ import { INFRA, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { APPROVALS_CONFIG, type ApprovalsConfig } from '../config.js';
 import { InboxRepository } from '../persistence/inbox.repository.js';
 
-/** Expires pending approvals whose time has passed. Expiry is a decision on the log like any other. */
+/**
+ * Expires pending approvals whose time has passed. Expiry is a decision on the log like any other, and what is due
+ * is read from the inbox (projected from the log), never from a timer in memory: the timer only says when to look.
+ * It looks at start too, so approvals that fell due while the service was down expire as soon as it is back.
+ */
 @Injectable()
 export class ExpireApprovalsSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
@@ -19,11 +23,19 @@ export class ExpireApprovalsSweeper implements OnApplicationBootstrap, OnApplica
   ) {}
 
   onApplicationBootstrap() {
-    this.timer = setInterval(() => {
-      this.running = this.running.then(async () => {
+    this.schedule();
+    this.timer = setInterval(() => this.schedule(), this.config.sweepIntervalMs);
+  }
+
+  /** Queues one sweep after the one running; a failed sweep is logged and the next one runs all the same. */
+  private schedule(): void {
+    this.running = this.running.then(async () => {
+      try {
         await this.sweep();
-      });
-    }, this.config.sweepIntervalMs);
+      } catch (err) {
+        this.infra.logger.error({ err: String(err) }, 'expiry sweep failed; the next one retries');
+      }
+    });
   }
 
   async onApplicationShutdown() {

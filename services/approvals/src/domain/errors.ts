@@ -28,3 +28,15 @@ export class DecisionUnacknowledgedError extends OrmuzError {
     );
   }
 }
+
+export class WebhookNotFoundError extends OrmuzError {
+  readonly code = 'webhook_not_found';
+  constructor(tenant: string, webhookId: string) {
+    super(`No webhook ${webhookId} is registered for tenant ${tenant}. List them with approvals.webhooks.list.`);
+  }
+}
+
+/** A registration the platform cannot send to: a URL that is not http(s), or a new endpoint without one. */
+export class InvalidWebhookError extends OrmuzError {
+  readonly code = 'invalid_webhook';
+}

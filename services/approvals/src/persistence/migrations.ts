@@ -54,4 +54,75 @@ export const approvalsMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0004_webhooks': {
+    async up(db) {
+      // A tenant's endpoints. The secret is kept as issued: the platform signs with it, so it cannot be a hash.
+      // Removal is a mark, so the delivery log keeps naming the endpoint it went to.
+      await db.schema
+        .createTable('webhooks')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('webhook_id', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('events', sql`text[]`, (c) => c.notNull())
+        .addColumn('enabled', 'boolean', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('secret_issued_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('removed_at', 'timestamptz')
+        .addPrimaryKeyConstraint('webhooks_pk', ['tenant', 'webhook_id'])
+        .execute();
+      // One row per event and endpoint: the unique key makes a reaction that runs again (after a crash, or a replay
+      // of the log) find the row it made instead of making a second one.
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('delivery_id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('webhook_id', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('approval_id', 'text', (c) => c.notNull())
+        .addColumn('call_id', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text')
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', 'timestamptz')
+        .addColumn('last_status_code', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('delivered_at', 'timestamptz')
+        .addUniqueConstraint('webhook_deliveries_once', ['webhook_id', 'event_id'])
+        .addForeignKeyConstraint('webhook_deliveries_webhook', ['tenant', 'webhook_id'], 'webhooks', [
+          'tenant',
+          'webhook_id',
+        ])
+        .execute();
+      // What the deliverer polls: pending rows by when they are due.
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .column('next_attempt_at')
+        .where(sql.ref('status'), '=', 'pending')
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_log')
+        .on('webhook_deliveries')
+        .columns(['tenant', 'created_at'])
+        .execute();
+      // Every POST of a delivery, with what came back.
+      await db.schema
+        .createTable('webhook_attempts')
+        .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.delivery_id'))
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('started_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('finished_at', 'timestamptz')
+        .addColumn('status_code', 'integer')
+        .addColumn('error', 'text')
+        .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
+        .execute();
+    },
+  },
 };

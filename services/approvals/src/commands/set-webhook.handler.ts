@@ -1,0 +1,76 @@
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { randomBytes } from 'node:crypto';
+import { WEBHOOK_EVENTS, type SetWebhookReplyV1, type SetWebhookRequestV1 } from '@ormuz/contracts';
+import { InvalidWebhookError, WebhookNotFoundError } from '../domain/errors.js';
+import { newWebhookSecret } from '../domain/webhook-signature.js';
+import { toWebhookView, WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository.js';
+
+export class SetWebhookCommand extends Command<SetWebhookReplyV1> {
+  constructor(readonly request: SetWebhookRequestV1) {
+    super();
+  }
+}
+
+/**
+ * Registers a tenant's endpoint, or changes one. The signing secret is made here, never chosen by the caller (so it
+ * is long and random), and answered only when issued: at registration and on `rotate_secret`.
+ */
+@CommandHandler(SetWebhookCommand)
+export class SetWebhookHandler implements ICommandHandler<SetWebhookCommand> {
+  constructor(private readonly endpoints: WebhookEndpointsRepository) {}
+
+  async execute({ request }: SetWebhookCommand): Promise<SetWebhookReplyV1> {
+    if (request.url !== undefined) assertSendable(request.url);
+    const now = new Date();
+    if (request.webhook_id === undefined) {
+      if (request.url === undefined) {
+        throw new InvalidWebhookError('A new webhook needs a url (http or https) to send to.');
+      }
+      const secret = newWebhookSecret();
+      const row = await this.endpoints.create({
+        tenant: request.tenant,
+        webhook_id: `wh_${randomBytes(8).toString('hex')}`,
+        url: request.url,
+        events: [...(request.events ?? WEBHOOK_EVENTS)],
+        enabled: request.enabled ?? true,
+        description: request.description ?? null,
+        secret,
+        secret_issued_at: now,
+        created_at: now,
+        updated_at: now,
+      });
+      return { webhook: toWebhookView(row), secret };
+    }
+    const secret = request.rotate_secret ? newWebhookSecret() : undefined;
+    const row = await this.endpoints.update(
+      request.tenant,
+      request.webhook_id,
+      {
+        ...(request.url !== undefined ? { url: request.url } : {}),
+        ...(request.events !== undefined ? { events: request.events } : {}),
+        ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
+        ...(request.description !== undefined ? { description: request.description } : {}),
+        ...(secret !== undefined ? { secret } : {}),
+      },
+      now,
+    );
+    if (!row) throw new WebhookNotFoundError(request.tenant, request.webhook_id);
+    return { webhook: toWebhookView(row), secret: secret ?? null };
+  }
+}
+
+/** Refuses a URL the deliverer would not POST to: anything but an absolute http(s) URL with a host. */
+function assertSendable(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidWebhookError(`${JSON.stringify(url)} is not a URL. Give an absolute http or https URL.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new InvalidWebhookError(
+      `Webhooks are sent over http or https only, not ${parsed.protocol.replace(/:$/, '')}. Give an http(s) URL.`,
+    );
+  }
+  if (!parsed.hostname) throw new InvalidWebhookError(`${JSON.stringify(url)} names no host.`);
+}
