@@ -330,7 +330,10 @@ describe('the approvals console', () => {
       await waitFor(async () => (await approval(approvalId))?.decided_by === 'alice@acme', {
         message: 'approved by alice',
       });
-      expect(await statusOf(approvalId)).toBe('approved');
+      // The inbox is a projection of the log: poll it.
+      await waitFor(async () => (await statusOf(approvalId)) === 'approved', {
+        message: `${approvalId} approved in the inbox`,
+      });
     });
 
     it('denies with a reason that reaches the log, and lists the decision in the history', async () => {
@@ -379,7 +382,10 @@ describe('the approvals console', () => {
       const card = cardOf(page, approvalId);
       await card.waitFor();
       await card.waitFor({ state: 'detached' });
-      expect(await statusOf(approvalId)).toBe('expired');
+      // The inbox is a projection of the log: poll it.
+      await waitFor(async () => (await statusOf(approvalId)) === 'expired', {
+        message: `${approvalId} expired in the inbox`,
+      });
       await page.getByLabel('State', { exact: true }).selectOption('expired');
       await cardOf(page, approvalId).locator('.status', { hasText: 'expired' }).waitFor();
       await shot(page, 'expired');
@@ -490,7 +496,10 @@ describe('the approvals console', () => {
         await shot(page, 'phone-inbox', false);
         await card.getByRole('button', { name: 'Approve' }).click();
         await card.waitFor({ state: 'detached' });
-        expect(await statusOf(approvalId)).toBe('approved');
+        // The inbox is a projection of the log: poll it.
+        await waitFor(async () => (await statusOf(approvalId)) === 'approved', {
+          message: `${approvalId} approved in the inbox`,
+        });
       } finally {
         await context.close();
       }
