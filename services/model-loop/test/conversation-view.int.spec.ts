@@ -1,6 +1,7 @@
 /**
  * The conversation read model takes every event of a message: a decision's events are one message on the log and
- * share its sequence, so the row's `last_seq` guard must let the second one through.
+ * share its sequence, so the row's `last_seq` guard must let the second one through, and a message row is named by
+ * (seq, index), so two conversation messages of one log message are two rows, kept once when the log is replayed.
  */
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -99,13 +100,93 @@ describe('conversation view: messages of several events', () => {
     expect(
       await t
         .selectFrom('conversation_messages')
-        .select(['seq', 'role', 'content'])
+        .select(['seq', 'idx', 'role', 'content'])
         .where('conversation_id', '=', id)
         .orderBy('seq')
+        .orderBy('idx')
         .execute(),
     ).toEqual([
-      { seq: started.version, role: 'user', content: 'Tell Alice I am late.' },
-      { seq: finished.version, role: 'assistant', content: 'Done.' },
+      // The start's task message is the second event of its log message.
+      { seq: started.version, idx: 1, role: 'user', content: 'Tell Alice I am late.' },
+      { seq: finished.version, idx: 0, role: 'assistant', content: 'Done.' },
     ]);
+  });
+
+  it('keeps two conversation messages of one log message as two rows, once each after a replay', async () => {
+    const other = 'conv_fedcba9876543210fedcba9876543210';
+    const otherCause = { correlationid: other, causationid: 'test' };
+    const started = await conversations.execute(
+      tenant,
+      other,
+      {
+        type: 'StartConversation',
+        data: {
+          conversation_id: other,
+          agent_id: 'agent-1',
+          model: 'scripted:demo',
+          task: 'Tell Bob I am late.',
+          device_id: null,
+          limits: { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000 },
+        },
+      },
+      otherCause,
+    );
+    const at = { source: '/test', tenant, subject: other, ...otherCause, time: new Date() };
+    const usage = { input_tokens: 1, output_tokens: 1 };
+    const both = await store.append(
+      conversations.subject(tenant, other),
+      [
+        envelope(
+          { type: E.MessageAdded, data: { turn: 0, message: { role: 'assistant', content: 'On it.' }, usage } },
+          at,
+        ),
+        envelope(
+          { type: E.MessageAdded, data: { turn: 1, message: { role: 'assistant', content: 'Told Bob.' }, usage } },
+          at,
+        ),
+      ],
+      started.version,
+    );
+    expect(both.sequences).toEqual([both.version, both.version]);
+
+    const rows = () =>
+      db
+        .withSchema(MODEL_LOOP_SCHEMA)
+        .selectFrom('conversation_messages')
+        .select(['seq', 'idx', 'turn', 'role', 'content'])
+        .where('conversation_id', '=', other)
+        .orderBy('seq')
+        .orderBy('idx')
+        .execute();
+    const expected = [
+      { seq: started.version, idx: 1, turn: 0, role: 'user', content: 'Tell Bob I am late.' },
+      { seq: both.version, idx: 0, turn: 0, role: 'assistant', content: 'On it.' },
+      { seq: both.version, idx: 1, turn: 1, role: 'assistant', content: 'Told Bob.' },
+    ];
+
+    const runner = new ProjectionRunner(jetstream(nc), jsm, db, conversationViewProjection(ns));
+    await runner.start();
+    await runner.waitFor(both.version);
+    await runner.stop();
+    expect(await rows()).toEqual(expected);
+
+    // A replay of the whole stream over the kept rows: the same projection under another checkpoint applies every
+    // message again, from sequence 1.
+    const replayed = new ProjectionRunner(jetstream(nc), jsm, db, {
+      ...conversationViewProjection(ns),
+      name: 'model_loop_conversation_view_replay',
+    });
+    await replayed.start();
+    await replayed.waitFor(both.version);
+    await replayed.stop();
+    expect(await rows()).toEqual(expected);
+    expect(
+      await db
+        .withSchema(MODEL_LOOP_SCHEMA)
+        .selectFrom('conversations')
+        .select(['status', 'turns', 'last_seq'])
+        .where('conversation_id', '=', other)
+        .executeTakeFirst(),
+    ).toEqual({ status: 'running', turns: 2, last_seq: both.version });
   });
 });

@@ -45,6 +45,7 @@ export class ConversationViewRepository {
           .where('tenant', '=', tenant)
           .where('conversation_id', '=', conversationId)
           .orderBy('seq')
+          .orderBy('idx')
           .execute();
         return { row, rows };
       });

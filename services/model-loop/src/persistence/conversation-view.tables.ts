@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { PendingConfirmationV1, RequestedToolCallV1, ToolResultProvenanceV1 } from '@ormuz/contracts';
 
 /** Tables of the `model_loop` schema that hold the conversation read model. jsonb columns are written as JSON text. */
@@ -21,6 +22,8 @@ export interface ConversationViewDB {
     tenant: string;
     conversation_id: string;
     seq: number;
+    /** The event's place in its log message (0 for a message of one event). */
+    idx: ColumnType<number, number | undefined, number>;
     turn: number;
     role: string;
     content: string;

@@ -55,4 +55,23 @@ export const modelLoopMigrations: Record<string, Migration> = {
       );
     },
   },
+  '0003_message_index': {
+    // A decision's events are one log message (docs/decisions/0015): a conversation message is named by its log
+    // message's sequence and its place in that message. Rows written before are each alone in their log message (the
+    // conversation decider never added two messages in one decision), so their index is 0.
+    async up(db) {
+      await db.schema
+        .alterTable('conversation_messages')
+        .addColumn('idx', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('conversation_messages').dropConstraint('conversation_messages_pk').execute();
+      await db.schema
+        .alterTable('conversation_messages')
+        .addPrimaryKeyConstraint('conversation_messages_pk', ['tenant', 'conversation_id', 'seq', 'idx'])
+        .execute();
+      await sql`comment on table ${sql.id(MODEL_LOOP_SCHEMA, 'conversation_messages')} is 'Read model: every message of every conversation in log order (the log message''s sequence, then the event''s index in it); NULL where a field does not apply to the role.'`.execute(
+        db,
+      );
+    },
+  },
 };

@@ -6,7 +6,7 @@ import {
   type ConversationEventDraft,
   type PendingConfirmationV1,
 } from '@ormuz/contracts';
-import { streamName, type Enveloped, type Projection } from '@ormuz/event-log';
+import { streamName, type AfterCommit, type Enveloped, type Projection } from '@ormuz/event-log';
 import type { ConversationViewDB } from '../persistence/conversation-view.tables.js';
 import { MODEL_LOOP_SCHEMA } from '../persistence/migrations.js';
 
@@ -23,7 +23,7 @@ export function conversationViewProjection(namespace: string): Projection<Conver
     stream: streamName(namespace, 'conversations'),
     filterSubject: contextFilter(namespace, 'conversations'),
     accepts: isConversationEvent,
-    async apply(trx: Trx, e: Enveloped<ConversationEventDraft>, seq: number) {
+    async apply(trx: Trx, e: Enveloped<ConversationEventDraft>, seq: number, _after: AfterCommit, index: number) {
       const t = trx.withSchema(MODEL_LOOP_SCHEMA);
       const tenant = e.tenant;
       const conversationId = e.subject;
@@ -62,14 +62,15 @@ export function conversationViewProjection(namespace: string): Projection<Conver
           return;
         case E.MessageAdded: {
           const m = e.data.message;
-          // Keyed by the message's sequence: no decision of the conversation decider adds two messages at once (a
-          // start adds its task message beside `started`), so one log message holds at most one.
+          // Keyed by the log message's sequence and the event's index in it: one decision may add several messages.
+          // A message applied again (a replay over kept rows) inserts nothing.
           await t
             .insertInto('conversation_messages')
             .values({
               tenant,
               conversation_id: conversationId,
               seq,
+              idx: index,
               turn: e.data.turn,
               role: m.role,
               content: m.content,
@@ -78,7 +79,7 @@ export function conversationViewProjection(namespace: string): Projection<Conver
               provenance: m.provenance ? JSON.stringify(m.provenance) : null,
               added_at: time,
             })
-            .onConflict((oc) => oc.columns(['tenant', 'conversation_id', 'seq']).doNothing())
+            .onConflict((oc) => oc.columns(['tenant', 'conversation_id', 'seq', 'idx']).doNothing())
             .execute();
           if (m.role === 'assistant') {
             await update({ turns: e.data.turn + 1 });
