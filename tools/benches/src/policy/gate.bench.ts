@@ -39,7 +39,8 @@ import {
   streamName,
 } from '@ormuz/event-log';
 import { classifyRisk, type RiskInput } from '@ormuz/risk';
-import { callService, startService, type RunningService } from '@ormuz/service-kit';
+import { DevIssuer, devIssuerDir, serviceIdentity } from '@ormuz/auth';
+import { callService, startService, type Credential, type RunningService } from '@ormuz/service-kit';
 import {
   decideGate,
   loadPolicyConfig,
@@ -422,16 +423,26 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
   });
   const startMs = now() - tStart;
   const nc = client;
-  const call = <T>(name: string, body: unknown) => callService<T>(nc, ns, 'policy', name, body);
-
   const tenant = 'acme';
   const agent = 'bench';
-  await call('grants.set', {
-    tenant,
-    agent_id: agent,
-    allow: ['ormuz', 'device'],
-    deny: ['device.delete_contacts_verified'],
-  });
+  // The grant is set by the tenant's administrator (a development-issuer token); submits come the way an agent's
+  // conversation sends them, from model-loop on the internal subject, which is the governed call's hot path.
+  const issuer = await DevIssuer.open(config.auth.devIssuerDir ?? devIssuerDir(process.env));
+  const admin: Credential = { bearer: await issuer.sign({ tenant, roles: ['admin'], subject: 'bench@acme' }) };
+  const modelLoop: Credential = { service: serviceIdentity('model-loop', tenant, agent) };
+  const call = <T>(name: string, body: unknown, credential: Credential = modelLoop) =>
+    callService<T>(nc, ns, 'policy', name, body, { credential });
+
+  await call(
+    'grants.set',
+    {
+      tenant,
+      agent_id: agent,
+      allow: ['ormuz', 'device'],
+      deny: ['device.delete_contacts_verified'],
+    },
+    admin,
+  );
   const run = randomBytes(3).toString('hex');
   let seq = 0;
   const nextOp = () => `op-${run}-${String(seq++).padStart(7, '0')}`;
