@@ -360,7 +360,8 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
     });
 
     it("a service may not create another service's consumer, nor its own on a context it does not read", async () => {
-      const { jsm } = svc('approvals').infra;
+      // Model-loop: approvals, as the HTTP edge, reads any tenant's events with consumers of its own.
+      const { jsm } = svc('model-loop').infra;
       const stream = streamName(namespace, 'calls');
       await expect(
         jsm.consumers.add(stream, {
@@ -371,7 +372,7 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
       ).rejects.toThrow(/Permissions Violation for Publish to "\$JS\.API\.CONSUMER\.CREATE\..*policy_call_status/);
       await expect(
         jsm.consumers.add(streamName(namespace, 'devices'), {
-          durable_name: 'approvals_inbox',
+          durable_name: 'model_loop_conversations',
           ack_policy: AckPolicy.All,
           filter_subject: contextFilter(namespace, 'devices'),
         }),
