@@ -12,7 +12,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { sql, type RawBuilder } from 'kysely';
 import { CONTEXTS, type ContextName, type SubmitCallReplyV1, type SubmitCallRequestV1 } from '@ormuz/contracts';
 import { streamName, type ConsumerStatus } from '@ormuz/event-log';
-import { waitFor } from '@ormuz/testing';
+import { waitFor, testToken } from '@ormuz/testing';
 import { exitWithin, ROOT, spawnTracked } from './support/processes.js';
 import { startPlatform, type Platform } from './support/platform.js';
 import { join } from 'node:path';
@@ -160,13 +160,11 @@ describe('kill -9 of the bridge, policy and audit during a burst of calls', () =
     expect(policy.oldest_parked!.error).toMatch(/cannot be read: not JSON/);
     expect(policy.lag).toBe(0);
 
-    const human = spawnTracked(process.execPath, [
-      join(ROOT, 'tools/cli/bin/ormuz.js'),
-      '--namespace',
-      platform.namespace,
-      'projections',
-      'status',
-    ]);
+    const human = spawnTracked(
+      process.execPath,
+      [join(ROOT, 'tools/cli/bin/ormuz.js'), '--namespace', platform.namespace, 'projections', 'status'],
+      { ORMUZ_TOKEN: await testToken({ tenant: '*', roles: ['admin'], subject: 'ops@platform' }) },
+    );
     const { code } = await exitWithin(human, 20_000, 'ormuz projections status');
     expect(code).toBe(3);
     expect(human.stdout()).toMatch(/policy_call_status .* parked 1\n\s+oldest parked: seq \d+/);

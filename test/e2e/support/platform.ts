@@ -21,8 +21,7 @@ import {
   testEnv,
   waitFor,
   type TestDatabase,
-  adminFor,
-} from '@ormuz/testing';
+  adminFor, testToken } from '@ormuz/testing';
 import {
   SERVICES,
   spawnService,
@@ -116,15 +115,13 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
       await waitFor(() => proc.exited, { timeoutMs: 10_000, message: `${service} to die` });
     },
     async ormuz(...args) {
-      const t = spawnTracked(process.execPath, [
-        join(ROOT, 'tools/cli/bin/ormuz.js'),
-        '--json',
-        '--nats',
-        natsUrl,
-        '--namespace',
-        namespace,
-        ...args,
-      ]);
+      // Signed in as a platform administrator: every tenant's commands, and the platform's (projections).
+      const token = await testToken({ tenant: '*', roles: ['admin'], subject: 'ops@platform' });
+      const t = spawnTracked(
+        process.execPath,
+        [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
+        { ORMUZ_TOKEN: token },
+      );
       const { code } = await exitWithin(t, 20_000, `ormuz ${args.join(' ')}`);
       let json: unknown;
       try {
