@@ -9,20 +9,37 @@ import type { Role } from '@ormuz/auth';
 import { CONTEXTS, type ContextName } from '@ormuz/contracts';
 // Tests may start another service in-process; service source never imports one.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { AUDIT_SCHEMA, auditMigrations, AuditModule, AUDITED_CONTEXTS, loadAuditConfig } from '../../audit/src/index.js';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { DEVICE_BRIDGE_SCHEMA, deviceBridgeMigrations, DeviceBridgeModule, loadDeviceBridgeConfig } from '../../device-bridge/src/index.js';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { loadModelLoopConfig, MODEL_LOOP_SCHEMA, MODEL_LOOP_STREAMS, modelLoopMigrations, ModelLoopModule } from '../../model-loop/src/index.js';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { loadPolicyConfig, POLICY_SCHEMA, POLICY_SHARED_SCHEMAS, policyMigrations, PolicyModule } from '../../policy/src/index.js';
 import {
-  APPROVALS_SCHEMA,
-  APPROVALS_STREAMS,
-  approvalsMigrations,
-  ApprovalsModule,
-  loadApprovalsConfig,
-} from '../src/index.js';
+  AUDIT_SCHEMA,
+  auditMigrations,
+  AuditModule,
+  AUDITED_CONTEXTS,
+  loadAuditConfig,
+} from '../../audit/src/index.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import {
+  DEVICE_BRIDGE_SCHEMA,
+  deviceBridgeMigrations,
+  DeviceBridgeModule,
+  loadDeviceBridgeConfig,
+} from '../../device-bridge/src/index.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import {
+  loadModelLoopConfig,
+  MODEL_LOOP_SCHEMA,
+  MODEL_LOOP_STREAMS,
+  modelLoopMigrations,
+  ModelLoopModule,
+} from '../../model-loop/src/index.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import {
+  loadPolicyConfig,
+  POLICY_SCHEMA,
+  POLICY_SHARED_SCHEMAS,
+  policyMigrations,
+  PolicyModule,
+} from '../../policy/src/index.js';
+import { loadApprovalsConfig, approvalsService } from '../src/index.js';
 
 /** The services a test file needs besides approvals. */
 export type Behind = 'policy' | 'audit' | 'device-bridge' | 'model-loop';
@@ -66,11 +83,26 @@ export class ApiPlatform {
     const options: Record<Behind, () => ServiceOptions> = {
       policy: () => {
         const config = loadPolicyConfig(env);
-        return { service: 'policy', config, streams: ['calls'], schema: POLICY_SCHEMA, migrations: policyMigrations, sharedSchemas: POLICY_SHARED_SCHEMAS, module: (infra) => PolicyModule.with(infra, config) };
+        return {
+          service: 'policy',
+          config,
+          streams: ['calls'],
+          schema: POLICY_SCHEMA,
+          migrations: policyMigrations,
+          sharedSchemas: POLICY_SHARED_SCHEMAS,
+          module: (infra) => PolicyModule.with(infra, config),
+        };
       },
       audit: () => {
         const config = loadAuditConfig(env);
-        return { service: 'audit', config, streams: AUDITED_CONTEXTS, schema: AUDIT_SCHEMA, migrations: auditMigrations, module: (infra) => AuditModule.with(infra, config) };
+        return {
+          service: 'audit',
+          config,
+          streams: AUDITED_CONTEXTS,
+          schema: AUDIT_SCHEMA,
+          migrations: auditMigrations,
+          module: (infra) => AuditModule.with(infra, config),
+        };
       },
       'device-bridge': () => {
         const config = loadDeviceBridgeConfig(env);
@@ -98,15 +130,7 @@ export class ApiPlatform {
     // One at a time: the first claims the database for the namespace, and each runs its own migrations.
     for (const name of behind) this.running.push(await startService(options[name]()));
     const config = loadApprovalsConfig(env);
-    this.approvals = await startService({
-      service: 'approvals',
-      config,
-      streams: APPROVALS_STREAMS,
-      schema: APPROVALS_SCHEMA,
-      migrations: approvalsMigrations,
-      module: (infra) => ApprovalsModule.with(infra, config),
-      httpPort: 0,
-    });
+    this.approvals = await startService({ ...approvalsService(config), httpPort: 0 });
     this.running.push(this.approvals);
     this.url = this.approvals.httpUrl!;
   }
@@ -132,7 +156,12 @@ export class ApiPlatform {
   async request<T = unknown>(
     method: string,
     path: string,
-    options: { readonly authorization?: string; readonly json?: unknown; readonly raw?: string; readonly headers?: Record<string, string> } = {},
+    options: {
+      readonly authorization?: string;
+      readonly json?: unknown;
+      readonly raw?: string;
+      readonly headers?: Record<string, string>;
+    } = {},
   ): Promise<HttpAnswer<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.authorization) headers.authorization = options.authorization;
@@ -144,6 +173,10 @@ export class ApiPlatform {
     const res = await fetch(`${this.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
     const contentType = res.headers.get('content-type');
     const text = await res.text();
-    return { status: res.status, contentType, body: (contentType?.includes('json') && text ? JSON.parse(text) : text) as T };
+    return {
+      status: res.status,
+      contentType,
+      body: (contentType?.includes('json') && text ? JSON.parse(text) : text) as T,
+    };
   }
 }

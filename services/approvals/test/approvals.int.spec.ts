@@ -12,7 +12,7 @@ import {
   testToken,
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import { APPROVALS_SCHEMA, approvalsMigrations, ApprovalsModule, loadApprovalsConfig } from '../src/index.js';
+import { loadApprovalsConfig, approvalsService } from '../src/index.js';
 
 describe('approvals service', () => {
   const namespace = randomNamespace('approvals');
@@ -90,15 +90,7 @@ describe('approvals service', () => {
       LOG_LEVEL: 'silent',
       APPROVALS_PORT: '0',
     });
-    svc = await startService({
-      service: 'approvals',
-      config,
-      streams: ['calls'],
-      schema: APPROVALS_SCHEMA,
-      migrations: approvalsMigrations,
-      module: (infra) => ApprovalsModule.with(infra, config),
-      httpPort: 0,
-    });
+    svc = await startService({ ...approvalsService(config), httpPort: 0 });
     policy = new ToolCalls(svc.infra.store, namespace, '/ormuz/policy');
   });
   afterAll(async () => {

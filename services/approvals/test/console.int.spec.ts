@@ -21,7 +21,7 @@ import {
   type TestDatabase,
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import { APPROVALS_SCHEMA, approvalsMigrations, ApprovalsModule, loadApprovalsConfig } from '../src/index.js';
+import { loadApprovalsConfig, approvalsService } from '../src/index.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../../test-output/console/', import.meta.url));
@@ -132,15 +132,7 @@ describe('the approvals console', () => {
       // Expiry is observed, not waited out: the sweeper looks every 100 ms.
       APPROVAL_SWEEP_MS: '100',
     });
-    svc = await startService({
-      service: 'approvals',
-      config,
-      streams: ['calls'],
-      schema: APPROVALS_SCHEMA,
-      migrations: approvalsMigrations,
-      module: (infra) => ApprovalsModule.with(infra, config),
-      httpPort: 0,
-    });
+    svc = await startService({ ...approvalsService(config), httpPort: 0 });
     url = svc.httpUrl!;
     policy = new ToolCalls(svc.infra.store, namespace, '/ormuz/policy');
     alice = await testToken({ tenant: TENANT, roles: ['owner'], subject: 'alice@acme' });

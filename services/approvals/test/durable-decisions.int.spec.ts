@@ -9,7 +9,7 @@ import { ToolCallEventType, type RpcName, type RpcRequestOf } from '@ormuz/contr
 import { connectNats, EventStore, streamName } from '@ormuz/event-log';
 import { callRpc, startService, ToolCalls, waitUntilServing, type RunningService } from '@ormuz/service-kit';
 import { bearerFor, createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-import { APPROVALS_SCHEMA, approvalsMigrations, ApprovalsModule, loadApprovalsConfig } from '../src/index.js';
+import { loadApprovalsConfig, approvalsService } from '../src/index.js';
 import { stageCall } from './support/calls.js';
 
 describe('durable expiry and decisions', () => {
@@ -45,15 +45,7 @@ describe('durable expiry and decisions', () => {
       APPROVALS_PORT: '0',
       APPROVAL_SWEEP_MS: '3600000',
     });
-    const svc = await startService({
-      service: 'approvals',
-      config,
-      streams: ['calls'],
-      schema: APPROVALS_SCHEMA,
-      migrations: approvalsMigrations,
-      module: (infra) => ApprovalsModule.with(infra, config),
-      httpPort: 0,
-    });
+    const svc = await startService({ ...approvalsService(config), httpPort: 0 });
     await waitUntilServing(nc, ns, 'approvals');
     return svc;
   }

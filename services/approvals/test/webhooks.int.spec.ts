@@ -14,13 +14,7 @@ import { connectNats, EventStore, streamName } from '@ormuz/event-log';
 import { openDatabase } from '@ormuz/postgres';
 import { callRpc, startService, ToolCalls, waitUntilServing, type RunningService } from '@ormuz/service-kit';
 import { bearerFor, createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-import {
-  APPROVALS_SCHEMA,
-  approvalsMigrations,
-  ApprovalsModule,
-  loadApprovalsConfig,
-  WEBHOOK_REACTION,
-} from '../src/index.js';
+import { APPROVALS_SCHEMA, loadApprovalsConfig, WEBHOOK_REACTION, approvalsService } from '../src/index.js';
 import { stageCall } from './support/calls.js';
 
 /** What a receiver does with `Ormuz-Signature` (README, "Webhooks"): recompute, compare in constant time, bound the age. */
@@ -103,15 +97,7 @@ describe('approvals webhooks', () => {
       WEBHOOK_MAX_ATTEMPTS: '4',
       WEBHOOK_TIMEOUT_MS: '5000',
     });
-    const svc = await startService({
-      service: 'approvals',
-      config,
-      streams: ['calls'],
-      schema: APPROVALS_SCHEMA,
-      migrations: approvalsMigrations,
-      module: (infra) => ApprovalsModule.with(infra, config),
-      httpPort: 0,
-    });
+    const svc = await startService({ ...approvalsService(config), httpPort: 0 });
     await waitUntilServing(nc, ns, 'approvals');
     return svc;
   }

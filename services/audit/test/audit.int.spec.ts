@@ -28,7 +28,7 @@ import {
 } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import { AUDIT_SCHEMA, AUDITED_CONTEXTS, auditMigrations, AuditModule, loadAuditConfig } from '../src/index.js';
+import { AUDIT_SCHEMA, auditMigrations, loadAuditConfig, auditService } from '../src/index.js';
 import type { AuditDB } from '../src/persistence/audit.tables.js';
 
 const RESUMED = ConversationEventType.Resumed;
@@ -66,15 +66,7 @@ describe('audit service', () => {
       DATABASE_URL: database.url,
       ORMUZ_NAMESPACE: ns,
     });
-    const audit = await startService({
-      service: 'audit',
-      config,
-      streams: AUDITED_CONTEXTS,
-      schema: AUDIT_SCHEMA,
-      migrations: auditMigrations,
-      logger,
-      module: (infra) => AuditModule.with(infra, config),
-    });
+    const audit = await startService({ ...auditService(config), logger });
     await waitUntilServing(nc, ns, 'audit');
     return audit;
   }

@@ -1,4 +1,5 @@
 // Entry points for tests, the demo orchestrator and the benchmarks (tools/benches).
+export { deviceBridgeService } from './service.js';
 export { DeviceBridgeModule } from './app.module.js';
 export { loadDeviceBridgeConfig, type DeviceBridgeConfig } from './config.js';
 export { DEVICE_BRIDGE_SCHEMA, deviceBridgeMigrations } from './persistence/migrations.js';

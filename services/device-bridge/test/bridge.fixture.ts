@@ -9,13 +9,7 @@ import { connectNats, streamName } from '@ormuz/event-log';
 import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import {
-  DEVICE_BRIDGE_SCHEMA,
-  DeviceBridgeModule,
-  DeviceLinkHost,
-  deviceBridgeMigrations,
-  loadDeviceBridgeConfig,
-} from '../src/index.js';
+import { DeviceLinkHost, loadDeviceBridgeConfig, deviceBridgeService } from '../src/index.js';
 
 const cause = { correlationid: 'test', causationid: 'test' };
 
@@ -48,7 +42,12 @@ export async function authorizeCall(
     },
     cause,
   );
-  await calls.execute(tenant, callId, { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } }, cause);
+  await calls.execute(
+    tenant,
+    callId,
+    { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } },
+    cause,
+  );
   return { callId, payload, sha256 };
 }
 
@@ -70,7 +69,8 @@ async function deleteStream(namespace: string): Promise<void> {
   const nc = await connectNats({ url: testEnv().natsUrl, name: 'bridge-fixture-teardown' });
   try {
     const jsm = await jetstreamManager(nc);
-    for (const context of ['calls', 'devices'] as const) await jsm.streams.delete(streamName(namespace, context)).catch(() => undefined);
+    for (const context of ['calls', 'devices'] as const)
+      await jsm.streams.delete(streamName(namespace, context)).catch(() => undefined);
   } finally {
     await nc.close();
   }
@@ -86,10 +86,19 @@ export interface ReplicaUnderTest {
   close(): Promise<void>;
 }
 
-export async function startReplica(of: Pick<BridgeUnderTest, 'namespace' | 'db'>, env: Record<string, string> = {}): Promise<ReplicaUnderTest> {
+export async function startReplica(
+  of: Pick<BridgeUnderTest, 'namespace' | 'db'>,
+  env: Record<string, string> = {},
+): Promise<ReplicaUnderTest> {
   const svc = await startBridgeService(of.namespace, of.db, env);
   const host = svc.app.get(DeviceLinkHost);
-  return { svc, url: host.gateway.url(), host, calls: new ToolCalls(svc.infra.store, of.namespace, '/test/policy'), close: () => svc.close() };
+  return {
+    svc,
+    url: host.gateway.url(),
+    host,
+    calls: new ToolCalls(svc.infra.store, of.namespace, '/test/policy'),
+    close: () => svc.close(),
+  };
 }
 
 function startBridgeService(namespace: string, db: TestDatabase, env: Record<string, string>): Promise<RunningService> {
@@ -102,14 +111,7 @@ function startBridgeService(namespace: string, db: TestDatabase, env: Record<str
     DEVICE_HEARTBEAT_MS: '500',
     ...env,
   });
-  return startService({
-    service: 'device-bridge',
-    config,
-    streams: ['calls', 'devices'],
-    schema: DEVICE_BRIDGE_SCHEMA,
-    migrations: deviceBridgeMigrations,
-    module: (infra) => DeviceBridgeModule.with(infra, config),
-  });
+  return startService(deviceBridgeService(config));
 }
 
 /** Starts device-bridge with `env` on top of the test defaults (port 0, silent logs, 500 ms heartbeats). */

@@ -1,4 +1,5 @@
 // Entry points for tests and the demo orchestrator: start model-loop in-process with a given configuration.
+export { modelLoopService } from './service.js';
 export { ModelLoopModule, type ModelLoopModuleOptions } from './app.module.js';
 export { loadModelLoopConfig, type ModelLoopConfig } from './config.js';
 export { MODEL_LOOP_SCHEMA, modelLoopMigrations } from './persistence/migrations.js';

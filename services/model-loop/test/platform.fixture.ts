@@ -7,14 +7,8 @@ import { startService, ToolCalls, waitUntilServing, type RunningService } from '
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 // Tests may start another service in-process; service source never imports one.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../../policy/src/index.js';
-import {
-  loadModelLoopConfig,
-  MODEL_LOOP_SCHEMA,
-  MODEL_LOOP_STREAMS,
-  modelLoopMigrations,
-  ModelLoopModule,
-} from '../src/index.js';
+import { loadPolicyConfig, policyService } from '../../policy/src/index.js';
+import { loadModelLoopConfig, ModelLoopModule, modelLoopService } from '../src/index.js';
 
 type ModelLoopDeps = Parameters<typeof ModelLoopModule.with>[2];
 
@@ -43,14 +37,7 @@ export class TestPlatform {
   async open(clientName: string): Promise<void> {
     this.db = await createTestDatabase();
     const policyConfig = loadPolicyConfig(this.env());
-    this.policy = await startService({
-      service: 'policy',
-      config: policyConfig,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      module: (infra) => PolicyModule.with(infra, policyConfig),
-    });
+    this.policy = await startService(policyService(policyConfig));
     this.nc = await connectNats({ url: testEnv().natsUrl, name: clientName });
     await waitUntilServing(this.nc, this.namespace, 'policy');
     this.jsm = await jetstreamManager(this.nc);
@@ -62,14 +49,7 @@ export class TestPlatform {
   /** Starts model-loop (again, after a stop: a restart). */
   async startLoop(deps?: ModelLoopDeps): Promise<RunningService> {
     const config = loadModelLoopConfig(this.env());
-    const loop = await startService({
-      service: 'model-loop',
-      config,
-      streams: MODEL_LOOP_STREAMS,
-      schema: MODEL_LOOP_SCHEMA,
-      migrations: modelLoopMigrations,
-      module: (infra) => ModelLoopModule.with(infra, config, deps),
-    });
+    const loop = await startService(modelLoopService(config, deps));
     await waitUntilServing(this.nc, this.namespace, 'model-loop');
     return loop;
   }

@@ -1,5 +1,6 @@
 // Entry points for tests, the demo orchestrator and the benchmarks (tools/benches): start policy in-process with a
 // given configuration.
+export { policyService } from './service.js';
 export { PolicyModule } from './app.module.js';
 export { loadPolicyConfig, type PolicyConfig } from './config.js';
 export { POLICY_SCHEMA, POLICY_SHARED_SCHEMAS, policyMigrations } from './persistence/migrations.js';

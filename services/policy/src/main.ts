@@ -1,15 +1,5 @@
 import { runServiceMain } from '@ormuz/service-kit';
-import { PolicyModule } from './app.module.js';
 import { loadPolicyConfig } from './config.js';
-import { POLICY_SCHEMA, POLICY_SHARED_SCHEMAS, policyMigrations } from './persistence/migrations.js';
+import { policyService } from './service.js';
 
-const config = loadPolicyConfig(process.env);
-await runServiceMain({
-  service: 'policy',
-  config,
-  streams: ['calls'],
-  schema: POLICY_SCHEMA,
-  migrations: policyMigrations,
-  sharedSchemas: POLICY_SHARED_SCHEMAS,
-  module: (infra) => PolicyModule.with(infra, config),
-});
+await runServiceMain(policyService(loadPolicyConfig(process.env)));

@@ -8,13 +8,7 @@ import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
 import { callRpc, callService, RemoteError, startService, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase, adminFor } from '@ormuz/testing';
-import {
-  loadPolicyConfig,
-  POLICY_SCHEMA,
-  POLICY_SHARED_SCHEMAS,
-  policyMigrations,
-  PolicyModule,
-} from '../src/index.js';
+import { loadPolicyConfig, policyService } from '../src/index.js';
 
 const TENANT = 'acme';
 
@@ -43,15 +37,7 @@ describe('policy: API keys', () => {
       ORMUZ_NAMESPACE: namespace,
       LOG_LEVEL: 'silent',
     });
-    svc = await startService({
-      service: 'policy',
-      config,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      sharedSchemas: POLICY_SHARED_SCHEMAS,
-      module: (infra) => PolicyModule.with(infra, config),
-    });
+    svc = await startService(policyService(config));
     verifier = new ApiKeyStore(svc.infra.db);
   });
   afterAll(async () => {

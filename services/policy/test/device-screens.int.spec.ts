@@ -7,7 +7,7 @@ import { openDatabase, migrateSchema } from '@ormuz/postgres';
 import { replay, streamName } from '@ormuz/event-log';
 import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
+import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, policyService } from '../src/index.js';
 import { deviceScreensProjection, type DeviceScreensDB } from '../src/projections/device-screens.projection.js';
 
 const MESSAGES = 'com.example.messages';
@@ -111,14 +111,7 @@ describe('policy: device screens read model', () => {
       ORMUZ_NAMESPACE: namespace,
       LOG_LEVEL: 'silent',
     });
-    svc = await startService({
-      service: 'policy',
-      config,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      module: (infra) => PolicyModule.with(infra, config),
-    });
+    svc = await startService(policyService(config));
     bridge = new ToolCalls(svc.infra.store, namespace, '/test/device-bridge');
   });
   afterAll(async () => {

@@ -18,7 +18,7 @@ import {
   type TestDatabase,
   adminFor,
 } from '@ormuz/testing';
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
+import { loadPolicyConfig, policyService } from '../src/index.js';
 
 const AUTHORIZATION = join(import.meta.dirname, '..', '..', '..', 'infra', 'nats', 'authorization.conf');
 const USERS = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit', 'cli'];
@@ -51,14 +51,7 @@ describe('policy under its own NATS user', () => {
       ORMUZ_NAMESPACE: namespace,
       LOG_LEVEL: 'silent',
     });
-    svc = await startService({
-      service: 'policy',
-      config,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      module: (infra) => PolicyModule.with(infra, config),
-    });
+    svc = await startService(policyService(config));
     void (async () => {
       for await (const s of svc.infra.nc.status()) if (s.type === 'error') violations.push(String(s.error));
     })();

@@ -20,7 +20,7 @@ import {
 } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
 import { deriveCallId } from '@ormuz/tool-call';
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
+import { loadPolicyConfig, POLICY_SCHEMA, policyService } from '../src/index.js';
 
 describe('policy service', () => {
   let db: TestDatabase;
@@ -47,14 +47,7 @@ describe('policy service', () => {
       ORMUZ_NAMESPACE: namespace,
       LOG_LEVEL: 'silent',
     });
-    svc = await startService({
-      service: 'policy',
-      config,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      module: (infra) => PolicyModule.with(infra, config),
-    });
+    svc = await startService(policyService(config));
   });
   afterAll(async () => {
     await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));

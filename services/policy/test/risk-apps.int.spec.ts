@@ -6,7 +6,7 @@ import type { JsonValue, RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
 import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { createTestDatabase, randomNamespace, testEnv, type TestDatabase, adminFor } from '@ormuz/testing';
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../src/index.js';
+import { loadPolicyConfig, policyService } from '../src/index.js';
 
 const NOTES = 'com.y.notes';
 const LENDER = 'com.x.kasse';
@@ -88,14 +88,7 @@ describe('policy: tenant finance app lists and observed screens', () => {
       ORMUZ_NAMESPACE: namespace,
       LOG_LEVEL: 'silent',
     });
-    svc = await startService({
-      service: 'policy',
-      config,
-      streams: ['calls'],
-      schema: POLICY_SCHEMA,
-      migrations: policyMigrations,
-      module: (infra) => PolicyModule.with(infra, config),
-    });
+    svc = await startService(policyService(config));
     bridge = new ToolCalls(svc.infra.store, namespace, '/test/device-bridge');
   });
   afterAll(async () => {

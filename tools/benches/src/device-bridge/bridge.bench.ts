@@ -57,13 +57,11 @@ import { connectNats, EventStore, streamConfig, streamName } from '@ormuz/event-
 import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
 import { deriveCallId } from '@ormuz/tool-call';
 import {
-  DEVICE_BRIDGE_SCHEMA,
-  DeviceBridgeModule,
   DeviceCredentials,
   DeviceGateway,
   DeviceLinkHost,
-  deviceBridgeMigrations,
   loadDeviceBridgeConfig,
+  deviceBridgeService,
 } from '@ormuz/device-bridge';
 import {
   adminDbUrl,
@@ -796,14 +794,7 @@ async function startBridge(): Promise<RunningService> {
     DEVICE_TOKENS: Array.from({ length: DEVICES }, (_, i) => `${TENANT}:${deviceIdOf(i)}:${tokenOf(i)}`).join(','),
   });
   streamCreated = true;
-  svc = await startService({
-    service: 'device-bridge',
-    config,
-    streams: ['calls', 'devices'],
-    schema: DEVICE_BRIDGE_SCHEMA,
-    migrations: deviceBridgeMigrations,
-    module: (infra) => DeviceBridgeModule.with(infra, config),
-  });
+  svc = await startService(deviceBridgeService(config));
   return svc;
 }
 

@@ -41,14 +41,7 @@ import {
 import { classifyRisk, type RiskInput } from '@ormuz/risk';
 import { DevIssuer, devIssuerDir, serviceIdentity } from '@ormuz/auth';
 import { callService, startService, type Credential, type RunningService } from '@ormuz/service-kit';
-import {
-  decideGate,
-  loadPolicyConfig,
-  POLICY_SCHEMA,
-  policyMigrations,
-  PolicyModule,
-  type GateContext,
-} from '@ormuz/policy';
+import { decideGate, loadPolicyConfig, POLICY_SCHEMA, type GateContext, policyService } from '@ormuz/policy';
 import {
   adminDbUrl,
   benchDbName,
@@ -413,14 +406,7 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
   await ensureStreams(jsm, ns, ['conversations']);
   const config = loadPolicyConfig({ NATS_URL, DATABASE_URL: dbUrl(dbName), ORMUZ_NAMESPACE: ns, LOG_LEVEL: 'silent' });
   const tStart = now();
-  svc = await startService({
-    service: 'policy',
-    config,
-    streams: ['calls'],
-    schema: POLICY_SCHEMA,
-    migrations: policyMigrations,
-    module: (infra) => PolicyModule.with(infra, config),
-  });
+  svc = await startService(policyService(config));
   const startMs = now() - tStart;
   const nc = client;
   const tenant = 'acme';
