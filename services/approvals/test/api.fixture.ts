@@ -9,36 +9,13 @@ import type { Role } from '@ormuz/auth';
 import { CONTEXTS, type ContextName } from '@ormuz/contracts';
 // Tests may start another service in-process; service source never imports one.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import {
-  AUDIT_SCHEMA,
-  auditMigrations,
-  AuditModule,
-  AUDITED_CONTEXTS,
-  loadAuditConfig,
-} from '../../audit/src/index.js';
+import { loadAuditConfig, auditService } from '../../audit/src/index.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import {
-  DEVICE_BRIDGE_SCHEMA,
-  deviceBridgeMigrations,
-  DeviceBridgeModule,
-  loadDeviceBridgeConfig,
-} from '../../device-bridge/src/index.js';
+import { loadDeviceBridgeConfig, deviceBridgeService } from '../../device-bridge/src/index.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import {
-  loadModelLoopConfig,
-  MODEL_LOOP_SCHEMA,
-  MODEL_LOOP_STREAMS,
-  modelLoopMigrations,
-  ModelLoopModule,
-} from '../../model-loop/src/index.js';
+import { loadModelLoopConfig, modelLoopService } from '../../model-loop/src/index.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import {
-  loadPolicyConfig,
-  POLICY_SCHEMA,
-  POLICY_SHARED_SCHEMAS,
-  policyMigrations,
-  PolicyModule,
-} from '../../policy/src/index.js';
+import { loadPolicyConfig, policyService } from '../../policy/src/index.js';
 import { loadApprovalsConfig, approvalsService } from '../src/index.js';
 
 /** The services a test file needs besides approvals. */
@@ -81,51 +58,10 @@ export class ApiPlatform {
     this.jsm = await jetstreamManager(this.nc);
     const env = this.env();
     const options: Record<Behind, () => ServiceOptions> = {
-      policy: () => {
-        const config = loadPolicyConfig(env);
-        return {
-          service: 'policy',
-          config,
-          streams: ['calls'],
-          schema: POLICY_SCHEMA,
-          migrations: policyMigrations,
-          sharedSchemas: POLICY_SHARED_SCHEMAS,
-          module: (infra) => PolicyModule.with(infra, config),
-        };
-      },
-      audit: () => {
-        const config = loadAuditConfig(env);
-        return {
-          service: 'audit',
-          config,
-          streams: AUDITED_CONTEXTS,
-          schema: AUDIT_SCHEMA,
-          migrations: auditMigrations,
-          module: (infra) => AuditModule.with(infra, config),
-        };
-      },
-      'device-bridge': () => {
-        const config = loadDeviceBridgeConfig(env);
-        return {
-          service: 'device-bridge',
-          config,
-          streams: ['calls', 'devices'],
-          schema: DEVICE_BRIDGE_SCHEMA,
-          migrations: deviceBridgeMigrations,
-          module: (infra) => DeviceBridgeModule.with(infra, config),
-        };
-      },
-      'model-loop': () => {
-        const config = loadModelLoopConfig(env);
-        return {
-          service: 'model-loop',
-          config,
-          streams: MODEL_LOOP_STREAMS,
-          schema: MODEL_LOOP_SCHEMA,
-          migrations: modelLoopMigrations,
-          module: (infra) => ModelLoopModule.with(infra, config),
-        };
-      },
+      policy: () => policyService(loadPolicyConfig(env)),
+      audit: () => auditService(loadAuditConfig(env)),
+      'device-bridge': () => deviceBridgeService(loadDeviceBridgeConfig(env)),
+      'model-loop': () => modelLoopService(loadModelLoopConfig(env)),
     };
     // One at a time: the first claims the database for the namespace, and each runs its own migrations.
     for (const name of behind) this.running.push(await startService(options[name]()));
