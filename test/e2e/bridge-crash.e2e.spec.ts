@@ -9,11 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { canonicalPayload, CONTEXTS, type ContextName } from '@ormuz/contracts';
+import { CONTEXTS, type ContextName } from '@ormuz/contracts';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { EventStore, streamName } from '@ormuz/event-log';
 import { ToolCalls } from '@ormuz/service-kit';
-import { createTestDatabase, freePort, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  authorizeSeededCall,
+  createTestDatabase,
+  freePort,
+  randomNamespace,
+  testEnv,
+  waitFor,
+  type TestDatabase,
+} from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { spawnService, tailLog, waitHealthy, type ServiceProcess } from '../../tools/cli/src/services.js';
 
@@ -82,30 +90,11 @@ describe('a bridge crash while a device runs a call', () => {
     // The run takes long enough to span the crash and the restart.
     handle.faults.set({ delayMs: 1_500, once: true });
 
-    const callId = deriveCallId(TENANT, { kind: 'operation', operation_id: 'op-crash' });
-    const { payload, sha256 } = canonicalPayload({ name_query: 'Alice' });
-    await calls.execute(
-      TENANT,
-      callId,
-      {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool: 'device.list_contacts',
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin: { kind: 'operation', operation_id: 'op-crash' },
-          agent_id: 'agent-1',
-          target: { device_id: 'phone-1' },
-        },
-      },
-      cause,
-    );
-    await calls.execute(
-      TENANT,
-      callId,
-      { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } },
+    const origin = { kind: 'operation', operation_id: 'op-crash' } as const;
+    const callId = deriveCallId(TENANT, origin);
+    await authorizeSeededCall(
+      calls,
+      { tenant: TENANT, callId, tool: 'device.list_contacts', args: { name_query: 'Alice' }, origin },
       cause,
     );
     await waitFor(async () => (await calls.load(TENANT, callId)).state.status === 'started', {

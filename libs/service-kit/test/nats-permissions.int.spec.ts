@@ -11,7 +11,6 @@ import { AckPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   aggregateSubject,
-  canonicalPayload,
   commandSubject,
   contextFilter,
   DeviceEventType,
@@ -21,6 +20,7 @@ import {
 } from '@ormuz/contracts';
 import { connectNats, NatsAuthorizationError, streamName } from '@ormuz/event-log';
 import {
+  authorizeSeededCall,
   createTestDatabase,
   randomNamespace,
   startNatsServer,
@@ -131,32 +131,7 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
   const submitAndAuthorize = async (calls: ToolCalls, operation: string) => {
     const origin = { kind: 'operation', operation_id: operation } as const;
     const callId = deriveCallId(tenant, origin);
-    const { payload, sha256 } = canonicalPayload({});
-    const cause = { correlationid: operation, causationid: operation };
-    await calls.execute(
-      tenant,
-      callId,
-      {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool: 'device.screen_observe',
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin,
-          agent_id: 'agent-1',
-          target: { device_id: 'phone-1' },
-        },
-      },
-      cause,
-    );
-    await calls.execute(
-      tenant,
-      callId,
-      { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } },
-      cause,
-    );
+    await authorizeSeededCall(calls, { tenant, callId, tool: 'device.screen_observe', origin });
     return callId;
   };
 

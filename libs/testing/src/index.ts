@@ -21,3 +21,11 @@ export {
   type When,
 } from './decider-spec.js';
 export { adminFor, bearerFor, testToken } from './credentials.js';
+export {
+  authorizeSeededCall,
+  submitSeededCall,
+  type CallAppender,
+  type SeedCommand,
+  type SeededCall,
+  type SeedResult,
+} from './calls.js';

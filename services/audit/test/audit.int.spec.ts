@@ -26,7 +26,15 @@ import {
   waitUntilServing,
   type RunningService,
 } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
+import {
+  adminFor,
+  createTestDatabase,
+  randomNamespace,
+  submitSeededCall,
+  testEnv,
+  waitFor,
+  type TestDatabase,
+} from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { AUDIT_SCHEMA, auditMigrations, loadAuditConfig, auditService } from '../src/index.js';
 import type { AuditDB } from '../src/persistence/audit.tables.js';
@@ -85,23 +93,9 @@ describe('audit service', () => {
   async function submit(tenant: string, operationId: string, tool: string, args: unknown, deviceId: string | null) {
     const origin: CallOriginV1 = { kind: 'operation', operation_id: operationId };
     const callId = deriveCallId(tenant, origin);
-    const { payload, sha256 } = canonicalPayload(args);
-    await policy.execute(
-      tenant,
-      callId,
-      {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool,
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin,
-          agent_id: 'agent-7',
-          target: deviceId ? { device_id: deviceId } : null,
-        },
-      },
+    const { payload, sha256 } = await submitSeededCall(
+      policy,
+      { tenant, callId, tool, args, origin, agentId: 'agent-7', deviceId },
       cause(),
     );
     return { callId, payload, sha256, origin };

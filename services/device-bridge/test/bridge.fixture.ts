@@ -3,11 +3,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalPayload } from '@ormuz/contracts';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats, streamName } from '@ormuz/event-log';
 import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { authorizeSeededCall, createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { DeviceLinkHost, loadDeviceBridgeConfig, deviceBridgeService } from '../src/index.js';
 
@@ -22,33 +21,9 @@ export async function authorizeCall(
   args: Record<string, unknown>,
   deviceId: string,
 ) {
-  const callId = deriveCallId(tenant, { kind: 'operation', operation_id: operation });
-  const { payload, sha256 } = canonicalPayload(args);
-  await calls.execute(
-    tenant,
-    callId,
-    {
-      type: 'SubmitCall',
-      data: {
-        call_id: callId,
-        tool,
-        contract_version: '1',
-        payload,
-        payload_sha256: sha256,
-        origin: { kind: 'operation', operation_id: operation },
-        agent_id: 'agent-1',
-        target: { device_id: deviceId },
-      },
-    },
-    cause,
-  );
-  await calls.execute(
-    tenant,
-    callId,
-    { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } },
-    cause,
-  );
-  return { callId, payload, sha256 };
+  const origin = { kind: 'operation', operation_id: operation } as const;
+  const callId = deriveCallId(tenant, origin);
+  return authorizeSeededCall(calls, { tenant, callId, tool, args, origin, deviceId }, cause);
 }
 
 export interface BridgeUnderTest {

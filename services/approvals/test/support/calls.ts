@@ -1,4 +1,5 @@
-import { canonicalPayload, type CallOriginV1 } from '@ormuz/contracts';
+import type { CallOriginV1 } from '@ormuz/contracts';
+import { submitSeededCall } from '@ormuz/testing';
 import type { ToolCalls } from '@ormuz/service-kit';
 import { deriveCallId } from '@ormuz/tool-call';
 
@@ -19,23 +20,16 @@ export async function stageCall(
   const origin: CallOriginV1 = { kind: 'operation', operation_id: operationId };
   const callId = deriveCallId(tenant, origin);
   const approvalId = `apr_${callId.slice(5)}`;
-  const { payload, sha256 } = canonicalPayload({ recipient: 'Alice', message_body: 'hi' });
   const cause = () => ({ correlationid: operationId, causationid: `c-${Math.random().toString(36).slice(2)}` });
-  await policy.execute(
-    tenant,
-    callId,
+  const { sha256 } = await submitSeededCall(
+    policy,
     {
-      type: 'SubmitCall',
-      data: {
-        call_id: callId,
-        tool: 'device.send_message',
-        contract_version: '1',
-        payload,
-        payload_sha256: sha256,
-        origin,
-        agent_id: opts.agentId ?? 'agent-1',
-        target: { device_id: 'phone-1' },
-      },
+      tenant,
+      callId,
+      tool: 'device.send_message',
+      args: { recipient: 'Alice', message_body: 'hi' },
+      origin,
+      agentId: opts.agentId ?? 'agent-1',
     },
     cause(),
   );
