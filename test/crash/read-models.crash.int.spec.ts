@@ -132,7 +132,12 @@ describe('read models under kill -9', () => {
   async function lifecycle(i: number): Promise<void> {
     const callId = `call_${createHash('sha256').update(`${ns}/${i}`).digest('hex').slice(0, 32)}`;
     const device = i % 7 === 0 ? null : { device_id: `phone-${i % 3}` };
-    const { payload, sha256 } = canonicalPayload({ ref: `e${i % 9}`, n: i });
+    // Some calls observe the screen (every other one reading a second page), so that policy's device screens hold
+    // observations, pages merged, and the screen actions that ran after them.
+    const observes = i % 5 === 1;
+    const { payload, sha256 } = canonicalPayload(
+      observes ? (i % 4 === 3 ? { continuation: 'page-2' } : { max_elements: 3 }) : { ref: `e${i % 9}`, n: i },
+    );
     const run = (command: ToolCallCommand) =>
       runCommand(
         store,
@@ -170,7 +175,7 @@ describe('read models under kill -9', () => {
       type: 'SubmitCall',
       data: {
         call_id: callId,
-        tool: 'device.tap',
+        tool: observes ? 'device.screen_observe' : 'device.tap',
         contract_version: 'v1-test',
         payload,
         payload_sha256: sha256,
@@ -236,7 +241,16 @@ describe('read models under kill -9', () => {
         request_id: requestId,
         outcome:
           i % 2
-            ? { kind: 'succeeded', result: { tapped: true } }
+            ? {
+                kind: 'succeeded',
+                result: observes
+                  ? {
+                      foreground_package: 'com.example.messages',
+                      screen: 'compose',
+                      elements: [{ ref: `e${i % 9}`, role: 'button', text: `Send ${i}`, clickable: true, depth: 0 }],
+                    }
+                  : { tapped: true },
+              }
             : { kind: 'failed', error: { code: 'not_found', message: 'No such element.' } },
       },
     });

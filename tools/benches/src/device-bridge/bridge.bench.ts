@@ -364,6 +364,9 @@ interface Tracked {
   measured: boolean;
 }
 
+/** The lifecycle step of each event in a stored message, in order. */
+const EVENT_TYPE = /"type":"ormuz\.toolcall\.([a-z_]+)\./g;
+
 /**
  * Every event on the calls stream as it is stored, on a connection of its own: the first time each lifecycle event
  * of a tracked call is seen.
@@ -378,13 +381,16 @@ async function observeCalls(
       const t = now();
       const c = tracked().get(msg.subject.slice(msg.subject.lastIndexOf('.') + 1));
       if (!c) return;
-      const type = /"type":"ormuz\.toolcall\.([a-z_]+)\./.exec(msg.string())?.[1];
-      if (type === 'authorized') c.seenAuthorized ??= t;
-      else if (type === 'dispatched') c.dispatched ??= t;
-      else if (type === 'started') c.started ??= t;
-      else if (type === 'succeeded' && c.succeeded === undefined) {
-        c.succeeded = t;
-        onSucceeded(c);
+      // Every event of the message, in order: one decision's events are one message (a CloudEvents batch, e.g. a
+      // start with its outcome, docs/decisions/0015). Read by pattern, not parsed, to keep the observer's clock cheap.
+      for (const [, type] of msg.string().matchAll(EVENT_TYPE)) {
+        if (type === 'authorized') c.seenAuthorized ??= t;
+        else if (type === 'dispatched') c.dispatched ??= t;
+        else if (type === 'started') c.started ??= t;
+        else if (type === 'succeeded' && c.succeeded === undefined) {
+          c.succeeded = t;
+          onSucceeded(c);
+        }
       }
     },
   });
