@@ -21,3 +21,15 @@ export {
   type When,
 } from './decider-spec.js';
 export { adminFor, bearerFor, testToken } from './credentials.js';
+export {
+  AnthropicServer,
+  ApiRejection,
+  ModelServer,
+  OpenAiChatServer,
+  OpenAiResponsesServer,
+  type AzureDeployment,
+  type ModelServerStep,
+  type ReceivedRequest,
+  type ScriptedStop,
+  type ScriptedToolCall,
+} from './model-servers/index.js';
