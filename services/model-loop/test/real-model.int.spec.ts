@@ -3,7 +3,15 @@
 // reaching policy, names are encoded for the API and recorded canonical, and a model that keeps failing ends the
 // conversation with the reason on record.
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ConversationViewV1, RpcName, RpcRequestOf } from '@ormuz/contracts';
+import {
+  aggregateSubject,
+  ConversationEventType as E,
+  type ConversationViewV1,
+  type MessageAddedV1,
+  type RpcName,
+  type RpcRequestOf,
+} from '@ormuz/contracts';
+import { streamName } from '@ormuz/event-log';
 import { callRpc, type RunningService } from '@ormuz/service-kit';
 import { adminFor, OpenAiChatServer, waitFor } from '@ormuz/testing';
 import { OpenAiChatProvider } from '../src/index.js';
@@ -30,6 +38,20 @@ describe('model-loop with a real model adapter', () => {
       },
       { message, timeoutMs: 15_000 },
     );
+  /** The assistant messages of a conversation as recorded on the log: turn, stop reason, usage. */
+  const replies = async (id: string) => {
+    const out: Pick<MessageAddedV1, 'turn' | 'stop_reason' | 'usage'>[] = [];
+    for await (const { event } of platform.store.readSubject(
+      streamName(namespace, 'conversations'),
+      aggregateSubject(namespace, 'conversations', tenant, id),
+    )) {
+      if (event.type !== E.MessageAdded) continue;
+      const data = event.data as MessageAddedV1;
+      if (data.message.role === 'assistant')
+        out.push({ turn: data.turn, stop_reason: data.stop_reason, usage: data.usage });
+    }
+    return out;
+  };
   const start = (task: string) =>
     rpc('model-loop.start', {
       tenant,
@@ -121,6 +143,11 @@ describe('model-loop with a real model adapter', () => {
       expect(second!.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(
         calls.map((c) => c.call_id),
       );
+      // Each reply is recorded with its stop reason and the usage the API reported.
+      expect(await replies(id)).toEqual([
+        { turn: 0, stop_reason: 'tool_use', usage: { input_tokens: 900, output_tokens: 60 } },
+        { turn: 1, stop_reason: 'end_turn', usage: { input_tokens: 1200, output_tokens: 15 } },
+      ]);
       expect(paused.messages.at(-1)).toMatchObject({
         role: 'assistant',
         content: 'The message to Alice is waiting for your approval.',
@@ -172,6 +199,7 @@ describe('model-loop with a real model adapter', () => {
       const { conversation_id: id } = await start('Something the filter withholds.');
       const done = await viewWhen(id, (v) => v.status === 'completed', 'the conversation to complete');
       expect(done.final_text).toMatch(/withheld by its provider's content filter/);
+      expect((await replies(id)).map((r) => r.stop_reason)).toEqual(['content_filter']);
     },
     TIMEOUT,
   );

@@ -7,7 +7,9 @@
  * (`AddToolResult`), and once no call of the turn is outstanding the model is called again. A staged call gets an
  * interim `pending_confirmation` result; when the model has answered and only owner decisions remain, the loop pauses,
  * and it resumes once every pending call has its final result. Bounds (model turns, tool calls, tokens, wall time)
- * are checked here, in code, before each model turn.
+ * are checked here, in code, before each model turn. A request the model's adapter found unusable (arguments that are
+ * not JSON, a tool never offered, one past the per-turn bound) is answered with its `rejected` result in the same
+ * decision as the reply, so it is never outstanding and never submitted.
  *
  * Tools activated with `ormuz.activate_tool` are recorded here (`ActivateTool`), so every later model turn is sent
  * their full schemas; which schemas a turn gets is otherwise chosen per turn (see `tool-selection.ts`), not stored.

@@ -72,7 +72,8 @@ export interface ModelRequest {
   readonly signal?: AbortSignal;
   /**
    * Called with each piece of the reply's text as a streaming provider receives it, for a live view. The reply is
-   * still returned only once complete; a provider that does not stream never calls it.
+   * still returned only once complete; a provider that does not stream never calls it. An attempt the transport
+   * retries (a stream cut off, say) streams its text again from the start.
    */
   readonly onText?: (delta: string) => void;
 }
