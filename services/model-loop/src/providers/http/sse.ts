@@ -35,16 +35,20 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     else if (field === 'event') event = value;
     return undefined;
   };
+  const lineEnd = /\r\n|\n|\r(?!$)/g;
   for await (const chunk of body) {
     buffer += decoder.decode(chunk, { stream: true });
+    // Lines are cut at a moving cursor and the buffer is sliced once per chunk, not once per line.
+    let start = 0;
     let end: RegExpExecArray | null;
+    lineEnd.lastIndex = 0;
     // A `\r` at the very end may be half of `\r\n`: wait for the next chunk before ending the line.
-    while ((end = /\r\n|\n|\r(?!$)/.exec(buffer)) !== null) {
-      const text = buffer.slice(0, end.index);
-      buffer = buffer.slice(end.index + end[0].length);
-      const out = line(text);
+    while ((end = lineEnd.exec(buffer)) !== null) {
+      const out = line(buffer.slice(start, end.index));
+      start = end.index + end[0].length;
       if (out) yield out;
     }
+    buffer = buffer.slice(start);
   }
   buffer += decoder.decode();
   for (const text of buffer.split(/\r\n|\n|\r/)) {
