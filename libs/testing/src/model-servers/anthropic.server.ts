@@ -18,7 +18,7 @@ import {
 type Block = { type?: unknown; id?: unknown; tool_use_id?: unknown; name?: unknown };
 type Message = { role?: unknown; content?: unknown };
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export class AnthropicServer extends ModelServer {
   /** The base URL the adapter is configured with. */
@@ -162,7 +162,7 @@ export class AnthropicServer extends ModelServer {
         if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name)) {
           throw new ApiRejection(
             400,
-            `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`,
+            `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`,
             'invalid_request_error',
           );
         }

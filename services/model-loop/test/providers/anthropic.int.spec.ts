@@ -161,6 +161,16 @@ describe('Anthropic Messages adapter', () => {
     });
   });
 
+  it('never sends a tool_result that answers no tool_use, and is refused when dotted names are offered', async () => {
+    const orphan = turn(MODEL, [HISTORY[0]!, { ...HISTORY[2]!, tool_call_id: 'call_x' }], {
+      tools: [{ name: 'device.tap', description: 'Tap.', parameters: { type: 'object' } }],
+    });
+    await expect(claude().complete(orphan)).rejects.toThrow(/HTTP 400 .*String should match pattern/);
+    const [user] = body().messages as { content: { type: string; text?: string }[] }[];
+    expect(user!.content.map((b) => b.type)).toEqual(['text', 'text']);
+    expect(user!.content[1]!.text).toContain('later result for your earlier call call_x');
+  });
+
   it('times out an attempt that never answers', async () => {
     server.script({ kind: 'hang' });
     await expect(claude({ http: http({ timeoutMs: 150, attempts: 1 }) }).complete(turn(MODEL))).rejects.toThrow(

@@ -286,6 +286,14 @@ describe('OpenAI Chat Completions adapter', () => {
     });
   });
 
+  it('is refused by the API when dotted names are offered unencoded, which is why the profile asks for encoding', async () => {
+    const dotted = turn(MODEL, undefined, {
+      tools: [{ name: 'device.tap', description: 'Tap.', parameters: { type: 'object' } }],
+    });
+    await expect(chat().complete(dotted)).rejects.toThrow(/HTTP 400 .*does not match pattern/);
+    expect(chat().profile(MODEL).encodeToolNames).toBe(true);
+  });
+
   it('talks to Azure OpenAI with an api-key header and the api-version query', async () => {
     await server.close();
     server = await new OpenAiChatServer(KEY, { deployment: 'gpt4o-prod', apiVersion: '2024-10-21' }).start();
