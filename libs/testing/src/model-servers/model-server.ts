@@ -28,6 +28,8 @@ export type ModelServerStep =
       /** The refusal text, for `stop: 'refusal'`. */
       readonly refusal?: string;
       readonly usage?: { readonly input: number; readonly output: number };
+      /** Streamed replies only: close the connection after this many events, as a dropped stream does. */
+      readonly cutAfter?: number;
     }
   /** An API error with the API's body shape; `headers` such as `retry-after`. */
   | {
@@ -203,7 +205,18 @@ export abstract class ModelServer {
   }
 
   /** Writes an SSE stream: each event with its `event:` line when named, then `[DONE]` if `done` is given. */
-  protected sse(res: ServerResponse, events: readonly { event?: string; data: unknown }[], done?: string): void {
+  protected sse(
+    res: ServerResponse,
+    events: readonly { event?: string; data: unknown }[],
+    done?: string,
+    cutAfter?: number,
+  ): void {
+    if (cutAfter !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...this.commonHeaders() });
+      for (const e of events.slice(0, cutAfter)) res.write(`data: ${JSON.stringify(e.data)}\n\n`);
+      res.socket?.destroy();
+      return;
+    }
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

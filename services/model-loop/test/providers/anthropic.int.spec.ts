@@ -171,6 +171,13 @@ describe('Anthropic Messages adapter', () => {
     expect(user!.content[1]!.text).toContain('later result for your earlier call call_x');
   });
 
+  it('asks again when a stream is cut off midway', async () => {
+    const reply = { kind: 'reply' as const, text: 'Streamed and cut.' };
+    server.script({ ...reply, cutAfter: 3 }, reply);
+    expect((await claude({ stream: true }).complete(turn(MODEL))).content).toBe('Streamed and cut.');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('times out an attempt that never answers', async () => {
     server.script({ kind: 'hang' });
     await expect(claude({ http: http({ timeoutMs: 150, attempts: 1 }) }).complete(turn(MODEL))).rejects.toThrow(

@@ -136,6 +136,22 @@ describe('OpenAI Chat Completions adapter', () => {
     expect((await chat().complete(turn(MODEL))).content).toBe('Back.');
   });
 
+  it('asks again when a stream is cut off midway, and returns the complete reply of the next attempt', async () => {
+    const reply = {
+      kind: 'reply' as const,
+      text: 'A longer answer, streamed.',
+      tool_calls: [{ name: 'device__tap', arguments: { ref: 'e1' } }],
+    };
+    server.script({ ...reply, cutAfter: 4 }, reply);
+    const { log, entries } = retryLog();
+    const got = await chat({ stream: true }, log).complete(turn(MODEL));
+    expect(got).toMatchObject({
+      content: 'A longer answer, streamed.',
+      tool_calls: [{ name: 'device__tap', arguments: { ref: 'e1' } }],
+    });
+    expect(entries).toEqual([expect.objectContaining({ attempt: 1, error: expect.stringMatching(/cannot reach/) })]);
+  });
+
   it('fails at once on a request the API refuses (400), without retrying', async () => {
     server.script({ kind: 'error', status: 400, message: "Invalid 'messages'." });
     await expect(chat().complete(turn(MODEL))).rejects.toThrow(/HTTP 400 .*invalid_request_error: Invalid 'messages'/);
