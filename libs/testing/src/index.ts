@@ -29,3 +29,15 @@ export {
   type SeededCall,
   type SeedResult,
 } from './calls.js';
+export {
+  AnthropicServer,
+  ApiRejection,
+  ModelServer,
+  OpenAiChatServer,
+  OpenAiResponsesServer,
+  type AzureDeployment,
+  type ModelServerStep,
+  type ReceivedRequest,
+  type ScriptedStop,
+  type ScriptedToolCall,
+} from './model-servers/index.js';

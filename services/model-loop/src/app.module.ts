@@ -19,6 +19,7 @@ import { CORE_CATALOG, CoreToolsExecutor, loadCoreCatalog } from './executors/co
 import { ConversationViewRepository } from './persistence/conversation-view.repository.js';
 import { Conversations } from './persistence/conversations.js';
 import { conversationViewProjection } from './projections/conversation-view.projection.js';
+import { httpModelProviders } from './providers/http-providers.js';
 import { ScriptedProvider } from './providers/scripted.provider.js';
 import { GetConversationHandler } from './queries/get-conversation.handler.js';
 import { callOutcomesReaction } from './reactors/call-outcomes.reaction.js';
@@ -59,7 +60,10 @@ class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown 
 }
 
 export interface ModelLoopModuleOptions {
-  /** Model providers to serve; default: the scripted provider with its scripts (`scripted:demo`, `scripted:directory`). */
+  /**
+   * Model providers to serve; default: the scripted provider with its scripts (`scripted:demo`, `scripted:directory`)
+   * and the HTTP providers of `config.models` (keys read from the process environment).
+   */
   readonly modelProviders?: readonly ModelProvider[];
 }
 
@@ -78,7 +82,15 @@ export class ModelLoopModule {
         { provide: CORE_CATALOG, useFactory: loadCoreCatalog },
         {
           provide: ModelProviders,
-          useFactory: () => new ModelProviders(options.modelProviders ?? [new ScriptedProvider()]),
+          useFactory: () =>
+            new ModelProviders(
+              options.modelProviders ?? [
+                new ScriptedProvider(),
+                ...httpModelProviders(config.models, process.env, (entry) =>
+                  infra.logger.warn(entry, 'model request retried'),
+                ),
+              ],
+            ),
         },
         PolicyClient,
         ConversationViewRepository,

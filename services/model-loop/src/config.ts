@@ -2,6 +2,49 @@ import { splitToolName } from '@ormuz/catalog';
 import { ConfigError, intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
 import type { ConversationLimits } from './domain/conversation.js';
 
+/** Where one HTTP model API is and which environment variable holds its key (never the key itself). */
+export interface ModelApiConfig {
+  /** Base URL the API's paths are appended to, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Name of the environment variable holding the API key; `''` sends none (a local server). */
+  readonly apiKeyEnv: string;
+}
+
+/** Settings of the HTTP model providers (`openai:`, `openai-compatible:`, `openai-responses:`, `anthropic:`). */
+export interface ModelProvidersConfig {
+  /** Bound of one HTTP attempt, in ms. Env `ORMUZ_MODEL_TIMEOUT_MS`, default 120,000. */
+  readonly timeoutMs: number;
+  /** Retries of a request after a 408/409/429/5xx or a connection error. Env `ORMUZ_MODEL_MAX_RETRIES`, default 2. */
+  readonly maxRetries: number;
+  /** First backoff ceiling, in ms, doubling per retry (full jitter). Env `ORMUZ_MODEL_RETRY_BASE_MS`, default 500. */
+  readonly retryBaseMs: number;
+  /** Longest wait before a retry, `Retry-After` included, in ms. Env `ORMUZ_MODEL_RETRY_MAX_DELAY_MS`, default 20,000. */
+  readonly retryMaxDelayMs: number;
+  /** Most tool requests run from one model turn. Env `ORMUZ_MODEL_MAX_TOOL_CALLS_PER_TURN`, default 16 (1 to 64). */
+  readonly maxToolCallsPerTurn: number;
+  /** Output token bound of a turn. Env `ORMUZ_MODEL_MAX_OUTPUT_TOKENS`, default 4096. */
+  readonly maxOutputTokens: number;
+  /** Stream replies over SSE. Env `ORMUZ_MODEL_STREAM` (`true`/`false`), default false. */
+  readonly stream: boolean;
+  /** `openai:` and `openai-responses:`. Env `ORMUZ_OPENAI_BASE_URL`, `ORMUZ_OPENAI_API_KEY_ENV` (default OPENAI_API_KEY). */
+  readonly openai: ModelApiConfig;
+  /** `anthropic:`. Env `ORMUZ_ANTHROPIC_BASE_URL`, `ORMUZ_ANTHROPIC_API_KEY_ENV` (default ANTHROPIC_API_KEY). */
+  readonly anthropic: ModelApiConfig;
+  /**
+   * `openai-compatible:`, served only when `ORMUZ_OPENAI_COMPATIBLE_BASE_URL` is set (vLLM, Ollama, llama.cpp, LM
+   * Studio, Azure OpenAI). `ORMUZ_OPENAI_COMPATIBLE_API_KEY_ENV` (default none), `ORMUZ_OPENAI_COMPATIBLE_AZURE_API_VERSION`
+   * (Azure: `api-key` header and `api-version` query), `ORMUZ_OPENAI_COMPATIBLE_TIER` (`large` or `small`, default
+   * large) and `ORMUZ_OPENAI_COMPATIBLE_SCHEMA_BUDGET_TOKENS` (small tier, default 1200).
+   */
+  readonly compatible:
+    | (ModelApiConfig & {
+        readonly azureApiVersion: string | null;
+        readonly tier: 'large' | 'small';
+        readonly schemaBudgetTokens: number;
+      })
+    | null;
+}
+
 export interface ModelLoopConfig extends BaseConfig {
   /** Bounds every new conversation gets (recorded in its start event, so later config changes do not retarget it). */
   readonly limits: ConversationLimits;
@@ -26,6 +69,8 @@ export interface ModelLoopConfig extends BaseConfig {
    * `{"agent-1": ["device.screen_observe"], "*": []}`; default none. Added to a conversation's own `pinned_tools`.
    */
   readonly pinnedTools: Readonly<Record<string, readonly string[]>>;
+  /** The HTTP model providers; see {@link ModelProvidersConfig}. */
+  readonly models: ModelProvidersConfig;
 }
 
 /**
@@ -48,7 +93,74 @@ export function loadModelLoopConfig(env: Env): ModelLoopConfig {
     policyTimeoutMs: intFrom(env, 'MODEL_LOOP_POLICY_TIMEOUT_MS', 5000, 100, 120_000),
     toolsCacheMs: intFrom(env, 'MODEL_LOOP_TOOLS_CACHE_MS', 5000, 0, 60_000),
     pinnedTools: pinnedToolsFrom(env.MODEL_LOOP_PINNED_TOOLS),
+    models: loadModelProvidersConfig(env),
   });
+}
+
+/** Reads the HTTP model providers' settings; throws ConfigError naming the variable. */
+export function loadModelProvidersConfig(env: Env): ModelProvidersConfig {
+  const compatibleUrl = env.ORMUZ_OPENAI_COMPATIBLE_BASE_URL?.trim();
+  const tier = env.ORMUZ_OPENAI_COMPATIBLE_TIER?.trim() || 'large';
+  if (tier !== 'large' && tier !== 'small') {
+    throw new ConfigError(`ORMUZ_OPENAI_COMPATIBLE_TIER=${tier} is neither "large" nor "small".`);
+  }
+  const stream = env.ORMUZ_MODEL_STREAM?.trim() || 'false';
+  if (stream !== 'true' && stream !== 'false') {
+    throw new ConfigError(`ORMUZ_MODEL_STREAM=${stream} is neither "true" nor "false".`);
+  }
+  return Object.freeze({
+    timeoutMs: intFrom(env, 'ORMUZ_MODEL_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    maxRetries: intFrom(env, 'ORMUZ_MODEL_MAX_RETRIES', 2, 0, 10),
+    retryBaseMs: intFrom(env, 'ORMUZ_MODEL_RETRY_BASE_MS', 500, 1, 60_000),
+    retryMaxDelayMs: intFrom(env, 'ORMUZ_MODEL_RETRY_MAX_DELAY_MS', 20_000, 1, 600_000),
+    maxToolCallsPerTurn: intFrom(env, 'ORMUZ_MODEL_MAX_TOOL_CALLS_PER_TURN', 16, 1, 64),
+    maxOutputTokens: intFrom(env, 'ORMUZ_MODEL_MAX_OUTPUT_TOKENS', 4096, 1, 1_000_000),
+    stream: stream === 'true',
+    openai: Object.freeze({
+      baseUrl: urlFrom(env, 'ORMUZ_OPENAI_BASE_URL', 'https://api.openai.com/v1'),
+      apiKeyEnv: keyEnvFrom(env, 'ORMUZ_OPENAI_API_KEY_ENV', 'OPENAI_API_KEY'),
+    }),
+    anthropic: Object.freeze({
+      baseUrl: urlFrom(env, 'ORMUZ_ANTHROPIC_BASE_URL', 'https://api.anthropic.com/v1'),
+      apiKeyEnv: keyEnvFrom(env, 'ORMUZ_ANTHROPIC_API_KEY_ENV', 'ANTHROPIC_API_KEY'),
+    }),
+    compatible: compatibleUrl
+      ? Object.freeze({
+          baseUrl: urlFrom(env, 'ORMUZ_OPENAI_COMPATIBLE_BASE_URL', ''),
+          apiKeyEnv: keyEnvFrom(env, 'ORMUZ_OPENAI_COMPATIBLE_API_KEY_ENV', ''),
+          azureApiVersion: env.ORMUZ_OPENAI_COMPATIBLE_AZURE_API_VERSION?.trim() || null,
+          tier,
+          schemaBudgetTokens: intFrom(env, 'ORMUZ_OPENAI_COMPATIBLE_SCHEMA_BUDGET_TOKENS', 1200, 100, 1_000_000),
+        })
+      : null,
+  });
+}
+
+function urlFrom(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim() || fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name}=${raw} is not a URL. Write the API's base URL, e.g. http://127.0.0.1:11434/v1.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name}=${raw} is not an http(s) URL.`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(`${name} must not carry credentials; put the key in the variable its *_API_KEY_ENV names.`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function keyEnvFrom(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim() ?? fallback;
+  if (raw !== '' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) {
+    throw new ConfigError(
+      `${name}=${raw} is not an environment variable name (it names the variable that holds the key).`,
+    );
+  }
+  return raw;
 }
 
 /** The pins configured for `agentId`: its own and those for every agent (`*`). */

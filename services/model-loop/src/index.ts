@@ -10,6 +10,7 @@ export {
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
+  type ModelToolRequest,
   type ToolOffer,
 } from './domain/model-provider.js';
 export {
@@ -23,3 +24,11 @@ export {
   type Script,
   type ScriptEntry,
 } from './providers/scripted.provider.js';
+export { loadModelProvidersConfig, type ModelProvidersConfig } from './config.js';
+export { httpModelProviders } from './providers/http-providers.js';
+export { OpenAiChatProvider, type OpenAiChatSettings } from './providers/openai-chat/openai-chat.provider.js';
+export { OpenAiResponsesProvider } from './providers/openai-responses/openai-responses.provider.js';
+export { AnthropicProvider } from './providers/anthropic/anthropic.provider.js';
+export type { ProviderSettings } from './providers/shared/settings.js';
+export type { HttpSettings, RetryLog } from './providers/http/provider-http.js';
+export { ModelUnavailableError } from './domain/errors.js';

@@ -187,6 +187,23 @@ export type MessageRoleV1 = ConversationMessageV1['role'];
 export const TokenUsageV1 = Struct({ input_tokens: count(0), output_tokens: count(0) });
 export type TokenUsageV1 = Static<typeof TokenUsageV1>;
 
+/** Every {@link ModelStopReasonV1}. */
+export const MODEL_STOP_REASONS = Object.freeze([
+  'end_turn',
+  'tool_use',
+  'length',
+  'content_filter',
+  'refusal',
+] as const);
+
+/**
+ * Why the model stopped writing a reply, as its provider reported it. `end_turn`: it finished; `tool_use`: it stopped
+ * to have tools run; `length`: the output limit cut the reply (a tool request cut short is not run); `content_filter`:
+ * the provider withheld some or all of the reply; `refusal`: the model declined the task.
+ */
+export const ModelStopReasonV1 = Type.Enum([...MODEL_STOP_REASONS]);
+export type ModelStopReasonV1 = Static<typeof ModelStopReasonV1>;
+
 /** A staged call the conversation waits on. */
 export const PendingConfirmationV1 = Struct({
   call_id: id,
@@ -242,6 +259,11 @@ export const MessageAddedV1 = Struct({
   message: ConversationMessageV1,
   /** Tokens of the model turn that produced an assistant message; `null` for every other role. */
   usage: Nullable(TokenUsageV1),
+  /**
+   * Why the model stopped, on an assistant message whose provider said so. Absent on other roles, on replies of
+   * providers that report nothing (scripted models), and in events written before stop reasons were recorded.
+   */
+  stop_reason: Type.Optional(ModelStopReasonV1),
 });
 export type MessageAddedV1 = Static<typeof MessageAddedV1>;
 

@@ -15,7 +15,7 @@ import {
   type LiveConversation,
   type LoopAction,
 } from '../domain/conversation.js';
-import { isConversationStateError } from '../domain/errors.js';
+import { isConversationStateError, ModelUnavailableError } from '../domain/errors.js';
 import {
   LOOP_INSTRUCTIONS,
   ModelProviders,
@@ -167,6 +167,10 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     try {
       if (!provider) throw new Error(`no provider serves ${state.facts.model} any more`);
       reply = await provider.complete(this.request(provider, state, messages, turn, offered));
+      // Nothing to record and nothing to run: asked again like a model that did not answer.
+      if (replyText(reply).trim() === '' && reply.tool_calls.length === 0) {
+        throw new ModelUnavailableError(state.facts.model, 'the model sent an empty reply');
+      }
     } catch (err) {
       if (cmd.attempt < this.config.modelAttempts) throw err;
       const why = err instanceof Error ? err.message : String(err);
@@ -207,14 +211,25 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       arguments: c.arguments,
       call_id: identified[index]!.call_id,
     }));
+    // Requests the adapter found unusable are answered here, with the reply, and never reach policy.
+    const rejected = reply.tool_calls.flatMap((c, index) => {
+      if (c.invalid === undefined) return [];
+      const { call_id, name } = tool_calls[index]!;
+      const outcome = { status: 'rejected', message: c.invalid } as const;
+      return [
+        { call_id, ...toolResult({ call_id, tool: name, source: 'ormuz', outcome }, this.config.toolResultMaxBytes) },
+      ];
+    });
     await this.apply(cmd, {
       type: 'AddModelReply',
       data: {
         conversation_id,
         turn,
-        content: reply.content.slice(0, MAX_MESSAGE_CHARS),
+        content: replyText(reply).slice(0, MAX_MESSAGE_CHARS),
         tool_calls,
         usage: reply.usage,
+        ...(reply.stop_reason ? { stop_reason: reply.stop_reason } : {}),
+        ...(rejected.length > 0 ? { rejected } : {}),
       },
     });
   }
@@ -246,6 +261,24 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       correlationid: cmd.conversationId,
       causationid: cmd.causationId,
     });
+  }
+}
+
+/**
+ * The reply's text, or, when the provider withheld or cut all of it and nothing was requested, a runtime sentence
+ * saying so (a reply without requests must have text, and the user should learn why there is no answer).
+ */
+function replyText(reply: ModelReply): string {
+  if (reply.content.trim() !== '' || reply.tool_calls.length > 0) return reply.content;
+  switch (reply.stop_reason) {
+    case 'content_filter':
+      return "(The model's reply was withheld by its provider's content filter.)";
+    case 'refusal':
+      return '(The model declined to answer.)';
+    case 'length':
+      return "(The model's reply was cut off by its output limit before it wrote any text.)";
+    default:
+      return reply.content;
   }
 }
 

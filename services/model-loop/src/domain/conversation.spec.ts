@@ -199,6 +199,60 @@ describe('model reply', () => {
       .thenThrows(ConversationStateError);
   });
 
+  it('records the rejected results of requests the loop refuses with the reply, so they are never submitted', () => {
+    const rejected = toolResult({
+      call_id: SEND,
+      tool: 'device.send_message',
+      source: 'ormuz',
+      outcome: { status: 'rejected', message: 'The arguments are not a JSON object.' },
+    });
+    const reply: ConversationCommand = {
+      type: 'AddModelReply',
+      data: {
+        conversation_id: ID,
+        turn: 0,
+        content: '',
+        tool_calls: [
+          { index: 0, name: 'device.screen_observe', arguments: {}, call_id: OBSERVE },
+          { index: 1, name: 'device.send_message', arguments: {}, call_id: SEND },
+        ],
+        usage: { input_tokens: 1, output_tokens: 1 },
+        stop_reason: 'tool_use',
+        rejected: [{ call_id: SEND, ...rejected }],
+      },
+    };
+    const decided = after(cmd.start()).when(reply);
+    expect(decided.events).toHaveLength(2);
+    expect(decided.events[0]).toMatchObject({ data: { stop_reason: 'tool_use', message: { role: 'assistant' } } });
+    expect(decided.events[1]).toMatchObject({ data: { turn: 0, message: { role: 'tool', tool_call_id: SEND } } });
+    expect(nextAction(decided.state, NOW)).toEqual({ kind: 'submit', call_ids: [OBSERVE] });
+    const other = { ...reply, data: { ...reply.data, rejected: [{ call_id: OTHER, ...rejected }] } };
+    after(cmd.start())
+      .when(other)
+      .thenThrows(InvalidConversationCommandError, /not a request of this reply/);
+  });
+
+  it('moves to the next model turn when every request of a reply was rejected', () => {
+    const rejected = toolResult({
+      call_id: OBSERVE,
+      tool: 'device.nope',
+      source: 'ormuz',
+      outcome: { status: 'rejected', message: 'No tool device.nope was offered.' },
+    });
+    const { state } = after(cmd.start()).when({
+      type: 'AddModelReply',
+      data: {
+        conversation_id: ID,
+        turn: 0,
+        content: '',
+        tool_calls: [{ index: 0, name: 'device.nope', arguments: {}, call_id: OBSERVE }],
+        usage: { input_tokens: 1, output_tokens: 1 },
+        rejected: [{ call_id: OBSERVE, ...rejected }],
+      },
+    });
+    expect(nextAction(state, NOW)).toEqual({ kind: 'call_model', turn: 1 });
+  });
+
   it('refuses a reply that uses one call id twice', () => {
     after(cmd.start())
       .when(cmd.reply(0, [OBSERVE, OBSERVE]))

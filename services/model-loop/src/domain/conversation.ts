@@ -7,7 +7,9 @@
  * (`AddToolResult`), and once no call of the turn is outstanding the model is called again. A staged call gets an
  * interim `pending_confirmation` result; when the model has answered and only owner decisions remain, the loop pauses,
  * and it resumes once every pending call has its final result. Bounds (model turns, tool calls, tokens, wall time)
- * are checked here, in code, before each model turn.
+ * are checked here, in code, before each model turn. A request the model's adapter found unusable (arguments that are
+ * not JSON, a tool never offered, one past the per-turn bound) is answered with its `rejected` result in the same
+ * decision as the reply, so it is never outstanding and never submitted.
  *
  * Tools activated with `ormuz.activate_tool` are recorded here (`ActivateTool`), so every later model turn is sent
  * their full schemas; which schemas a turn gets is otherwise chosen per turn (see `tool-selection.ts`), not stored.
@@ -20,6 +22,7 @@ import {
   isConversationEvent,
   type CompletionReasonV1,
   type ConversationEventDraft,
+  type ModelStopReasonV1,
   type ConversationLimitsV1,
   type PendingConfirmationV1,
   type RequestedToolCallV1,
@@ -123,7 +126,11 @@ export interface StartConversation {
   };
 }
 
-/** Record the model's reply for `turn`; each tool request already carries its runtime-issued call id. */
+/**
+ * Record the model's reply for `turn`; each tool request already carries its runtime-issued call id. `rejected` holds
+ * the results of requests the loop refuses itself (arguments that are not JSON, a tool never offered): they are
+ * recorded with the reply, in the same decision, so no restart can ever submit them.
+ */
 export interface AddModelReply {
   readonly type: 'AddModelReply';
   readonly data: {
@@ -132,6 +139,14 @@ export interface AddModelReply {
     readonly content: string;
     readonly tool_calls: readonly RequestedToolCallV1[];
     readonly usage: TokenUsageV1;
+    /** Why the model stopped, when its provider said. */
+    readonly stop_reason?: ModelStopReasonV1;
+    /** `rejected` results for requests of this reply that are never submitted; default none. */
+    readonly rejected?: readonly {
+      readonly call_id: string;
+      readonly content: string;
+      readonly provenance: ToolResultProvenanceV1;
+    }[];
   };
 }
 
@@ -428,6 +443,26 @@ function addModelReply({ data: d }: AddModelReply, s: LiveConversation): Convers
   if (d.tool_calls.length === 0 && d.content.length === 0) {
     throw new InvalidConversationCommandError('AddModelReply', 'a reply without tool calls must have content');
   }
+  // Past the tool budget nothing of the reply is tracked or run (the loop completes), so no result is recorded either.
+  const overBudget = s.tool_calls_used + d.tool_calls.length > s.limits.max_tool_calls;
+  const rejected = d.rejected ?? [];
+  rejected.forEach((r, i) => {
+    if (
+      !d.tool_calls.some((c) => c.call_id === r.call_id) ||
+      rejected.findIndex((o) => o.call_id === r.call_id) !== i
+    ) {
+      throw new InvalidConversationCommandError(
+        'AddModelReply',
+        `rejected call ${r.call_id} is not a request of this reply, or is listed twice`,
+      );
+    }
+    if (r.provenance.call_id !== r.call_id || r.provenance.status !== 'rejected') {
+      throw new InvalidConversationCommandError(
+        'AddModelReply',
+        `the result of ${r.call_id} must be its own rejected result`,
+      );
+    }
+  });
   return [
     {
       type: E.MessageAdded,
@@ -438,8 +473,17 @@ function addModelReply({ data: d }: AddModelReply, s: LiveConversation): Convers
             ? { role: 'assistant', content: d.content, tool_calls: d.tool_calls }
             : { role: 'assistant', content: d.content },
         usage: { input_tokens: d.usage.input_tokens, output_tokens: d.usage.output_tokens },
+        ...(d.stop_reason ? { stop_reason: d.stop_reason } : {}),
       },
     },
+    ...(overBudget ? [] : rejected).map((r): ConversationEventDraft => ({
+      type: E.MessageAdded,
+      data: {
+        turn: d.turn,
+        message: { role: 'tool', content: r.content, tool_call_id: r.call_id, provenance: r.provenance },
+        usage: null,
+      },
+    })),
   ];
 }
 

@@ -2,8 +2,8 @@
  * The seam between the loop and a model (steps 1–2 of tool calling): the loop sends the conversation, the model
  * answers with text and/or tool requests. A request is only a request; the loop decides what happens to it.
  *
- * Providers: `scripted:*` (deterministic scripts for demos and tests) today. OpenAI-compatible chat completions and
- * Anthropic messages implement the same interface; their adapters own everything API-specific: parsing argument
+ * Providers: `scripted:*` (deterministic scripts for demos and tests), and the HTTP adapters in `providers/`
+ * (`openai:*`, `openai-compatible:*`, `openai-responses:*`, `anthropic:*`). Each adapter owns everything API-specific: parsing argument
  * JSON, rendering tool names of earlier turns (recorded canonical) the way the API was shown them, and rendering a
  * tool message that answers a call from an earlier turn (the final outcome of a call that was pending confirmation)
  * in the form the API accepts.
@@ -12,7 +12,7 @@
  * (see `tool-selection.ts`), and a provider whose API forbids dots in function names asks for encoded names; the loop
  * then encodes what it offers and decodes what the model asks for, so everything recorded is canonical.
  */
-import type { ConversationMessageV1, JsonValue, TokenUsageV1 } from '@ormuz/contracts';
+import type { ConversationMessageV1, JsonValue, ModelStopReasonV1, TokenUsageV1 } from '@ormuz/contracts';
 
 /** How many tool schemas a model can take in, and how it wants their names. */
 export interface ModelProfile {
@@ -70,6 +70,12 @@ export interface ModelRequest {
   readonly directory: readonly string[];
   /** Aborted when the loop gives up on the turn (shutdown, deadline). */
   readonly signal?: AbortSignal;
+  /**
+   * Called with each piece of the reply's text as a streaming provider receives it, for a live view. The reply is
+   * still returned only once complete; a provider that does not stream never calls it. An attempt the transport
+   * retries (a stream cut off, say) streams its text again from the start.
+   */
+  readonly onText?: (delta: string) => void;
 }
 
 /** A tool request as the model made it; the runtime issues its call id, never the model. */
@@ -77,6 +83,12 @@ export interface ModelToolRequest {
   readonly name: string;
   /** Parsed arguments. Adapters turn unparsable argument text into an error for the model, not into `{}`. */
   readonly arguments: { readonly [key: string]: JsonValue };
+  /**
+   * Set when the request cannot be run as made: its argument text is not a JSON object, it names a tool it was not
+   * offered, it exceeds the provider's bound on requests per turn, or the output limit cut it short. The sentence
+   * says which, for the model; the loop records it as the request's `rejected` result and never submits it.
+   */
+  readonly invalid?: string;
 }
 
 /** One model turn's output. */
@@ -85,6 +97,8 @@ export interface ModelReply {
   readonly content: string;
   readonly tool_calls: readonly ModelToolRequest[];
   readonly usage: TokenUsageV1;
+  /** Why the model stopped, when its provider says; recorded with the reply. */
+  readonly stop_reason?: ModelStopReasonV1;
 }
 
 /** A source of model replies for the models it serves. */
