@@ -34,4 +34,11 @@ export {
   type TokenCounter,
   type TokenFamily,
 } from './tokens/token-counter.js';
-export { TOOL_WRAPPER, toolText, toolTokens, toolsWrapperTokens, type ToolText, type ToolWrapper } from './tokens/tool-tokens.js';
+export {
+  TOOL_WRAPPER,
+  toolText,
+  toolTokens,
+  toolsWrapperTokens,
+  type ToolText,
+  type ToolWrapper,
+} from './tokens/tool-tokens.js';

@@ -37,7 +37,8 @@ describe('initialPayloads', () => {
 
   it('adds the parts up to the total', () => {
     const { small } = initialPayloads(DEVICE, 'anthropic:claude-sonnet-4-5');
-    const parts = small.instructions + small.directory + small.toolsWrapper + small.tools.reduce((s, t) => s + t.tokens, 0);
+    const parts =
+      small.instructions + small.directory + small.toolsWrapper + small.tools.reduce((s, t) => s + t.tokens, 0);
     expect(small.total).toBe(parts);
     expect(small.exact).toBe(false);
   });

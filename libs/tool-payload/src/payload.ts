@@ -94,7 +94,11 @@ export function payloadTokens(payload: TurnPayload, tokens: TokenCounter): Paylo
 export function initialPayloads(
   offered: readonly OfferedToolV1[],
   model: string,
-  options: { readonly encodeToolNames?: boolean; readonly schemaBudgetTokens?: number; readonly family?: TokenFamily } = {},
+  options: {
+    readonly encodeToolNames?: boolean;
+    readonly schemaBudgetTokens?: number;
+    readonly family?: TokenFamily;
+  } = {},
 ): { readonly small: PayloadTokens; readonly large: PayloadTokens } {
   const tokens = options.family ? tokenCounter(options.family) : tokenCounterFor(model);
   const of = (tier: 'small' | 'large') => {

@@ -12,7 +12,15 @@ import { encodedLength, type EncodingName } from './encodings.js';
 /** How a model's text is split into tokens. */
 export type TokenFamily = 'o200k' | 'cl100k' | 'anthropic' | 'llama' | 'qwen' | 'mistral' | 'other';
 
-export const TOKEN_FAMILIES: readonly TokenFamily[] = ['o200k', 'cl100k', 'anthropic', 'llama', 'qwen', 'mistral', 'other'];
+export const TOKEN_FAMILIES: readonly TokenFamily[] = [
+  'o200k',
+  'cl100k',
+  'anthropic',
+  'llama',
+  'qwen',
+  'mistral',
+  'other',
+];
 
 /**
  * Tokens of the families without an exact counter, per o200k token: the measured or published ratio plus a margin,

@@ -26,7 +26,8 @@ const offered = offeredBy(DEVICE_ONLY);
 const tokens = tokenCounterFor('openai:gpt-4o-mini');
 const firstTurn = (activated: readonly string[] = []) =>
   turnPayload({ offered, profile: SMALL_MODEL, tokens, activated });
-const shown = (payload: ReturnType<typeof firstTurn>) => payload.tools.map((t) => canonicalFromProviderName(t.name) ?? t.name);
+const shown = (payload: ReturnType<typeof firstTurn>) =>
+  payload.tools.map((t) => canonicalFromProviderName(t.name) ?? t.name);
 
 describe('a small model granted the device extension alone', () => {
   it('is sent the discovery tools in full, and every other tool by name', () => {

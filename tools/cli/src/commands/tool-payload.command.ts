@@ -24,7 +24,9 @@ export interface ToolPayloadReport {
 
 function model(value: string): string {
   if (!/^[a-z0-9][a-z0-9_-]*:\S+$/i.test(value)) {
-    throw new CliInputError(`--model must be <provider>:<model>, e.g. openai:gpt-4o-mini, not ${JSON.stringify(value)}.`);
+    throw new CliInputError(
+      `--model must be <provider>:<model>, e.g. openai:gpt-4o-mini, not ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }
@@ -81,7 +83,11 @@ export function registerToolPayloadCommand(tools: Command, ctx: () => CliContext
     )
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--agent <id>', 'agent id', identifier('--agent'))
-    .requiredOption('--model <provider:model>', 'the model, e.g. openai:gpt-4o-mini or anthropic:claude-sonnet-4-5', model)
+    .requiredOption(
+      '--model <provider:model>',
+      'the model, e.g. openai:gpt-4o-mini or anthropic:claude-sonnet-4-5',
+      model,
+    )
     .action(async (o: { tenant: string; agent: string; model: string }) => {
       const reply = await ctx().call('policy.tools', { tenant: o.tenant, agent_id: o.agent });
       ctx().print(toolPayloadReport(o.tenant, o.agent, o.model, reply.tools), renderToolPayload);
