@@ -409,6 +409,25 @@ describe('ormuz CLI against the running platform', () => {
     expect(missing.error).toMatchObject({ code: 'api_key_not_found' });
   });
 
+  it("tools payload counts an agent's first-turn tools per tier in the model's tokens, from policy's offered tools", async () => {
+    await ok('grants', 'set', '--tenant', TENANT, '--agent', 'payload-agent', '--allow', 'device');
+    const report = await ok<{
+      family: string;
+      small: { total: number; tools: { name: string; reason: string }[] };
+      large: { total: number; tools: { name: string }[]; directory: number };
+    }>('tools', 'payload', '--tenant', TENANT, '--agent', 'payload-agent', '--model', 'openai:gpt-4o-mini');
+    expect(report.family).toBe('o200k');
+    // The device extension alone: the discovery tools come with the grant, and fit the small tier's 1,000 tokens.
+    expect(report.small.tools.map((t) => t.name)).toContain('ormuz__search_tools');
+    expect(report.small.total).toBeLessThanOrEqual(1_000);
+    expect(report.large.tools.length).toBeGreaterThan(report.small.tools.length);
+    expect(report.large).toMatchObject({ directory: 0 });
+    expect(report.large.total).toBeGreaterThan(report.small.total);
+    const bad = await ormuz('tools', 'payload', '--tenant', TENANT, '--agent', 'payload-agent', '--model', 'gpt-4o');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr + bad.stdout).toContain('<provider>:<model>');
+  });
+
   it('device simulate says plainly that the bridge refused its token, and exits non-zero', async () => {
     const run = spawnTracked(process.execPath, [
       join(ROOT, 'tools/cli/bin/ormuz.js'),

@@ -3,7 +3,15 @@ import { manifest, tool } from './catalog.fixtures.js';
 import { CORE_EXTENSION } from './extensions/core.extension.js';
 import { DEVICE_EXTENSION } from './extensions/device.extension.js';
 import { DEFAULT_DESIGNER_CONFIG } from './extensions/shipped.js';
-import { checkGrant, grantProblems, offeredTools, parseGrantRule, pinGrant, type Grant } from './grants.js';
+import {
+  checkGrant,
+  grantProblems,
+  offeredTools,
+  parseGrantRule,
+  pinGrant,
+  ruleMatchesCatalog,
+  type Grant,
+} from './grants.js';
 
 const shipped = Catalog.load([DEVICE_EXTENSION], { core: CORE_EXTENSION, designer: DEFAULT_DESIGNER_CONFIG });
 const grant = (allow: string[], deny: string[] = [], pins?: Record<string, number>): Grant => ({
@@ -14,6 +22,10 @@ const grant = (allow: string[], deny: string[] = [], pins?: Record<string, numbe
   ...(pins ? { pins } : {}),
 });
 const names = (catalog: Catalog, g: Grant): string[] => offeredTools(catalog, g).map((e) => `${e.name}@${e.version}`);
+/** The platform's own tools, offered to every grant that does not deny them. */
+const CORE = ['ormuz.activate_tool@1', 'ormuz.check_call_status@1', 'ormuz.read_more@1', 'ormuz.search_tools@1'];
+/** What a grant offers beyond the platform's own tools. */
+const granted = (catalog: Catalog, g: Grant): string[] => names(catalog, g).filter((n) => !n.startsWith('ormuz.'));
 
 describe('parseGrantRule', () => {
   it('reads extension, tool and version rules', () => {
@@ -28,16 +40,25 @@ describe('parseGrantRule', () => {
 });
 
 describe('offeredTools', () => {
-  it('offers the grant intersected with the catalog', () => {
+  it('offers the grant intersected with the catalog, and the platform tools', () => {
     expect(names(shipped, grant(['device.tap', 'device.send_message', 'weather.forecast']))).toEqual([
       'device.send_message@1',
       'device.tap@1',
+      ...CORE,
     ]);
   });
 
-  it('lets deny win over allow, by extension, tool or version', () => {
-    expect(names(shipped, grant(['device'], ['device']))).toEqual([]);
-    expect(names(shipped, grant(['device.tap'], ['device.tap@1']))).toEqual([]);
+  it('offers the platform tools without a rule, and only those, to a grant that allows nothing', () => {
+    expect(names(shipped, grant([]))).toEqual(CORE);
+    expect(names(shipped, grant(['weather']))).toEqual(CORE);
+    expect(checkGrant(shipped, grant(['device']), 'ormuz.search_tools')).toMatchObject({ kind: 'allowed' });
+    expect(checkGrant(shipped, grant([]), 'device.tap')).toMatchObject({ kind: 'not_offered' });
+  });
+
+  it('lets deny win over allow, by extension, tool or version, the platform tools included', () => {
+    expect(names(shipped, grant(['device'], ['device', 'ormuz']))).toEqual([]);
+    expect(granted(shipped, grant(['device.tap'], ['device.tap@1']))).toEqual([]);
+    expect(names(shipped, grant(['device'], ['ormuz.read_more']))).not.toContain('ormuz.read_more@1');
     const offered = names(shipped, grant(['device', 'ormuz'], ['device.send_message', 'ormuz.read_more']));
     expect(offered).toHaveLength(12);
     expect(offered).not.toContain('device.send_message@1');
@@ -45,9 +66,9 @@ describe('offeredTools', () => {
 
   it('offers the latest shipped device.delete_contacts_verified unless the grant pins version 1', () => {
     const tool = 'device.delete_contacts_verified';
-    expect(names(shipped, grant([tool]))).toEqual([`${tool}@2`]);
-    expect(names(shipped, grant([tool], [], { [tool]: 1 }))).toEqual([`${tool}@1`]);
-    expect(names(shipped, grant([`${tool}@1`]))).toEqual([`${tool}@1`]);
+    expect(granted(shipped, grant([tool]))).toEqual([`${tool}@2`]);
+    expect(granted(shipped, grant([tool], [], { [tool]: 1 }))).toEqual([`${tool}@1`]);
+    expect(granted(shipped, grant([`${tool}@1`]))).toEqual([`${tool}@1`]);
     expect(pinGrant(shipped, grant(['device'])).pins).toMatchObject({ [tool]: 2, 'device.tap': 1 });
     expect(checkGrant(shipped, grant([tool], [], { [tool]: 1 }), tool)).toMatchObject({ kind: 'allowed', version: 1 });
   });
@@ -137,8 +158,22 @@ describe('checkGrant', () => {
     );
   });
 
-  it('does not mention the directory when the grant does not offer search', () => {
-    const check = checkGrant(shipped, grant(['device']), 'weather.get_forecast');
+  it('does not mention the directory when the grant denies search', () => {
+    const check = checkGrant(shipped, grant(['device'], ['ormuz']), 'weather.get_forecast');
     expect(check.kind === 'unknown' && check.message).toMatch(/Use only the tools you were offered\.$/);
+  });
+});
+
+describe('platform tools', () => {
+  it('are pinned only when a rule names them, so that they follow the platform otherwise', () => {
+    expect(Object.keys(pinGrant(shipped, grant(['device.tap'])).pins ?? {})).toEqual(['device.tap']);
+    expect(pinGrant(shipped, grant(['device.tap', 'ormuz'])).pins).toMatchObject({ 'ormuz.search_tools': 1 });
+  });
+
+  it('do not make a rule that names nothing match the catalog', () => {
+    expect(ruleMatchesCatalog(shipped, 'weather')).toBe(false);
+    expect(ruleMatchesCatalog(shipped, 'device.tap@2')).toBe(false);
+    expect(ruleMatchesCatalog(shipped, 'device.tap')).toBe(true);
+    expect(ruleMatchesCatalog(shipped, 'ormuz')).toBe(true);
   });
 });

@@ -1,12 +1,16 @@
 /**
  * Grants: which tools an agent of a tenant may be offered and may call. Allow and deny rules by extension, tool and
- * version; deny wins; pinned versions are honoured exactly and never moved to another version.
+ * version; deny wins; pinned versions are honoured exactly and never moved to another version. The platform's own
+ * tools (`ormuz.*`: search and activate among the agent's offered tools, read more of its own results, check its own
+ * calls) are allowed to every grant without a rule, since they reach nothing the grant does not offer; a deny rule
+ * still removes them (docs/decisions/0019-platform-tools-in-every-grant.md).
  */
 import { identifierProblem } from '@ormuz/contracts';
 import { LRUCache } from 'lru-cache';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { GrantError } from './errors.js';
 import { quote } from './text.js';
+import { CORE_EXTENSION_NAME } from './tool-definition.js';
 import { NOTHING_OFFERED, offeredFrom, unknownAnswer, type Offered } from './unknown-names.js';
 
 /** What one agent of one tenant may use. */
@@ -118,8 +122,22 @@ function matches(rule: GrantRule, entry: CatalogEntry): boolean {
   );
 }
 
+/** True for the platform's own tools, which every grant allows without a rule. */
+function platformTool(entry: CatalogEntry): boolean {
+  return entry.extension === CORE_EXTENSION_NAME;
+}
+
 function permitted(grant: CompiledGrant, entry: CatalogEntry): boolean {
-  return grant.allow.some((r) => matches(r, entry)) && !grant.deny.some((r) => matches(r, entry));
+  const allowed = platformTool(entry) || grant.allow.some((r) => matches(r, entry));
+  return allowed && !grant.deny.some((r) => matches(r, entry));
+}
+
+/** True when `rule` (well-formed) names at least one tool version of `catalog`. Throws {@link GrantError} otherwise. */
+export function ruleMatchesCatalog(catalog: Catalog, rule: string): boolean {
+  const parsed = parseGrantRule(rule);
+  return catalog
+    .toolNames()
+    .some((name) => catalog.versions(name).some((v) => matches(parsed, catalog.resolve(name, v)!)));
 }
 
 /** The version of `name` this grant offers, if any: the pinned one exactly, else the highest permitted one. */
@@ -148,14 +166,18 @@ export function offeredTools(catalog: Catalog, grant: Grant): CatalogEntry[] {
 }
 
 /**
- * A copy of `grant` with every offered tool pinned to the version it offers now. Store grants (and approvals) this
- * way: a later version then needs an explicit change to the grant. Throws {@link GrantError} for a malformed grant.
+ * A copy of `grant` with every tool its rules offer pinned to the version it offers now. Store grants (and approvals)
+ * this way: a later version then needs an explicit change to the grant. The platform's own tools are pinned only when
+ * a rule names them: otherwise they follow the platform. Throws {@link GrantError} for a malformed grant.
  */
 export function pinGrant(catalog: Catalog, grant: Grant): Grant {
   const compiled = compile(grant);
   if (compiled instanceof GrantError) throw compiled;
   const pins: Record<string, number> = { ...grant.pins };
-  for (const entry of offeredTools(catalog, grant)) pins[entry.name] ??= entry.version;
+  for (const entry of offeredTools(catalog, grant)) {
+    if (platformTool(entry) && !compiled.allow.some((r) => matches(r, entry))) continue;
+    pins[entry.name] ??= entry.version;
+  }
   return { ...grant, pins };
 }
 

@@ -157,7 +157,10 @@ describe('tools offered to the model, and the platform tools model-loop runs', (
   it(
     'fits a small model, which searches, activates and calls its tool while model-loop runs the core tools on the log',
     async () => {
+      // Granted the device extension alone: the platform's own tools come with every grant (decision 0019).
+      await rpc('policy.grants.set', { tenant, agent_id: 'agent-small', allow: ['device'] });
       const offered = await offeredTo('agent-small');
+      expect(offered).toEqual(expect.arrayContaining(['ormuz.search_tools', 'ormuz.activate_tool']));
       const { conversation_id: id } = await start({
         agent_id: 'agent-small',
         task: 'Let Alice know I am running late; observe the screen first if you need to.',

@@ -8,6 +8,7 @@ import {
   type RequestedToolCallV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { tokenCounter, tokenCounterFor, turnPayload } from '@ormuz/tool-payload';
 import { configuredPins, MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import {
   nextAction,
@@ -17,13 +18,12 @@ import {
 } from '../domain/conversation.js';
 import { isConversationStateError, ModelUnavailableError } from '../domain/errors.js';
 import {
-  LOOP_INSTRUCTIONS,
   ModelProviders,
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
 } from '../domain/model-provider.js';
-import { selectTools, turnText, turnTools } from '../domain/tool-selection.js';
+import { turnText } from '../domain/turn-text.js';
 import { toolResult, type CallOutcomeReport } from '../domain/tool-result.js';
 import { Conversations } from '../persistence/conversations.js';
 import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
@@ -243,15 +243,14 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     offered: readonly OfferedToolV1[],
   ): ModelRequest {
     const profile = provider.profile(state.facts.model);
-    const selection = selectTools({
+    const { system, tools, directory } = turnPayload({
       offered,
       profile,
+      tokens: profile.tokenFamily ? tokenCounter(profile.tokenFamily) : tokenCounterFor(state.facts.model),
       pinned: [...state.facts.pinned_tools, ...configuredPins(this.config, state.facts.agent_id)],
       activated: Object.keys(state.activated),
       text: turnText(messages),
     });
-    const { tools, directory, instructions } = turnTools(selection, profile);
-    const system = instructions ? `${LOOP_INSTRUCTIONS}\n\n${instructions}` : LOOP_INSTRUCTIONS;
     const conversation_id = state.facts.conversation_id;
     return { model: state.facts.model, conversation_id, turn, system, messages, tools, directory };
   }

@@ -12,7 +12,7 @@
  * decision as the reply, so it is never outstanding and never submitted.
  *
  * Tools activated with `ormuz.activate_tool` are recorded here (`ActivateTool`), so every later model turn is sent
- * their full schemas; which schemas a turn gets is otherwise chosen per turn (see `tool-selection.ts`), not stored.
+ * their full schemas; which schemas a turn gets is otherwise chosen per turn (see `@ormuz/tool-payload`), not stored.
  *
  * `decide` returns `[]` for a command that repeats what is already recorded (a second start with the same facts, a
  * reply for a turn already answered, a second result for a call), so the loop driver can retry any step after a crash.

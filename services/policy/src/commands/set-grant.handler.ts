@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { GrantError, grantProblems, offeredTools, pinGrant, type Catalog, type Grant } from '@ormuz/catalog';
+import { GrantError, grantProblems, pinGrant, ruleMatchesCatalog, type Catalog, type Grant } from '@ormuz/catalog';
 import type { SetGrantRequestV1 } from '@ormuz/contracts';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
@@ -26,7 +26,7 @@ export class SetGrantHandler implements ICommandHandler<SetGrantCommand> {
     const grant: Grant = { tenant: request.tenant, agent_id: request.agent_id, allow: request.allow, deny: request.deny ?? [] };
     const problems = grantProblems(grant);
     if (problems.length > 0) throw new GrantError(problems.join(' '));
-    const empty = grant.allow.filter((rule) => offeredTools(this.catalog, { ...grant, allow: [rule], deny: [] }).length === 0);
+    const empty = grant.allow.filter((rule) => !ruleMatchesCatalog(this.catalog, rule));
     if (empty.length > 0) {
       const extensions = [...new Set(this.catalog.toolNames().map((n) => n.split('.')[0]))].join(', ');
       throw new GrantError(

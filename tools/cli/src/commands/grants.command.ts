@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { GrantV1, OfferedToolV1, OfferedToolsReplyV1, SearchToolsReplyV1 } from '@ormuz/contracts';
 import { CliInputError, identifier, type CliContext } from '../context.js';
+import { registerToolPayloadCommand } from './tool-payload.command.js';
 
 /** `device, ormuz` → `['device', 'ormuz']`: comma separated, blanks dropped. */
 function ruleList(option: string): (value: string) => string[] {
@@ -149,4 +150,6 @@ export function registerGrantCommands(program: Command, ctx: () => CliContext): 
           : r.hits.map((h) => `${h.score.toFixed(3)}  ${h.name}@${h.version}  ${summary(h.description)}`).join('\n'),
       );
     });
+
+  registerToolPayloadCommand(tools, ctx);
 }

@@ -8,9 +8,10 @@
  * turn while they fit its budget — plus a line naming the rest, which it can search and activate. The selection
  * only decides what is sent first: it never adds a tool the grant does not offer, and policy still decides every call.
  */
-import { contentWords, CORE_EXTENSION_NAME, MAX_WORDS_TEXT, providerFunctionName } from '@ormuz/catalog';
-import type { ConversationMessageV1, JsonValue, OfferedToolV1 } from '@ormuz/contracts';
-import type { ModelProfile, ToolOffer } from './model-provider.js';
+import { contentWords, CORE_EXTENSION_NAME, providerFunctionName } from '@ormuz/catalog';
+import type { JsonValue, OfferedToolV1 } from '@ormuz/contracts';
+import type { TokenCounter } from './tokens/token-counter.js';
+import { toolTokens } from './tokens/tool-tokens.js';
 
 /** The core tools a small model needs to reach the directory. */
 export const SEARCH_TOOL = `${CORE_EXTENSION_NAME}.search_tools`;
@@ -27,25 +28,33 @@ export interface ToolSelection {
   readonly directory: readonly string[];
 }
 
+/** What selection needs of a model's profile (model-loop's `ModelProfile` has it). */
+export interface SelectionProfile {
+  /** `large`: every offered tool in full. `small`: core, activated, pinned and a few relevant tools; the rest by name. */
+  readonly tier: 'large' | 'small';
+  /** Tokens, in the model's own tokens, of relevant tools a `small` model may be sent beyond the ones it always gets. */
+  readonly schemaBudgetTokens: number;
+}
+
+/** How a model wants tool names: encoded (`device__tap`) when its API forbids dots. */
+export interface NamingProfile {
+  readonly encodeToolNames: boolean;
+}
+
 export interface SelectionInput {
   /** The agent's offered tools; nothing outside this list is ever selected. */
   readonly offered: readonly OfferedToolV1[];
-  readonly profile: Pick<ModelProfile, 'tier' | 'schemaBudgetTokens'>;
+  readonly profile: SelectionProfile;
+  /** Counts in the model's tokens (`tokenCounterFor`): what a relevant tool costs of the budget. */
+  readonly tokens: TokenCounter;
   /** Pinned by the owner (start option and configuration), canonical names. */
   readonly pinned: readonly string[];
   /** Activated in this conversation with `ormuz.activate_tool`, canonical names. */
   readonly activated: readonly string[];
-  /** The text the turn is about (see {@link turnText}). */
+  /** The text the turn is about (model-loop's `turnText`): relevance is scored against it. */
   readonly text: string;
   /** Most tools a small model gets for relevance alone. Default 3. */
   readonly maxRelevant?: number;
-}
-
-/** Estimated tokens of one tool's schema as a provider is sent it (4 characters a token). */
-export function schemaTokens(tool: Pick<OfferedToolV1, 'name' | 'description' | 'parameters'>): number {
-  return Math.ceil(
-    JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }).length / 4,
-  );
 }
 
 /** Selects the full schemas and the directory for one turn. Never returns a tool that is not in `offered`. */
@@ -74,7 +83,7 @@ export function selectTools(input: SelectionInput): ToolSelection {
   );
   for (const { name } of scores) {
     if (room === 0) break;
-    const cost = schemaTokens(byName.get(name)!);
+    const cost = toolTokens(input.tokens, byName.get(name)!);
     if (cost > budget) continue;
     chosen.set(name, 'relevant');
     budget -= cost;
@@ -132,32 +141,6 @@ export function relevanceScores(
   return scored.sort((a, b) => b.score - a.score || compare(a.name, b.name));
 }
 
-/**
- * What the coming turn is about: the latest user message and the results that arrived since the model last spoke
- * (each result's runtime sentence and its fenced data, without the fixed fence wording).
- */
-export function turnText(messages: readonly ConversationMessageV1[]): string {
-  const lastUser = messages.findLast((m) => m.role === 'user');
-  const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant');
-  const results = messages.slice(lastAssistant + 1).filter((m) => m.role === 'tool');
-  return [lastUser?.content ?? '', ...results.map((m) => resultText(m.content))].join('\n').slice(0, MAX_WORDS_TEXT);
-}
-
-function resultText(content: string): string {
-  const lines = content.split('\n');
-  let head = '';
-  try {
-    const parsed = JSON.parse(lines[0] ?? '') as { message?: unknown };
-    if (typeof parsed.message === 'string') head = parsed.message;
-  } catch {
-    head = lines[0] ?? '';
-  }
-  const begin = lines.findIndex((l) => l.startsWith('<<<BEGIN UNTRUSTED DATA '));
-  const end = lines.findIndex((l) => l.startsWith('<<<END UNTRUSTED DATA '));
-  const data = begin >= 0 && end > begin ? lines.slice(begin + 1, end).join('\n') : '';
-  return `${head}\n${data}`;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // What the provider is sent
 // ---------------------------------------------------------------------------------------------------------------
@@ -165,10 +148,18 @@ function resultText(content: string): string {
 /** Most directory names written into the instructions; the rest are counted and found by searching. */
 export const MAX_DIRECTORY_NAMES = 40;
 
+/** A tool as the provider is given it (model-loop's `ToolOffer`). */
+export interface RenderedTool {
+  /** The canonical name, or its `providerFunctionName` encoding when the profile says `encodeToolNames`. */
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: { readonly [key: string]: JsonValue };
+}
+
 /** One turn's tools as a provider is given them. */
 export interface TurnTools {
   /** Full schemas, names encoded when the profile asks. */
-  readonly tools: readonly ToolOffer[];
+  readonly tools: readonly RenderedTool[];
   /** Directory names as the model is shown them. */
   readonly directory: readonly string[];
   /** Sentence(s) to append to the standing instructions; '' when there is no directory. */
@@ -176,7 +167,7 @@ export interface TurnTools {
 }
 
 /** The name a model with `profile` is shown for canonical `name`. */
-export function shownName(name: string, profile: Pick<ModelProfile, 'encodeToolNames'>): string {
+export function shownName(name: string, profile: NamingProfile): string {
   if (!profile.encodeToolNames) return name;
   try {
     return providerFunctionName(name);
@@ -186,7 +177,7 @@ export function shownName(name: string, profile: Pick<ModelProfile, 'encodeToolN
 }
 
 /** Turns a selection into what the provider is sent: encoded names, and the directory as one instruction. */
-export function turnTools(selection: ToolSelection, profile: Pick<ModelProfile, 'encodeToolNames'>): TurnTools {
+export function turnTools(selection: ToolSelection, profile: NamingProfile): TurnTools {
   const show = (name: string) => shownName(name, profile);
   const tools = selection.full.map(({ tool }) => ({
     name: show(tool.name),

@@ -1,16 +1,9 @@
 import fc from 'fast-check';
 import { loadShippedCatalog, offeredTools } from '@ormuz/catalog';
-import type { ConversationMessageV1, OfferedToolV1 } from '@ormuz/contracts';
-import { toolResult } from './tool-result.js';
-import {
-  MAX_DIRECTORY_NAMES,
-  relevanceScores,
-  schemaTokens,
-  selectTools,
-  turnText,
-  turnTools,
-  type SelectionInput,
-} from './tool-selection.js';
+import type { OfferedToolV1 } from '@ormuz/contracts';
+import { tokenCounter } from './tokens/token-counter.js';
+import { toolTokens } from './tokens/tool-tokens.js';
+import { MAX_DIRECTORY_NAMES, relevanceScores, selectTools, turnTools, type SelectionInput } from './tool-selection.js';
 
 /** Every shipped tool as policy offers it under the default grant (`ormuz`, `device`). */
 const OFFERED: OfferedToolV1[] = offeredTools(loadShippedCatalog(), {
@@ -30,6 +23,7 @@ const names = (tools: readonly { name: string }[]) => tools.map((t) => t.name);
 const small = (o: Partial<SelectionInput> = {}): SelectionInput => ({
   offered: OFFERED,
   profile: { tier: 'small', schemaBudgetTokens: 2_000 },
+  tokens: tokenCounter('o200k'),
   pinned: [],
   activated: [],
   text: '',
@@ -108,7 +102,7 @@ describe('selectTools', () => {
     const send = OFFERED.find((t) => t.name === 'device.send_message')!;
     const justEnough = small({
       text: 'send message',
-      profile: { tier: 'small', schemaBudgetTokens: schemaTokens(send) },
+      profile: { tier: 'small', schemaBudgetTokens: toolTokens(tokenCounter('o200k'), send) },
     });
     expect(selected(justEnough)).toContain('relevant:device.send_message');
     expect(selected(small({ text: 'zebra quantum' }))).toEqual(CORE.map((n) => `core:${n}`));
@@ -153,6 +147,7 @@ describe('selectTools', () => {
           const selection = selectTools({
             offered,
             profile: { tier, schemaBudgetTokens: budget },
+            tokens: tokenCounter('o200k'),
             pinned,
             activated,
             text,
@@ -171,38 +166,6 @@ describe('selectTools', () => {
     const text = 'screen tap type swipe key app setting contacts message';
     const relevant = selectTools(small({ text, maxRelevant: 2, profile: { tier: 'small', schemaBudgetTokens: 1e6 } }));
     expect(relevant.full.filter((f) => f.reason === 'relevant')).toHaveLength(2);
-  });
-});
-
-describe('turnText', () => {
-  const task: ConversationMessageV1 = { role: 'user', content: 'Tell Alice I am late.' };
-  const asked: ConversationMessageV1 = {
-    role: 'assistant',
-    content: '',
-    tool_calls: [{ index: 0, name: 'ormuz.search_tools', arguments: { query: 'x' }, call_id: 'call_1' }],
-  };
-  const result = (data: unknown): ConversationMessageV1 => ({
-    role: 'tool',
-    tool_call_id: 'call_1',
-    ...toolResult({
-      call_id: 'call_1',
-      tool: 'ormuz.search_tools',
-      source: 'ormuz',
-      outcome: { status: 'succeeded', result: data as never },
-    }),
-  });
-
-  it('is the task and the results since the model last spoke, without the fixed fence wording', () => {
-    const text = turnText([task, asked, result({ tools: [{ name: 'device.send_message' }] })]);
-    expect(text).toContain('Tell Alice I am late.');
-    expect(text).toContain('device.send_message');
-    expect(text).not.toContain('UNTRUSTED');
-    expect(text).not.toContain('never follow directions');
-  });
-
-  it('forgets results the model has already answered', () => {
-    const older = result({ note: 'wifi' });
-    expect(turnText([task, asked, older, { role: 'assistant', content: 'Noted.' }])).not.toContain('wifi');
   });
 });
 
