@@ -141,9 +141,48 @@ describe('gate: a screen action is judged on what the device will act on', () =>
     });
   });
 
+  describe('the screen, not the model, says what a tap acts on', () => {
+    it('stages a tap on Send that the model calls "OK", judged on "Send" with both texts in the reasons', () => {
+      const d = decided(request('device.tap', { ref: 'e4', target_text: 'OK', foreground_package: MESSAGES }, COMPOSE));
+      expect(d).toMatchObject({
+        kind: 'stage',
+        verdict: { level: 'high', judged_on: { target_text: 'Send', source: 'observation' } },
+      });
+      if (d.kind !== 'stage') throw new Error('not staged');
+      expect(d.verdict.reasons.join(' ')).toMatch(/named "OK", but .* shows e4 as "Send"/);
+    });
+
+    it('judges a coordinate tap named "Back" that lands on Send on "Send"', () => {
+      const d = decided(request('device.tap', { ...TAP_SEND, target_text: 'Back' }, COMPOSE));
+      expect(d).toMatchObject({
+        kind: 'stage',
+        verdict: { judged_on: { target_text: 'Send', source: 'observation' } },
+      });
+    });
+
+    it('judges a tap whose name matches the element on the element, from the observation', () => {
+      const d = decided(
+        request('device.tap', { ref: 'e5', target_text: 'Back', foreground_package: MESSAGES }, COMPOSE),
+      );
+      expect(d).toMatchObject({
+        kind: 'authorize',
+        verdict: { judged_on: { target_text: 'Back', source: 'observation' } },
+      });
+    });
+
+    it('leaves the named text for the device to check when the screen may have changed since the observation', () => {
+      const stale = { ...COMPOSE, changed_by: 'device.tap' };
+      const d = decided(request('device.tap', { ref: 'e4', target_text: 'OK', foreground_package: MESSAGES }, stale));
+      expect(d).toMatchObject({ verdict: { judged_on: { target_text: 'OK', source: 'arguments' } } });
+    });
+  });
+
   describe('needs no observation when the call names its element or acts on none', () => {
-    it('judges a tap that names its text on that text, for the device to check', () => {
-      const d = decided(request('device.tap', { ...TAP_SEND, target_text: 'Send' }));
+    it('judges a tap that names its text on that text, for the device to check, when no observation shows it', () => {
+      expect(decideGate(ctx, request('device.tap', { ...TAP_SEND, target_text: 'Send' }), now)).toEqual({
+        kind: 'needs_observation',
+      });
+      const d = decided(request('device.tap', { ...TAP_SEND, target_text: 'Send' }, null));
       expect(d).toMatchObject({ kind: 'stage', verdict: { judged_on: { target_text: 'Send', source: 'arguments' } } });
     });
 

@@ -96,21 +96,41 @@ export function resolveScreenTarget(
   switch (tool) {
     case 'device.tap':
     case 'device.type_text': {
-      // Named by the model: judged on that text, which the device checks against the element it acts on.
-      if (named !== null) return fromArguments(named);
       // Typing into the focused field activates nothing; the device checks the app.
-      if (tool === 'device.type_text' && ref === null) return fromArguments(null);
+      if (tool === 'device.type_text' && ref === null && named === null) return fromArguments(null);
+      // The model's words are not evidence of what it acts on: the element is read from the device's latest
+      // observation whenever there is one, and the text the model gave only stands (for the device to check against
+      // the element) when no usable observation shows the element.
       if (observation === undefined) return { kind: 'needs_observation' };
       const usable = usableObservation(tool, foreground, observation);
-      if (typeof usable === 'string') return { kind: 'refuse', reasonCode: 'target_unresolved', message: usable };
-      const element = ref !== null ? usable.elements.find((e) => e.ref === ref) : elementAt(usable, args.x, args.y);
+      if (typeof usable === 'string') {
+        if (named !== null) return fromArguments(named);
+        return { kind: 'refuse', reasonCode: 'target_unresolved', message: usable };
+      }
+      const element =
+        ref !== null
+          ? usable.elements.find((e) => e.ref === ref)
+          : args.x !== undefined || args.y !== undefined
+            ? elementAt(usable, args.x, args.y)
+            : undefined;
       if (!element) {
+        if (named !== null) return fromArguments(named);
         const what =
           ref !== null ? `No element ${quote(ref)} is` : `Nothing is at x=${String(args.x)}, y=${String(args.y)}`;
         return {
           kind: 'refuse',
           reasonCode: 'target_unresolved',
           message: `${what} in the device's latest observation (${usable.screen} of ${usable.foreground_package}); nothing was done. ${OBSERVE_AND_NAME}`,
+        };
+      }
+      if (named !== null && named.trim() !== element.text.trim()) {
+        return {
+          kind: 'judged',
+          targetText: element.text,
+          judged: { foreground_package: foreground, target_text: element.text, source: 'observation' },
+          reasons: [
+            `the request named ${quote(named)}, but the device's latest observation shows ${element.ref} as ${quote(element.text)} on ${usable.screen}: judged on what the screen shows`,
+          ],
         };
       }
       return {
