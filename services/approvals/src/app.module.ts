@@ -10,6 +10,7 @@ import { SetWebhookHandler } from './commands/set-webhook.handler.js';
 import { APPROVALS_CONFIG, type ApprovalsConfig } from './config.js';
 import { ConsoleModule } from './console/console.module.js';
 import { InboxNotices } from './console/inbox-notices.js';
+import { WebhookAddressGuard } from './delivery/webhook-address-guard.js';
 import { WebhookDeliverer } from './delivery/webhook-deliverer.js';
 import { WebhookSender } from './delivery/webhook-sender.js';
 import { InboxRepository } from './persistence/inbox.repository.js';
@@ -93,6 +94,7 @@ export class ApprovalsModule {
         RemoveWebhookHandler,
         ListWebhooksHandler,
         ListWebhookDeliveriesHandler,
+        WebhookAddressGuard,
         WebhookSender,
         WebhookDeliverer,
         WebhookReactionRunner,

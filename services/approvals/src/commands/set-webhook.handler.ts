@@ -1,6 +1,7 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes } from 'node:crypto';
 import { WEBHOOK_EVENTS, type SetWebhookReplyV1, type SetWebhookRequestV1 } from '@ormuz/contracts';
+import { WebhookAddressGuard, WebhookAddressRefused } from '../delivery/webhook-address-guard.js';
 import { InvalidWebhookError, WebhookNotFoundError } from '../domain/errors.js';
 import { newWebhookSecret } from '../domain/webhook-signature.js';
 import { toWebhookView, WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository.js';
@@ -17,10 +18,13 @@ export class SetWebhookCommand extends Command<SetWebhookReplyV1> {
  */
 @CommandHandler(SetWebhookCommand)
 export class SetWebhookHandler implements ICommandHandler<SetWebhookCommand> {
-  constructor(private readonly endpoints: WebhookEndpointsRepository) {}
+  constructor(
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly guard: WebhookAddressGuard,
+  ) {}
 
   async execute({ request }: SetWebhookCommand): Promise<SetWebhookReplyV1> {
-    if (request.url !== undefined) assertSendable(request.url);
+    if (request.url !== undefined) await this.assertSendable(request.url);
     const now = new Date();
     if (request.webhook_id === undefined) {
       if (request.url === undefined) {
@@ -57,20 +61,24 @@ export class SetWebhookHandler implements ICommandHandler<SetWebhookCommand> {
     if (!row) throw new WebhookNotFoundError(request.tenant, request.webhook_id);
     return { webhook: toWebhookView(row), secret: secret ?? null };
   }
-}
 
-/** Refuses a URL the deliverer would not POST to: anything but an absolute http(s) URL with a host. */
-function assertSendable(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new InvalidWebhookError(`${JSON.stringify(url)} is not a URL. Give an absolute http or https URL.`);
+  /**
+   * Refuses a URL the deliverer would not POST to: anything but an absolute http(s) URL with a host, and (unless the
+   * platform allows them) a host that is or resolves to a private address.
+   */
+  private async assertSendable(url: string): Promise<void> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new InvalidWebhookError(`${JSON.stringify(url)} is not a URL. Give an absolute http or https URL.`);
+    }
+    if (!parsed.hostname) throw new InvalidWebhookError(`${JSON.stringify(url)} names no host.`);
+    try {
+      await this.guard.assertSendable(parsed);
+    } catch (err) {
+      if (err instanceof WebhookAddressRefused) throw new InvalidWebhookError(`Not registered: ${err.message}`);
+      throw err;
+    }
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new InvalidWebhookError(
-      `Webhooks are sent over http or https only, not ${parsed.protocol.replace(/:$/, '')}. Give an http(s) URL.`,
-    );
-  }
-  if (!parsed.hostname) throw new InvalidWebhookError(`${JSON.stringify(url)} names no host.`);
 }
