@@ -16,6 +16,7 @@ import { WebhookSender } from './delivery/webhook-sender.js';
 import { InboxRepository } from './persistence/inbox.repository.js';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository.js';
+import { WebhookSecretBox } from './persistence/webhook-secret-box.js';
 import { inboxProjection } from './projections/inbox.projection.js';
 import { ListApprovalsHandler } from './queries/list-approvals.handler.js';
 import { ListWebhookDeliveriesHandler } from './queries/list-webhook-deliveries.handler.js';
@@ -95,6 +96,7 @@ export class ApprovalsModule {
         ListWebhooksHandler,
         ListWebhookDeliveriesHandler,
         WebhookAddressGuard,
+        WebhookSecretBox,
         WebhookSender,
         WebhookDeliverer,
         WebhookReactionRunner,

@@ -3,7 +3,7 @@
  * approvals by the approvals service running on the real NATS and Postgres; the receiver checks signatures the way
  * the README tells receivers to, with nothing from Ormuz.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { sql, type Kysely } from 'kysely';
 import type { Role } from '@ormuz/auth';
@@ -41,6 +41,7 @@ type Answer = (n: number) => {
   readonly hangUp?: boolean;
 };
 const ok: Answer = () => ({ status: 200 });
+const SECRET_KEY = randomBytes(32).toString('base64');
 
 describe('approvals webhooks', () => {
   const app = new ApprovalsUnderTest('hooks', {
@@ -52,6 +53,8 @@ describe('approvals webhooks', () => {
     WEBHOOK_TIMEOUT_MS: '5000',
     // The receiver listens on 127.0.0.1; the guard itself has a test of its own below, on a service without this.
     ORMUZ_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    // Signing secrets are sealed at rest: every test here signs with secrets read back through the key.
+    ORMUZ_WEBHOOKS_SECRET_KEY: SECRET_KEY,
   });
   const ns = app.namespace;
   let db: Kysely<unknown>;
@@ -412,6 +415,46 @@ describe('approvals webhooks', () => {
     const [r] = at('/rotate');
     expect(verifies(r!.headers['ormuz-signature'] as string, r!.body, rotated.secret!)).toBe(true);
     expect(verifies(r!.headers['ormuz-signature'] as string, r!.body, secret!)).toBe(false);
+  });
+
+  it('keeps signing secrets sealed at rest; a secret stored in plain text before the key still signs, and is sealed when next set', async () => {
+    const tenant = 'hooks_sealed';
+    const stored = async (webhookId: string) =>
+      (
+        await sql<{ secret: string | null; secret_sealed: string | null }>`select secret, secret_sealed
+          from ${sql.table(`${APPROVALS_SCHEMA}.webhooks`)} where webhook_id = ${webhookId}`.execute(db)
+      ).rows[0]!;
+    const { webhook, secret } = await register(tenant, '/sealed');
+    const row = await stored(webhook.webhook_id);
+    expect(row.secret).toBeNull();
+    expect(row.secret_sealed).toMatch(/^v1\./);
+    expect(row.secret_sealed).not.toContain(secret!.slice(6));
+
+    // As a row written before the platform had a key: the secret in plain text.
+    const legacy = `whsec_${'L'.repeat(43)}`;
+    await sql`update ${sql.table(`${APPROVALS_SCHEMA}.webhooks`)} set secret = ${legacy}, secret_sealed = null
+      where webhook_id = ${webhook.webhook_id}`.execute(db);
+    const call = await stageCall(app.policy, tenant, 'op-sealed');
+    await waitFor(() => at('/sealed').length === 1, { message: 'the webhook signed with the plain-text secret' });
+    const [r] = at('/sealed');
+    expect(verifies(r!.headers['ormuz-signature'] as string, r!.body, legacy)).toBe(true);
+
+    await as(tenant, ['operator'], 'approvals.webhooks.set', {
+      tenant,
+      webhook_id: webhook.webhook_id,
+      description: 'sealed now',
+    });
+    const resealed = await stored(webhook.webhook_id);
+    expect(resealed.secret).toBeNull();
+    expect(resealed.secret_sealed).toMatch(/^v1\./);
+    expect(resealed.secret_sealed).not.toContain('LLLL');
+    // The same secret, read back through the key: the next webhook verifies with it.
+    await waitFor(async () => (await as(tenant, ['owner'], 'approvals.list', { tenant })).approvals.length === 1, {
+      message: 'the approval in the inbox',
+    });
+    await as(tenant, ['owner'], 'approvals.deny', { tenant, approval_id: call.approvalId });
+    await waitFor(() => at('/sealed').length === 2, { message: 'the decided webhook' });
+    expect(verifies(at('/sealed')[1]!.headers['ormuz-signature'] as string, at('/sealed')[1]!.body, legacy)).toBe(true);
   });
 
   describe('on a platform that keeps webhooks off private addresses (the default)', () => {

@@ -5,6 +5,7 @@ import { WebhookAddressGuard, WebhookAddressRefused } from '../delivery/webhook-
 import { InvalidWebhookError, WebhookNotFoundError } from '../domain/errors.js';
 import { newWebhookSecret } from '../domain/webhook-signature.js';
 import { toWebhookView, WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository.js';
+import { WebhookSecretBox } from '../persistence/webhook-secret-box.js';
 
 export class SetWebhookCommand extends Command<SetWebhookReplyV1> {
   constructor(readonly request: SetWebhookRequestV1) {
@@ -21,6 +22,7 @@ export class SetWebhookHandler implements ICommandHandler<SetWebhookCommand> {
   constructor(
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly guard: WebhookAddressGuard,
+    private readonly box: WebhookSecretBox,
   ) {}
 
   async execute({ request }: SetWebhookCommand): Promise<SetWebhookReplyV1> {
@@ -31,20 +33,21 @@ export class SetWebhookHandler implements ICommandHandler<SetWebhookCommand> {
         throw new InvalidWebhookError('A new webhook needs a url (http or https) to send to.');
       }
       const secret = newWebhookSecret();
+      const owner = { tenant: request.tenant, webhook_id: `wh_${randomBytes(8).toString('hex')}` };
       const row = await this.endpoints.create({
-        tenant: request.tenant,
-        webhook_id: `wh_${randomBytes(8).toString('hex')}`,
+        ...owner,
         url: request.url,
         events: [...(request.events ?? WEBHOOK_EVENTS)],
         enabled: request.enabled ?? true,
         description: request.description ?? null,
-        secret,
+        ...this.box.store(owner, secret),
         secret_issued_at: now,
         created_at: now,
         updated_at: now,
       });
       return { webhook: toWebhookView(row), secret };
     }
+    const owner = { tenant: request.tenant, webhook_id: request.webhook_id };
     const secret = request.rotate_secret ? newWebhookSecret() : undefined;
     const row = await this.endpoints.update(
       request.tenant,
@@ -54,11 +57,15 @@ export class SetWebhookHandler implements ICommandHandler<SetWebhookCommand> {
         ...(request.events !== undefined ? { events: request.events } : {}),
         ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
         ...(request.description !== undefined ? { description: request.description } : {}),
-        ...(secret !== undefined ? { secret } : {}),
+        ...(secret !== undefined ? { secret: this.box.store(owner, secret) } : {}),
       },
       now,
     );
     if (!row) throw new WebhookNotFoundError(request.tenant, request.webhook_id);
+    if (secret === undefined && this.box.seals && row.secret !== null) {
+      // Stored in plain text before the platform had a key: sealed now, as every later secret is.
+      await this.endpoints.restore(request.tenant, request.webhook_id, this.box.store(owner, row.secret));
+    }
     return { webhook: toWebhookView(row), secret: secret ?? null };
   }
 
