@@ -15,7 +15,8 @@ export class SetWebhookCommand extends Command<SetWebhookReplyV1> {
 
 /**
  * Registers a tenant's endpoint, or changes one. The signing secret is made here, never chosen by the caller (so it
- * is long and random), and answered only when issued: at registration and on `rotate_secret`.
+ * is long and random), and answered only when issued: at registration and on `rotate_secret`. It is stored sealed when
+ * the platform has a key ({@link WebhookSecretBox}), and a secret stored in plain text before then is sealed here.
  */
 @CommandHandler(SetWebhookCommand)
 export class SetWebhookHandler implements ICommandHandler<SetWebhookCommand> {

@@ -37,14 +37,9 @@ export class WebhookAddressGuard {
    * other than http(s), a private address, or a name that does not resolve (nothing could be sent to it).
    */
   async assertSendable(url: URL): Promise<void> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new WebhookAddressRefused(
-        `Webhooks are sent over http or https only, not ${url.protocol.replace(/:$/, '')}.`,
-      );
-    }
-    if (this.allowPrivate) return;
+    this.assertDirect(url);
     const host = unbracketed(url.hostname);
-    if (isIP(host)) return this.check(host, [host]);
+    if (this.allowPrivate || isIP(host)) return;
     const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
       dnsLookup(host, { all: true }, (err, found) =>
         err
@@ -56,6 +51,20 @@ export class WebhookAddressGuard {
       host,
       addresses.map((a) => a.address),
     );
+  }
+
+  /**
+   * The checks no DNS lookup makes: the scheme, and an address written in the URL itself (a connection to an IP
+   * literal never calls {@link lookup}). The sender runs these before each attempt; a name is checked by the lookup.
+   */
+  assertDirect(url: URL): void {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new WebhookAddressRefused(
+        `Webhooks are sent over http or https only, not ${url.protocol.replace(/:$/, '')}.`,
+      );
+    }
+    const host = unbracketed(url.hostname);
+    if (isIP(host)) this.check(host, [host]);
   }
 
   /**

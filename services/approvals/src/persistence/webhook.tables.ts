@@ -1,6 +1,6 @@
 import type { WebhookEventV1 } from '@ormuz/contracts';
 
-/** A tenant's endpoint (migration 0004). */
+/** A tenant's endpoint (migrations 0004, 0005). */
 export interface WebhookRow {
   tenant: string;
   webhook_id: string;
