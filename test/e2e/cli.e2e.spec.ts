@@ -428,6 +428,40 @@ describe('ormuz CLI against the running platform', () => {
     expect(bad.stderr + bad.stdout).toContain('<provider>:<model>');
   });
 
+  it('webhooks: set shows the secret once, list never shows it, deliveries reads the log, private URLs are refused', async () => {
+    const hooks = <C extends 'set' | 'list' | 'remove' | 'deliveries'>(command: C, ...args: string[]) =>
+      okReply(`approvals.webhooks.${command}`, 'webhooks', command, '--tenant', TENANT, ...args);
+    // A public address (TEST-NET-3), disabled: nothing is sent, and no name has to resolve.
+    const created = await hooks(
+      'set',
+      '--url',
+      'https://203.0.113.10/ormuz',
+      '--events',
+      'staged,decided',
+      '--disable',
+      '--description',
+      'e2e',
+    );
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(created.webhook).toMatchObject({ events: ['staged', 'decided'], enabled: false, description: 'e2e' });
+    const id = created.webhook.webhook_id;
+    const listed = await hooks('list');
+    expect(listed.webhooks.map((w) => w.webhook_id)).toContain(id);
+    expect(JSON.stringify(listed)).not.toContain(created.secret!);
+    expect(await hooks('deliveries', '--webhook', id, '--status', 'failed', '--limit', '5')).toEqual({
+      deliveries: [],
+    });
+    // The services run without ORMUZ_WEBHOOKS_ALLOW_PRIVATE: a loopback URL is refused, saying why.
+    const refused = await ormuz('webhooks', 'set', '--tenant', TENANT, '--url', 'http://127.0.0.1:9/hook');
+    expect(refused.code).not.toBe(0);
+    expect(refused.error).toMatchObject({
+      code: 'invalid_webhook',
+      message: expect.stringContaining('127.0.0.1 is a loopback address'),
+    });
+    expect((await hooks('remove', '--webhook', id)).webhook_id).toBe(id);
+    // Five CLI runs, each a process of its own: bounded like the other multi-command tests here.
+  }, 60_000);
+
   it('device simulate says plainly that the bridge refused its token, and exits non-zero', async () => {
     const run = spawnTracked(process.execPath, [
       join(ROOT, 'tools/cli/bin/ormuz.js'),

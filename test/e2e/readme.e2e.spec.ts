@@ -7,7 +7,7 @@
  * The demo runs as a plain `npm start` does: on a nats-server of its own under the shipped authorization, each
  * service as its own NATS user. The block's second line, `source .ormuz/demo.env`, gives the CLI that server, user
  * `cli`, the namespace and a token; every later line runs through bash after it, as a reader would paste them into
- * that shell, with the substitutions a reader makes too: `<call-id>` / `<approval-id>` become the last such id the
+ * that shell, with the substitutions a reader makes too: `<call-id>` / `<approval-id>` / `<webhook-id>` become the last such id the
  * previous commands printed. For isolation from other runs on the same machine, the demo keeps its state (store,
  * logs, demo.env) in a directory of the test's own and uses a random namespace and a fresh database instead of
  * `demo`; the test checks that the README's path is where the demo writes by default, and that the file names the
@@ -146,6 +146,7 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
 
     let lastCall: string | undefined;
     let lastApproval: string | undefined;
+    let lastWebhook: string | undefined;
     const expectations: [RegExp, RegExp][] = [
       [/ormuz call submit/, /^call call_[0-9a-f]{32}: (authorized|staged)/m],
       [/ormuz call status/, /status: \w+/],
@@ -154,13 +155,15 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
       [/ormuz call seal/, /: sealed/],
       [/ormuz events tail/, /"specversion":"1\.0"/],
       [/ormuz risk classify/, /"level":"high"/],
+      [/ormuz webhooks set/, /^wh_[0-9a-f]{16} {2}enabled [\s\S]*\nwhsec_/m],
     ];
     for (const command of commands.slice(2)) {
       if (!/(^|\| *)npx ormuz /m.test(command))
         throw new Error(`The README's CLI block has a step this test does not know: ${command}`);
       const line = command
         .replace(/<call-id>/g, () => lastCall ?? '<call-id>')
-        .replace(/<approval-id>/g, () => lastApproval ?? '<approval-id>');
+        .replace(/<approval-id>/g, () => lastApproval ?? '<approval-id>')
+        .replace(/<webhook-id>/g, () => lastWebhook ?? '<webhook-id>');
       expect(line).not.toMatch(/<[a-z-]+>/);
       // The shell of the block's second line: `source` of the file the demo wrote, here in the test's directory.
       const shell = withoutComment(commands[1]!).replace(/\S+$/, JSON.stringify(envFile));
@@ -175,6 +178,7 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
       for (const [which, shows] of expectations) if (which.test(line)) expect(r.stdout).toMatch(shows);
       lastCall = [...r.stdout.matchAll(/call_[0-9a-f]{32}/g)].at(-1)?.[0] ?? lastCall;
       lastApproval = [...r.stdout.matchAll(/apr_[0-9a-f]{32}/g)].at(-1)?.[0] ?? lastApproval;
+      lastWebhook = [...r.stdout.matchAll(/wh_[0-9a-f]{16}/g)].at(-1)?.[0] ?? lastWebhook;
     }
   }, 300_000);
 

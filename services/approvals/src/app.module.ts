@@ -10,11 +10,13 @@ import { SetWebhookHandler } from './commands/set-webhook.handler.js';
 import { APPROVALS_CONFIG, type ApprovalsConfig } from './config.js';
 import { ConsoleModule } from './console/console.module.js';
 import { InboxNotices } from './console/inbox-notices.js';
+import { WebhookAddressGuard } from './delivery/webhook-address-guard.js';
 import { WebhookDeliverer } from './delivery/webhook-deliverer.js';
 import { WebhookSender } from './delivery/webhook-sender.js';
 import { InboxRepository } from './persistence/inbox.repository.js';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository.js';
+import { WebhookSecretBox } from './persistence/webhook-secret-box.js';
 import { inboxProjection } from './projections/inbox.projection.js';
 import { ListApprovalsHandler } from './queries/list-approvals.handler.js';
 import { ListWebhookDeliveriesHandler } from './queries/list-webhook-deliveries.handler.js';
@@ -93,6 +95,8 @@ export class ApprovalsModule {
         RemoveWebhookHandler,
         ListWebhooksHandler,
         ListWebhookDeliveriesHandler,
+        WebhookAddressGuard,
+        WebhookSecretBox,
         WebhookSender,
         WebhookDeliverer,
         WebhookReactionRunner,

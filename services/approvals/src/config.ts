@@ -1,5 +1,5 @@
 import { CONTEXTS, type ContextName } from '@ormuz/contracts';
-import { intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
+import { ConfigError, intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
 
 export interface ApprovalsConfig extends BaseConfig {
   /** HTTP port of the owner-facing API. Env `APPROVALS_PORT`, default 8081 (0: any free port). */
@@ -24,6 +24,17 @@ export interface WebhookSettings {
   readonly baseDelayMs: number;
   /** Longest delay between attempts (before jitter), in ms. Env `WEBHOOK_BACKOFF_MAX_MS`, default 600000. */
   readonly maxDelayMs: number;
+  /**
+   * Whether endpoints may be on loopback, private, link-local, unique-local or unspecified addresses. Off in
+   * production: a webhook URL would otherwise let a tenant's operator make the platform POST into its own network.
+   * Env `ORMUZ_WEBHOOKS_ALLOW_PRIVATE=true` (the demo, the local docker-compose and tests that deliver to 127.0.0.1).
+   */
+  readonly allowPrivate: boolean;
+  /**
+   * The AES-256-GCM key that encrypts signing secrets at rest, or undefined to store new ones as issued. Env
+   * `ORMUZ_WEBHOOKS_SECRET_KEY`: 32 bytes, base64.
+   */
+  readonly secretKey: Buffer | undefined;
 }
 
 export function loadApprovalsConfig(env: Env): ApprovalsConfig {
@@ -38,8 +49,29 @@ export function loadApprovalsConfig(env: Env): ApprovalsConfig {
       maxAttempts: intFrom(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
       baseDelayMs: intFrom(env, 'WEBHOOK_BACKOFF_MS', 5000, 1, 3_600_000),
       maxDelayMs: intFrom(env, 'WEBHOOK_BACKOFF_MAX_MS', 600_000, 1, 86_400_000),
+      allowPrivate: flagFrom(env, 'ORMUZ_WEBHOOKS_ALLOW_PRIVATE'),
+      secretKey: keyFrom(env, 'ORMUZ_WEBHOOKS_SECRET_KEY'),
     }),
   });
+}
+
+/** `true` or `false` (unset: false); anything else is a mistake worth stopping for. */
+function flagFrom(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name}=${raw} is neither true nor false.`);
+}
+
+/** A 32-byte key given in base64, or undefined when unset. */
+function keyFrom(env: Env, name: string): Buffer | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64') !== raw.replace(/\s/g, '')) {
+    throw new ConfigError(`${name} must be 32 bytes in base64 (\`openssl rand -base64 32\`); it is not.`);
+  }
+  return key;
 }
 
 export const APPROVALS_CONFIG = Symbol('approvals.config');

@@ -273,6 +273,51 @@ describe('the HTTP API', () => {
       expect(denied).toMatchObject({ status: 'denied', decided_by: 'olive@acme' });
     });
 
+    it("lets an operator register, change, list and remove the tenant's webhooks, and an owner read the delivery log", async () => {
+      // A public address (TEST-NET-3), disabled: nothing is sent, and no name has to resolve.
+      const created = await ok(
+        'approvalsWebhooksSet',
+        { tenant: TENANT },
+        { as: operator, json: { url: 'https://203.0.113.7/hooks/ormuz', enabled: false, description: 'pager' } },
+      );
+      expect(created.secret).toMatch(/^whsec_/);
+      expect(created.webhook).toMatchObject({ tenant: TENANT, enabled: false, description: 'pager' });
+      const id = created.webhook.webhook_id as string;
+      const changed = await ok(
+        'approvalsWebhooksSet',
+        { tenant: TENANT },
+        { as: operator, json: { webhook_id: id, events: ['decided'] } },
+      );
+      expect(changed).toMatchObject({ secret: null, webhook: { webhook_id: id, events: ['decided'] } });
+      const listed = await ok('approvalsWebhooksList', { tenant: TENANT }, { as: operator });
+      expect(listed.webhooks).toEqual([changed.webhook]);
+      expect(JSON.stringify(listed)).not.toContain(created.secret);
+      const log = await ok(
+        'approvalsWebhooksDeliveries',
+        { tenant: TENANT },
+        { as: owner, query: { webhook_id: id, status: 'delivered', limit: '10' } },
+      );
+      expect(log).toEqual({ deliveries: [] });
+      const removed = await ok('approvalsWebhooksRemove', { tenant: TENANT, webhook_id: id }, { as: operator });
+      expect(removed).toMatchObject({ webhook_id: id, removed_at: expect.any(String) });
+      const again = await send('approvalsWebhooksRemove', { tenant: TENANT, webhook_id: id }, { as: operator });
+      expect({ status: again.status, code: errorOf(again).code }).toEqual({ status: 404, code: 'webhook_not_found' });
+    });
+
+    it('refuses a webhook on a private address, saying which and why', async () => {
+      for (const url of ['http://127.0.0.1:9/hook', 'http://[::ffff:10.0.0.1]/hook', 'http://169.254.169.254/latest']) {
+        const answer = await send('approvalsWebhooksSet', { tenant: TENANT }, { as: operator, json: { url } });
+        expect({ url, status: answer.status, code: errorOf(answer).code }).toEqual({
+          url,
+          status: 400,
+          code: 'invalid_webhook',
+        });
+        expect(errorOf(answer).message).toMatch(
+          /a (loopback|private|link-local) address\. Webhooks are sent to public addresses only/,
+        );
+      }
+    });
+
     it('has exercised every command route (the event stream has its own spec)', () => {
       const commands = API_ROUTES.filter((r) => r.kind === 'command').map((r) => r.operationId);
       expect([...exercised].sort()).toEqual(commands.sort());
@@ -332,6 +377,28 @@ describe('the HTTP API', () => {
       );
       expect(seal.status).toBe(403);
       expect(errorOf(seal).code).toBe('forbidden');
+    });
+  });
+
+  describe('webhooks, by role', () => {
+    it('keeps analysts from webhooks and their log, and owners from registering, listing and removing them', async () => {
+      const tries: [string, string, Record<string, string>, unknown][] = [
+        ['approvalsWebhooksList', analyst, {}, undefined],
+        ['approvalsWebhooksSet', analyst, {}, { url: 'https://203.0.113.7/x' }],
+        ['approvalsWebhooksRemove', analyst, { webhook_id: 'wh_x' }, undefined],
+        ['approvalsWebhooksDeliveries', analyst, {}, undefined],
+        ['approvalsWebhooksList', owner, {}, undefined],
+        ['approvalsWebhooksSet', owner, {}, { url: 'https://203.0.113.7/x' }],
+        ['approvalsWebhooksRemove', owner, { webhook_id: 'wh_x' }, undefined],
+      ];
+      for (const [operationId, as, values, json] of tries) {
+        const answer = await send(operationId, { tenant: TENANT, ...values }, { as, ...(json ? { json } : {}) });
+        expect({ operationId, status: answer.status, code: errorOf(answer).code }).toEqual({
+          operationId,
+          status: 403,
+          code: 'forbidden',
+        });
+      }
     });
   });
 

@@ -1,76 +1,27 @@
-import { canonicalPayload, type CallOriginV1, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
-import { streamName } from '@ormuz/event-log';
-import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import {
-  createTestDatabase,
-  randomNamespace,
-  testEnv,
-  waitFor,
-  type TestDatabase,
-  adminFor,
-  bearerFor,
-  testToken,
-} from '@ormuz/testing';
-import { deriveCallId } from '@ormuz/tool-call';
-import { loadApprovalsConfig, approvalsService } from '../src/index.js';
+import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
+import { callRpc } from '@ormuz/service-kit';
+import { waitFor, adminFor, bearerFor, testToken } from '@ormuz/testing';
+import { ApprovalsUnderTest } from './approvals-under-test.js';
+import { stageCall } from './support/calls.js';
 
 describe('approvals service', () => {
-  const namespace = randomNamespace('approvals');
-  let db: TestDatabase;
-  let svc: RunningService;
-  let policy: ToolCalls;
+  const app = new ApprovalsUnderTest('approvals');
+  const { namespace } = app;
   const ask = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    adminFor(body).then((credential) => callRpc(svc.infra.nc, namespace, name, body, { credential, checkReply: true }));
+    adminFor(body).then((credential) => callRpc(app.nc, namespace, name, body, { credential, checkReply: true }));
   /** Decides as owner `subject` of tenant acme (the approver the log records is the token's subject). */
   const decideAs = async (subject: string, verb: 'approve' | 'deny', approvalId: string, reason?: string) =>
     callRpc(
-      svc.infra.nc,
+      app.nc,
       namespace,
       `approvals.${verb}`,
       { tenant: 'acme', approval_id: approvalId, ...(reason ? { reason } : {}) },
       { credential: await bearerFor('acme', ['owner'], subject), checkReply: true },
     );
-  const cause = () => ({ correlationid: 'test', causationid: `c-${Math.random().toString(36).slice(2)}` });
 
   /** Stages a high-risk call as policy would, and waits until the inbox shows its approval. */
   async function staged(operationId: string): Promise<{ callId: string; approvalId: string }> {
-    const origin: CallOriginV1 = { kind: 'operation', operation_id: operationId };
-    const callId = deriveCallId('acme', origin);
-    const approvalId = `apr_${callId.slice(5)}`;
-    const { payload, sha256 } = canonicalPayload({ recipient: 'Alice', message_body: 'hi' });
-    await policy.execute(
-      'acme',
-      callId,
-      {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool: 'device.send_message',
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin,
-          agent_id: 'agent-1',
-          target: { device_id: 'phone-1' },
-        },
-      },
-      cause(),
-    );
-    await policy.execute(
-      'acme',
-      callId,
-      {
-        type: 'StageCall',
-        data: {
-          call_id: callId,
-          approval_id: approvalId,
-          summary: 'Send a text message to Alice: "hi"',
-          expires_at: new Date(Date.now() + 10 * 60_000).toISOString(),
-          verdict: { level: 'high', reasons: ['sends a message'] },
-        },
-      },
-      cause(),
-    );
+    const { callId, approvalId } = await stageCall(app.policy, 'acme', operationId);
     await waitFor(
       async () => {
         const { approvals } = await ask('approvals.list', { tenant: 'acme', status: 'all' });
@@ -81,23 +32,8 @@ describe('approvals service', () => {
     return { callId, approvalId };
   }
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadApprovalsConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-      APPROVALS_PORT: '0',
-    });
-    svc = await startService({ ...approvalsService(config), httpPort: 0 });
-    policy = new ToolCalls(svc.infra.store, namespace, '/ormuz/policy');
-  });
-  afterAll(async () => {
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));
-    await svc.close();
-    await db.drop();
-  });
+  beforeAll(() => app.open());
+  afterAll(() => app.close());
 
   it('answers a second deny by another owner with who denied it first and when, changing nothing', async () => {
     const { approvalId } = await staged('op-deny-twice');
@@ -122,7 +58,7 @@ describe('approvals service', () => {
   it('says who decided first over HTTP too, as a 409', async () => {
     const { approvalId } = await staged('op-deny-http');
     const deny = async (by: string) =>
-      fetch(`${svc.httpUrl}/v1/tenants/acme/approvals/${approvalId}/deny`, {
+      fetch(`${app.url}/v1/tenants/acme/approvals/${approvalId}/deny`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -140,7 +76,7 @@ describe('approvals service', () => {
 
   describe('who may decide', () => {
     const post = (approvalId: string, verb: 'approve' | 'deny', body: unknown, authorization?: string) =>
-      fetch(`${svc.httpUrl}/v1/tenants/acme/approvals/${approvalId}/${verb}`, {
+      fetch(`${app.url}/v1/tenants/acme/approvals/${approvalId}/${verb}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
         body: JSON.stringify(body),
@@ -213,7 +149,7 @@ describe('approvals service', () => {
       const refused = await post(approvalId, 'approve', {}, otherAgent);
       expect(refused.status).toBe(403);
       expect((await errorOf(refused)).message).toContain('agent agent-1');
-      const listed = await fetch(`${svc.httpUrl}/v1/tenants/acme/approvals?status=all`, {
+      const listed = await fetch(`${app.url}/v1/tenants/acme/approvals?status=all`, {
         headers: { authorization: otherAgent },
       });
       expect(((await listed.json()) as { approvals: unknown[] }).approvals).toEqual([]);
@@ -244,7 +180,7 @@ describe('approvals service', () => {
 
     it('refuses the same commands over NATS without a credential', async () => {
       const { approvalId } = await staged('op-nats-anon');
-      const err = await callRpc(svc.infra.nc, namespace, 'approvals.approve', {
+      const err = await callRpc(app.nc, namespace, 'approvals.approve', {
         tenant: 'acme',
         approval_id: approvalId,
       }).catch((e: unknown) => e);

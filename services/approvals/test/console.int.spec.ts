@@ -9,19 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { canonicalPayload, type CallOriginV1, type JsonValue } from '@ormuz/contracts';
-import { streamName } from '@ormuz/event-log';
-import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import {
-  bearerFor,
-  createTestDatabase,
-  randomNamespace,
-  testEnv,
-  testToken,
-  waitFor,
-  type TestDatabase,
-} from '@ormuz/testing';
+import { bearerFor, testToken, waitFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import { loadApprovalsConfig, approvalsService } from '../src/index.js';
+import { ApprovalsUnderTest } from './approvals-under-test.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../../test-output/console/', import.meta.url));
@@ -37,12 +27,19 @@ interface Staging {
 }
 
 describe('the approvals console', () => {
-  const namespace = randomNamespace('console');
-  let db: TestDatabase;
-  let svc: RunningService;
+  const app = new ApprovalsUnderTest('console', {
+    // Expiry is observed, not waited out: the sweeper looks every 100 ms.
+    APPROVAL_SWEEP_MS: '100',
+    // The Webhooks view's test delivers to a receiver on 127.0.0.1.
+    WEBHOOK_POLL_MS: '50',
+    ORMUZ_WEBHOOKS_ALLOW_PRIVATE: 'true',
+  });
   let url: string;
-  let policy: ToolCalls;
   let browser: Browser;
+  /** What the webhook receiver got: the event type of each POST. */
+  const hooksReceived: string[] = [];
+  let receiver: Server;
+  let receiverUrl: string;
   let alice: string;
 
   /** Stages a high-risk call as policy would; the page learns of it only through its stream. */
@@ -52,7 +49,7 @@ describe('the approvals console', () => {
     const approvalId = `apr_${callId.slice(5)}`;
     const { payload, sha256 } = canonicalPayload(s.args ?? { recipient: 'Alice', message_body: 'hi' });
     const cause = { correlationid: operationId, causationid: `c-${operationId}` };
-    await policy.execute(
+    await app.policy.execute(
       TENANT,
       callId,
       {
@@ -70,7 +67,7 @@ describe('the approvals console', () => {
       },
       cause,
     );
-    await policy.execute(
+    await app.policy.execute(
       TENANT,
       callId,
       {
@@ -122,19 +119,14 @@ describe('the approvals console', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    db = await createTestDatabase();
-    const config = loadApprovalsConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-      APPROVALS_PORT: '0',
-      // Expiry is observed, not waited out: the sweeper looks every 100 ms.
-      APPROVAL_SWEEP_MS: '100',
+    await app.open();
+    url = app.url;
+    receiver = createServer((req, res) => {
+      hooksReceived.push(String(req.headers['ormuz-event-type']));
+      req.resume().on('end', () => res.writeHead(204).end());
     });
-    svc = await startService({ ...approvalsService(config), httpPort: 0 });
-    url = svc.httpUrl!;
-    policy = new ToolCalls(svc.infra.store, namespace, '/ormuz/policy');
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     alice = await testToken({ tenant: TENANT, roles: ['owner'], subject: 'alice@acme' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -151,9 +143,9 @@ describe('the approvals console', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await svc?.infra.jsm.streams.delete(streamName(namespace, 'calls')).catch(() => undefined);
-    await svc?.close();
-    await db?.drop();
+    await app.close();
+    receiver?.closeAllConnections();
+    await new Promise((resolve) => receiver?.close(resolve));
   });
 
   describe('over HTTP', () => {
@@ -163,7 +155,15 @@ describe('the approvals console', () => {
       expect(page.headers.get('content-type')).toContain('text/html');
       expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
       expect(await page.text()).toContain('/console/console.js');
-      for (const file of ['console.js', 'sse.js', 'timeline.js', 'dom.js', 'console.css']) {
+      for (const file of [
+        'console.js',
+        'sse.js',
+        'timeline.js',
+        'dom.js',
+        'webhooks.js',
+        'console.css',
+        'webhooks.css',
+      ]) {
         expect((await fetch(`${url}/console/${file}`)).status).toBe(200);
       }
       expect((await fetch(`${url}/console/..%2Fconsole.module.ts`)).status).toBe(404);
@@ -341,7 +341,9 @@ describe('the approvals console', () => {
       await dialog.getByRole('button', { name: 'Deny' }).click();
       await card.waitFor({ state: 'detached' });
       await waitFor(async () => (await statusOf(approvalId)) === 'denied', { message: 'denied' });
-      const denied = (await policy.timeline(TENANT, callId)).find((e) => e.event.type === 'ormuz.toolcall.denied.v1');
+      const denied = (await app.policy.timeline(TENANT, callId)).find(
+        (e) => e.event.type === 'ormuz.toolcall.denied.v1',
+      );
       expect(denied?.event.data).toMatchObject({ decided_by: 'alice@acme', reason: 'Not without asking me first' });
 
       await page.getByLabel('State', { exact: true }).selectOption('closed');
@@ -460,6 +462,72 @@ describe('the approvals console', () => {
         expect(await statusOf(approvalId)).toBe('pending');
       } finally {
         await new Promise((resolve) => attacker.close(resolve));
+      }
+    });
+  });
+
+  describe('the Webhooks view', () => {
+    it('shows an operator each endpoint and its delivery log, updated on Refresh; owners are told it is not theirs', async () => {
+      const olga = await testToken({ tenant: TENANT, roles: ['operator'], subject: 'olga@acme' });
+      const description = '<img src=x onerror=alert(1)> pager';
+      const registered = await fetch(`${url}/v1/tenants/${TENANT}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${olga}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${receiverUrl}/console-hook`, events: ['staged'], description }),
+      });
+      expect(registered.status).toBe(200);
+      const { webhook } = (await registered.json()) as { webhook: { webhook_id: string } };
+
+      const { context, page } = await newPage();
+      try {
+        await signIn(page, olga);
+        await page.getByRole('link', { name: 'Webhooks' }).click();
+        const endpoint = page.locator(`.webhook[data-webhook-id="${webhook.webhook_id}"]`);
+        await endpoint.getByText('Nothing has been sent to it yet.').waitFor();
+        // Shown as the text it is: no element was made from it.
+        await endpoint.getByText(description, { exact: true }).waitFor();
+        expect(await endpoint.locator('img').count()).toBe(0);
+
+        const { approvalId } = await stage('op-webhook-view', { summary: 'Send a text message (webhook view)' });
+        await waitFor(() => hooksReceived.includes('approval.staged'), { message: 'the receiver to get the webhook' });
+        // The view is read on opening and on Refresh, never live: refresh until the log shows the delivery done.
+        const row = endpoint.locator('tr.delivery[data-status="delivered"]');
+        await waitFor(
+          async () => {
+            await page.getByRole('button', { name: 'Refresh' }).click();
+            await page.locator('#webhooks-list[aria-busy="false"]').waitFor();
+            return (await row.count()) === 1;
+          },
+          { message: 'the delivered row after a refresh' },
+        );
+        const cells = await row.locator('td').allTextContents();
+        expect(cells.slice(0, 5)).toEqual(['staged', approvalId, 'delivered', '1', 'HTTP 204']);
+        expect(cells[5]).toBe('—');
+        expect(cells[6]).not.toBe('—');
+        await shot(page, 'webhooks-delivery-log');
+
+        // Reopened: read again.
+        await page.getByRole('link', { name: '← Back to the inbox' }).click();
+        await page.locator('#inbox-view').waitFor();
+        await page.getByRole('link', { name: 'Webhooks' }).click();
+        await endpoint.locator('tr.delivery[data-status="delivered"]').waitFor();
+      } finally {
+        await context.close();
+      }
+
+      // An owner (alice) is not offered the link, and is told why if she opens the view anyway.
+      const owner = await newPage();
+      try {
+        await signIn(owner.page);
+        expect(await owner.page.locator('#webhooks-link').isHidden()).toBe(true);
+        await owner.page.goto(`${url}/console#/webhooks`);
+        await owner.page
+          .locator('#webhooks-not-allowed', { hasText: "managed by the tenant's operators and administrators" })
+          .waitFor();
+        expect(await owner.page.locator('#webhooks-not-allowed').textContent()).toContain('alice@acme (owner)');
+        await shot(owner.page, 'webhooks-not-for-owners');
+      } finally {
+        await owner.context.close();
       }
     });
   });

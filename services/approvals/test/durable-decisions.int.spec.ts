@@ -3,26 +3,22 @@
  * an approval that falls due while approvals is down expires when it is back; and a decision is single-use, bound to
  * what was staged, refused once the approval expired or the call was sealed.
  */
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { ToolCallEventType, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
-import { connectNats, EventStore, streamName } from '@ormuz/event-log';
-import { callRpc, startService, ToolCalls, waitUntilServing, type RunningService } from '@ormuz/service-kit';
-import { bearerFor, createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-import { loadApprovalsConfig, approvalsService } from '../src/index.js';
+import { callRpc } from '@ormuz/service-kit';
+import { bearerFor, waitFor } from '@ormuz/testing';
+import { ApprovalsUnderTest } from './approvals-under-test.js';
 import { stageCall } from './support/calls.js';
 
 describe('durable expiry and decisions', () => {
-  const ns = randomNamespace('durable');
+  /** A sweep interval far longer than any test: the only sweep that runs is the one at start. */
+  const app = new ApprovalsUnderTest('durable', { APPROVAL_SWEEP_MS: '3600000' });
   const tenant = 'acme';
-  let database: TestDatabase;
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let policy: ToolCalls;
-  let running: RunningService | undefined;
 
   const asOwner = async <N extends RpcName>(subject: string, name: N, body: NoInfer<RpcRequestOf<N>>) =>
-    callRpc(nc, ns, name, body, { credential: await bearerFor(tenant, ['owner'], subject), checkReply: true });
+    callRpc(app.nc, app.namespace, name, body, {
+      credential: await bearerFor(tenant, ['owner'], subject),
+      checkReply: true,
+    });
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       () => 'accepted',
@@ -35,49 +31,22 @@ describe('durable expiry and decisions', () => {
   const decide = (subject: string, verb: 'approve' | 'deny', approvalId: string) =>
     refusal(asOwner(subject, `approvals.${verb}`, { tenant, approval_id: approvalId }));
 
-  /** Starts approvals with a sweep interval far longer than any test: the only sweep that runs is the one at start. */
-  async function startApprovals(): Promise<RunningService> {
-    const config = loadApprovalsConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: database.url,
-      ORMUZ_NAMESPACE: ns,
-      LOG_LEVEL: 'silent',
-      APPROVALS_PORT: '0',
-      APPROVAL_SWEEP_MS: '3600000',
-    });
-    const svc = await startService({ ...approvalsService(config), httpPort: 0 });
-    await waitUntilServing(nc, ns, 'approvals');
-    return svc;
-  }
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    nc = await connectNats({ url: testEnv().natsUrl, name: 'durable-decisions-test' });
-    jsm = await jetstreamManager(nc);
-    running = await startApprovals();
-    policy = new ToolCalls(new EventStore(jetstream(nc), jsm), ns, '/ormuz/policy');
-  });
-  afterAll(async () => {
-    await running?.close();
-    await jsm?.streams.delete(streamName(ns, 'calls')).catch(() => undefined);
-    await nc?.close();
-    await database?.drop();
-  });
+  beforeAll(() => app.open());
+  afterAll(() => app.close());
 
   it('expires, at restart, an approval that fell due while approvals was down; later decisions are refused', async () => {
-    const call = await stageCall(policy, tenant, 'op-expire-while-down', { expiresInMs: 2500 });
+    const call = await stageCall(app.policy, tenant, 'op-expire-while-down', { expiresInMs: 2500 });
     await waitFor(async () => (await inboxStatus(call.approvalId)) === 'pending', { message: 'the pending approval' });
-    await running!.close();
-    running = undefined;
-    expect((await policy.load(tenant, call.callId)).state.status).toBe('staged');
+    await app.stop();
+    expect((await app.policy.load(tenant, call.callId)).state.status).toBe('staged');
 
     // Down until the approval is due: nothing in any process is counting down to it.
     await waitFor(() => Date.now() > Date.parse(call.expiresAt), { timeoutMs: 30_000, message: 'the expiry time' });
-    running = await startApprovals();
-    await waitFor(async () => (await policy.load(tenant, call.callId)).state.status === 'expired', {
+    await app.start();
+    await waitFor(async () => (await app.policy.load(tenant, call.callId)).state.status === 'expired', {
       message: 'the expiry on the log',
     });
-    const expired = (await policy.timeline(tenant, call.callId)).filter(
+    const expired = (await app.policy.timeline(tenant, call.callId)).filter(
       (e) => e.event.type === ToolCallEventType.Expired,
     );
     expect(expired).toHaveLength(1);
@@ -85,13 +54,13 @@ describe('durable expiry and decisions', () => {
 
     expect(await decide('alice@acme', 'approve', call.approvalId)).toBe('approval_expired');
     expect(await decide('alice@acme', 'deny', call.approvalId)).toBe('approval_expired');
-    expect((await policy.load(tenant, call.callId)).state.status).toBe('expired');
+    expect((await app.policy.load(tenant, call.callId)).state.status).toBe('expired');
   });
 
   it('refuses a decision on a call that was sealed while staged', async () => {
-    const call = await stageCall(policy, tenant, 'op-sealed');
+    const call = await stageCall(app.policy, tenant, 'op-sealed');
     await waitFor(async () => (await inboxStatus(call.approvalId)) === 'pending', { message: 'the pending approval' });
-    await policy.execute(
+    await app.policy.execute(
       tenant,
       call.callId,
       { type: 'SealCall', data: { call_id: call.callId, sealed_by: 'operator@acme', reason: 'incident' } },
@@ -101,11 +70,11 @@ describe('durable expiry and decisions', () => {
 
     expect(await decide('alice@acme', 'approve', call.approvalId)).toBe('call_sealed');
     expect(await decide('alice@acme', 'deny', call.approvalId)).toBe('call_sealed');
-    expect((await policy.load(tenant, call.callId)).state.status).toBe('sealed');
+    expect((await app.policy.load(tenant, call.callId)).state.status).toBe('sealed');
   });
 
   it('lets the first approval win once, bound to the staged payload hash and contract version', async () => {
-    const call = await stageCall(policy, tenant, 'op-approve-once');
+    const call = await stageCall(app.policy, tenant, 'op-approve-once');
     await waitFor(async () => (await inboxStatus(call.approvalId)) === 'pending', { message: 'the pending approval' });
 
     expect(await decide('alice@acme', 'approve', call.approvalId)).toBe('accepted');
@@ -114,7 +83,7 @@ describe('durable expiry and decisions', () => {
     // The same approver again observes the original: nothing is appended.
     expect(await decide('alice@acme', 'approve', call.approvalId)).toBe('accepted');
 
-    const timeline = await policy.timeline(tenant, call.callId);
+    const timeline = await app.policy.timeline(tenant, call.callId);
     const approved = timeline.filter((e) => e.event.type === ToolCallEventType.Approved);
     expect(approved).toHaveLength(1);
     expect(approved[0]!.event.data).toMatchObject({

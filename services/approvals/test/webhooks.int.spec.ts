@@ -3,18 +3,17 @@
  * approvals by the approvals service running on the real NATS and Postgres; the receiver checks signatures the way
  * the README tells receivers to, with nothing from Ormuz.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { sql, type Kysely } from 'kysely';
 import type { Role } from '@ormuz/auth';
 import type { ApprovalWebhookV1, RpcName, RpcRequestOf, WebhookDeliveryViewV1 } from '@ormuz/contracts';
-import { connectNats, EventStore, streamName } from '@ormuz/event-log';
+import { streamName } from '@ormuz/event-log';
 import { openDatabase } from '@ormuz/postgres';
-import { callRpc, startService, ToolCalls, waitUntilServing, type RunningService } from '@ormuz/service-kit';
-import { bearerFor, createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
-import { APPROVALS_SCHEMA, loadApprovalsConfig, WEBHOOK_REACTION, approvalsService } from '../src/index.js';
+import { callRpc } from '@ormuz/service-kit';
+import { bearerFor, waitFor } from '@ormuz/testing';
+import { APPROVALS_SCHEMA, WEBHOOK_REACTION } from '../src/index.js';
+import { ApprovalsUnderTest } from './approvals-under-test.js';
 import { stageCall } from './support/calls.js';
 
 /** What a receiver does with `Ormuz-Signature` (README, "Webhooks"): recompute, compare in constant time, bound the age. */
@@ -42,15 +41,23 @@ type Answer = (n: number) => {
   readonly hangUp?: boolean;
 };
 const ok: Answer = () => ({ status: 200 });
+const SECRET_KEY = randomBytes(32).toString('base64');
 
 describe('approvals webhooks', () => {
-  const ns = randomNamespace('hooks');
-  let database: TestDatabase;
+  const app = new ApprovalsUnderTest('hooks', {
+    APPROVAL_SWEEP_MS: '100',
+    WEBHOOK_POLL_MS: '50',
+    WEBHOOK_BACKOFF_MS: '50',
+    WEBHOOK_BACKOFF_MAX_MS: '200',
+    WEBHOOK_MAX_ATTEMPTS: '4',
+    WEBHOOK_TIMEOUT_MS: '5000',
+    // The receiver listens on 127.0.0.1; the guard itself has a test of its own below, on a service without this.
+    ORMUZ_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    // Signing secrets are sealed at rest: every test here signs with secrets read back through the key.
+    ORMUZ_WEBHOOKS_SECRET_KEY: SECRET_KEY,
+  });
+  const ns = app.namespace;
   let db: Kysely<unknown>;
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let policy: ToolCalls;
-  let running: RunningService;
   let receiver: Server;
   let base: string;
   const received: Received[] = [];
@@ -62,7 +69,10 @@ describe('approvals webhooks', () => {
     name: N,
     body: NoInfer<RpcRequestOf<N>>,
   ) =>
-    callRpc(nc, ns, name, body, { credential: await bearerFor(tenant, roles, `someone@${tenant}`), checkReply: true });
+    callRpc(app.nc, ns, name, body, {
+      credential: await bearerFor(tenant, roles, `someone@${tenant}`),
+      checkReply: true,
+    });
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       () => 'accepted',
@@ -83,25 +93,6 @@ describe('approvals webhooks', () => {
       { message: what },
     );
 
-  async function startApprovals(): Promise<RunningService> {
-    const config = loadApprovalsConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: database.url,
-      ORMUZ_NAMESPACE: ns,
-      LOG_LEVEL: 'silent',
-      APPROVALS_PORT: '0',
-      APPROVAL_SWEEP_MS: '100',
-      WEBHOOK_POLL_MS: '50',
-      WEBHOOK_BACKOFF_MS: '50',
-      WEBHOOK_BACKOFF_MAX_MS: '200',
-      WEBHOOK_MAX_ATTEMPTS: '4',
-      WEBHOOK_TIMEOUT_MS: '5000',
-    });
-    const svc = await startService({ ...approvalsService(config), httpPort: 0 });
-    await waitUntilServing(nc, ns, 'approvals');
-    return svc;
-  }
-
   beforeAll(async () => {
     receiver = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -121,19 +112,12 @@ describe('approvals webhooks', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
-    database = await createTestDatabase();
-    nc = await connectNats({ url: testEnv().natsUrl, name: 'webhooks-test' });
-    jsm = await jetstreamManager(nc);
-    running = await startApprovals();
-    policy = new ToolCalls(new EventStore(jetstream(nc), jsm), ns, '/ormuz/policy');
-    db = await openDatabase({ url: database.url });
+    await app.open();
+    db = await openDatabase({ url: app.database.url });
   });
   afterAll(async () => {
-    await running?.close();
-    await jsm?.streams.delete(streamName(ns, 'calls')).catch(() => undefined);
-    await nc?.close();
     await db?.destroy();
-    await database?.drop();
+    await app.close();
     receiver?.closeAllConnections();
     await new Promise((resolve) => receiver?.close(resolve));
   });
@@ -147,7 +131,7 @@ describe('approvals webhooks', () => {
     expect(listed.webhooks).toEqual([webhook]);
     expect(JSON.stringify(listed)).not.toContain(secret!);
 
-    const call = await stageCall(policy, tenant, 'op-sign');
+    const call = await stageCall(app.policy, tenant, 'op-sign');
     await waitFor(() => at('/sign').length === 1, { message: 'the staged webhook' });
     const [staged] = at('/sign');
     expect(verifies(staged!.headers['ormuz-signature'] as string, staged!.body, secret!)).toBe(true);
@@ -211,7 +195,7 @@ describe('approvals webhooks', () => {
   it('sends expiries too', async () => {
     const tenant = 'hooks_expiry';
     await as(tenant, ['operator'], 'approvals.webhooks.set', { tenant, url: `${base}/expiry`, events: ['expired'] });
-    const call = await stageCall(policy, tenant, 'op-expiry', { expiresInMs: 2000 });
+    const call = await stageCall(app.policy, tenant, 'op-expiry', { expiresInMs: 2000 });
     await waitFor(() => at('/expiry').length === 1, { message: 'the expired webhook' });
     expect(JSON.parse(at('/expiry')[0]!.body)).toMatchObject({
       type: 'approval.expired',
@@ -224,7 +208,7 @@ describe('approvals webhooks', () => {
     const tenant = 'hooks_flaky';
     answers.set('/flaky', (n) => ({ status: n <= 2 ? 503 : 200 }));
     const { secret } = await register(tenant, '/flaky');
-    await stageCall(policy, tenant, 'op-flaky');
+    await stageCall(app.policy, tenant, 'op-flaky');
     const delivery = await deliveryOnce(tenant, (d) => d.status === 'delivered', 'the delivery to succeed');
 
     const attempts = at('/flaky');
@@ -246,7 +230,7 @@ describe('approvals webhooks', () => {
     const tenant = 'hooks_busy';
     answers.set('/busy', (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '0' } } : { status: 204 }));
     await register(tenant, '/busy');
-    await stageCall(policy, tenant, 'op-busy');
+    await stageCall(app.policy, tenant, 'op-busy');
     const delivery = await deliveryOnce(tenant, (d) => d.status === 'delivered', 'the delivery to succeed');
     expect(delivery.attempt_log.map((a) => a.status_code)).toEqual([429, 204]);
   });
@@ -255,7 +239,7 @@ describe('approvals webhooks', () => {
     const tenant = 'hooks_refused';
     answers.set('/refused', () => ({ status: 410 }));
     await register(tenant, '/refused');
-    await stageCall(policy, tenant, 'op-refused');
+    await stageCall(app.policy, tenant, 'op-refused');
     const delivery = await deliveryOnce(tenant, (d) => d.status === 'failed', 'the delivery to fail');
     expect(delivery).toMatchObject({
       attempts: 1,
@@ -270,7 +254,7 @@ describe('approvals webhooks', () => {
     const tenant = 'hooks_hangup';
     answers.set('/hangup', () => ({ status: 0, hangUp: true }));
     await register(tenant, '/hangup');
-    await stageCall(policy, tenant, 'op-hangup');
+    await stageCall(app.policy, tenant, 'op-hangup');
     const delivery = await deliveryOnce(tenant, (d) => d.status === 'failed', 'the delivery to fail');
     expect(delivery).toMatchObject({ attempts: 4, last_status_code: null, next_attempt_at: null });
     expect(delivery.last_error).toMatch(/gave up after 4 attempts$/);
@@ -289,12 +273,12 @@ describe('approvals webhooks', () => {
     // Down: ask for the next attempt in 2 s, so the service is stopped while the delivery waits for it.
     answers.set('/restart', () => (receiverUp ? { status: 200 } : { status: 503, headers: { 'retry-after': '2' } }));
     await register(tenant, '/restart');
-    await stageCall(policy, tenant, 'op-restart');
+    await stageCall(app.policy, tenant, 'op-restart');
     await deliveryOnce(tenant, (d) => d.status === 'pending' && d.attempts >= 1, 'a failed first attempt');
 
-    await running.close();
+    await app.stop();
     receiverUp = true;
-    running = await startApprovals();
+    await app.start();
     const delivery = await deliveryOnce(tenant, (d) => d.status === 'delivered', 'the delivery after the restart');
 
     const attempts = at('/restart');
@@ -310,7 +294,7 @@ describe('approvals webhooks', () => {
   it('creates no second delivery when the log is replayed from the start', async () => {
     const tenant = 'hooks_replay';
     await register(tenant, '/replay');
-    const call = await stageCall(policy, tenant, 'op-replay');
+    const call = await stageCall(app.policy, tenant, 'op-replay');
     await waitFor(async () => (await as(tenant, ['owner'], 'approvals.list', { tenant })).approvals.length === 1, {
       message: 'the approval in the inbox',
     });
@@ -323,14 +307,14 @@ describe('approvals webhooks', () => {
     const before = (await deliveries(tenant)).map((d) => d.delivery_id).sort();
     const requests = at('/replay').length;
 
-    await running.close();
+    await app.stop();
     await sql`update ${sql.table(`${APPROVALS_SCHEMA}.projection_checkpoints`)} set seq = 0
       where projection = ${WEBHOOK_REACTION}`.execute(db);
-    running = await startApprovals();
-    const last = (await jsm.streams.info(streamName(ns, 'calls'))).state.last_seq;
+    await app.start();
+    const last = (await app.jsm.streams.info(streamName(ns, 'calls'))).state.last_seq;
     await waitFor(
       async () => {
-        const status = (await running.infra.consumers.status()).find((c) => c.name === WEBHOOK_REACTION);
+        const status = (await app.service.infra.consumers.status()).find((c) => c.name === WEBHOOK_REACTION);
         return status !== undefined && status.checkpoint >= last && status.parked === 0;
       },
       { message: `the webhook reaction to replay up to ${last}` },
@@ -344,7 +328,7 @@ describe('approvals webhooks', () => {
   it('does not send to a removed endpoint, and keeps its deliveries in the log', async () => {
     const tenant = 'hooks_removed';
     const { webhook } = await register(tenant, '/removed');
-    await stageCall(policy, tenant, 'op-removed-1');
+    await stageCall(app.policy, tenant, 'op-removed-1');
     await deliveryOnce(tenant, (d) => d.status === 'delivered', 'the first delivery');
     const removed = await as(tenant, ['operator'], 'approvals.webhooks.remove', {
       tenant,
@@ -385,7 +369,7 @@ describe('approvals webhooks', () => {
     expect(await refusal(as(tenant, ['analyst'], 'approvals.webhooks.list', { tenant }))).toBe('forbidden');
     expect(await refusal(as(tenant, ['analyst'], 'approvals.webhooks.deliveries', { tenant }))).toBe('forbidden');
     expect(await refusal(as(tenant, ['owner'], 'approvals.webhooks.deliveries', { tenant }))).toBe('accepted');
-    expect(await refusal(callRpc(nc, ns, 'approvals.webhooks.list', { tenant }, { checkReply: true }))).toBe(
+    expect(await refusal(callRpc(app.nc, ns, 'approvals.webhooks.list', { tenant }, { checkReply: true }))).toBe(
       'unauthenticated',
     );
     expect((await as(tenant, ['operator'], 'approvals.webhooks.list', { tenant })).webhooks).toEqual([webhook]);
@@ -426,10 +410,120 @@ describe('approvals webhooks', () => {
     });
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(secret);
-    await stageCall(policy, tenant, 'op-rotate');
+    await stageCall(app.policy, tenant, 'op-rotate');
     await waitFor(() => at('/rotate').length === 1, { message: 'the webhook' });
     const [r] = at('/rotate');
     expect(verifies(r!.headers['ormuz-signature'] as string, r!.body, rotated.secret!)).toBe(true);
     expect(verifies(r!.headers['ormuz-signature'] as string, r!.body, secret!)).toBe(false);
+  });
+
+  it('keeps signing secrets sealed at rest; a secret stored in plain text before the key still signs, and is sealed when next set', async () => {
+    const tenant = 'hooks_sealed';
+    const stored = async (webhookId: string) =>
+      (
+        await sql<{ secret: string | null; secret_sealed: string | null }>`select secret, secret_sealed
+          from ${sql.table(`${APPROVALS_SCHEMA}.webhooks`)} where webhook_id = ${webhookId}`.execute(db)
+      ).rows[0]!;
+    const { webhook, secret } = await register(tenant, '/sealed');
+    const row = await stored(webhook.webhook_id);
+    expect(row.secret).toBeNull();
+    expect(row.secret_sealed).toMatch(/^v1\./);
+    expect(row.secret_sealed).not.toContain(secret!.slice(6));
+
+    // As a row written before the platform had a key: the secret in plain text.
+    const legacy = `whsec_${'L'.repeat(43)}`;
+    await sql`update ${sql.table(`${APPROVALS_SCHEMA}.webhooks`)} set secret = ${legacy}, secret_sealed = null
+      where webhook_id = ${webhook.webhook_id}`.execute(db);
+    const call = await stageCall(app.policy, tenant, 'op-sealed');
+    await waitFor(() => at('/sealed').length === 1, { message: 'the webhook signed with the plain-text secret' });
+    const [r] = at('/sealed');
+    expect(verifies(r!.headers['ormuz-signature'] as string, r!.body, legacy)).toBe(true);
+
+    await as(tenant, ['operator'], 'approvals.webhooks.set', {
+      tenant,
+      webhook_id: webhook.webhook_id,
+      description: 'sealed now',
+    });
+    const resealed = await stored(webhook.webhook_id);
+    expect(resealed.secret).toBeNull();
+    expect(resealed.secret_sealed).toMatch(/^v1\./);
+    expect(resealed.secret_sealed).not.toContain('LLLL');
+    // The same secret, read back through the key: the next webhook verifies with it.
+    await waitFor(async () => (await as(tenant, ['owner'], 'approvals.list', { tenant })).approvals.length === 1, {
+      message: 'the approval in the inbox',
+    });
+    await as(tenant, ['owner'], 'approvals.deny', { tenant, approval_id: call.approvalId });
+    await waitFor(() => at('/sealed').length === 2, { message: 'the decided webhook' });
+    expect(verifies(at('/sealed')[1]!.headers['ormuz-signature'] as string, at('/sealed')[1]!.body, legacy)).toBe(true);
+  });
+
+  describe('on a platform that keeps webhooks off private addresses (the default)', () => {
+    const guarded = new ApprovalsUnderTest('hooksguard', { WEBHOOK_POLL_MS: '50' });
+    let guardedDb: Kysely<unknown>;
+    const asOperator = async <N extends RpcName>(tenant: string, name: N, body: NoInfer<RpcRequestOf<N>>) =>
+      callRpc(guarded.nc, guarded.namespace, name, body, {
+        credential: await bearerFor(tenant, ['operator'], `ops@${tenant}`),
+        checkReply: true,
+      });
+    beforeAll(async () => {
+      await guarded.open();
+      guardedDb = await openDatabase({ url: guarded.database.url });
+    });
+    afterAll(async () => {
+      await guardedDb?.destroy();
+      await guarded.close();
+    });
+
+    it('refuses to register a URL whose host is or resolves to a private address, saying which', async () => {
+      const tenant = 'guard_set';
+      const refused = async (url: string) =>
+        asOperator(tenant, 'approvals.webhooks.set', { tenant, url }).then(
+          () => undefined,
+          (err: { code?: string; message: string }) => ({ code: err.code, message: err.message }),
+        );
+      expect(await refused(`${base}/guarded`)).toEqual({
+        code: 'invalid_webhook',
+        message: expect.stringMatching(
+          /^Not registered: 127\.0\.0\.1 is a loopback address\. .*ORMUZ_WEBHOOKS_ALLOW_PRIVATE=true/,
+        ),
+      });
+      expect((await refused('http://localhost:9/hook'))?.message).toMatch(
+        /localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
+      );
+      for (const [url, kind] of [
+        ['http://[::1]/x', 'loopback'],
+        ['http://[::ffff:192.168.0.10]/x', 'private'],
+        ['http://10.1.2.3/x', 'private'],
+        ['http://169.254.169.254/latest/meta-data', 'link-local'],
+        ['http://[fd00::1]/x', 'unique-local'],
+        ['http://0.0.0.0:8080/x', 'unspecified'],
+      ] as const) {
+        expect({ url, refused: await refused(url) }).toEqual({
+          url,
+          refused: { code: 'invalid_webhook', message: expect.stringContaining(`a ${kind} address`) },
+        });
+      }
+      expect((await asOperator(tenant, 'approvals.webhooks.list', { tenant })).webhooks).toEqual([]);
+    });
+
+    it('refuses again at delivery time: an endpoint that now points at a private address is sent nothing', async () => {
+      const tenant = 'guard_send';
+      // Registered on a public address, then pointed at the receiver on 127.0.0.1 behind the service's back, as a DNS
+      // change would: only the check at the attempt stands between the POST and the loopback interface.
+      const { webhook } = await asOperator(tenant, 'approvals.webhooks.set', { tenant, url: 'https://203.0.113.9/x' });
+      await sql`update ${sql.table(`${APPROVALS_SCHEMA}.webhooks`)} set url = ${`${base.replace('127.0.0.1', 'localhost')}/guarded`}
+        where webhook_id = ${webhook.webhook_id}`.execute(guardedDb);
+      await stageCall(guarded.policy, tenant, 'op-guarded');
+      const delivery = await waitFor(
+        async () => {
+          const { deliveries: all } = await asOperator(tenant, 'approvals.webhooks.deliveries', { tenant });
+          return all.length === 1 && all[0]!.status === 'failed' ? all[0]! : undefined;
+        },
+        { message: 'the delivery to be refused' },
+      );
+      expect(delivery).toMatchObject({ attempts: 1, last_status_code: null, next_attempt_at: null });
+      expect(delivery.last_error).toMatch(/^not sent: localhost resolves to (127\.0\.0\.1|::1), a loopback address\./);
+      expect(at('/guarded')).toHaveLength(0);
+    });
   });
 });

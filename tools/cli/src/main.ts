@@ -16,6 +16,7 @@ import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
 import { registerRiskAppCommands } from './commands/risk-apps.command.js';
+import { registerWebhookCommands } from './commands/webhooks.command.js';
 import { CliContext, type CliDefaults, type GlobalOptions } from './context.js';
 
 const program = new Command('ormuz')
@@ -43,6 +44,7 @@ registerRiskCommands(program, ctx);
 registerRiskAppCommands(program, ctx);
 registerGrantCommands(program, ctx);
 registerKeysCommands(program, ctx);
+registerWebhookCommands(program, ctx);
 registerProjectionCommands(program, ctx);
 registerAuthCommands(program, ctx);
 

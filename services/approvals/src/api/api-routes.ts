@@ -194,6 +194,27 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     summary: 'Deny a staged call: it never runs',
     body: true,
   }),
+  command('get', `${TENANT}/webhooks`, 'approvals.webhooks.list', {
+    summary: "The tenant's webhook endpoints (never their signing secrets)",
+  }),
+  command('post', `${TENANT}/webhooks`, 'approvals.webhooks.set', {
+    summary:
+      'Register a webhook endpoint (its signing secret is shown only in this answer), or change one named by webhook_id',
+    body: true,
+    unanswered: (request) => ({
+      what: request.webhook_id ? `the change of webhook ${request.webhook_id}` : 'a new webhook endpoint',
+      check:
+        `List the tenant's webhooks (GET ${TENANT.replace('{tenant}', request.tenant ?? '{tenant}')}/webhooks) to see ` +
+        'whether it took effect; a secret issued in the lost answer cannot be shown again: set rotate_secret to issue another.',
+    }),
+  }),
+  command('delete', `${TENANT}/webhooks/{webhook_id}`, 'approvals.webhooks.remove', {
+    summary: 'Remove a webhook endpoint: it is sent nothing more; its deliveries stay in the log',
+  }),
+  command('get', `${TENANT}/webhook-deliveries`, 'approvals.webhooks.deliveries', {
+    summary: "The tenant's newest webhook deliveries with every attempt, narrowed by endpoint, status or approval",
+    query: ['webhook_id', 'status', 'approval_id', 'limit'],
+  }),
   Object.freeze({
     kind: 'events',
     method: 'get',

@@ -18,6 +18,8 @@ const FILES: Readonly<Record<string, string>> = Object.freeze({
   'sse.js': 'text/javascript; charset=utf-8',
   'timeline.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'webhooks.js': 'text/javascript; charset=utf-8',
+  'webhooks.css': 'text/css; charset=utf-8',
 });
 
 /**

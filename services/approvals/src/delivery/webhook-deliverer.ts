@@ -5,6 +5,7 @@ import { APPROVALS_CONFIG, type ApprovalsConfig } from '../config.js';
 import { judgeAttempt, nextDelayMs, type AttemptAnswer } from '../domain/webhook-retry.js';
 import { WebhookDeliveriesRepository, type AttemptResult } from '../persistence/webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository.js';
+import { WebhookSecretBox, WebhookSecretUnavailable } from '../persistence/webhook-secret-box.js';
 import type { DeliveryRow } from '../persistence/webhook.tables.js';
 import { WebhookSender } from './webhook-sender.js';
 
@@ -29,6 +30,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly sender: WebhookSender,
+    private readonly box: WebhookSecretBox,
     @Inject(APPROVALS_CONFIG) private readonly config: ApprovalsConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
   ) {}
@@ -98,10 +100,17 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
       // The last allowed attempt was cut short (the process died during it): no answer ever came.
       return { status: 'failed', statusCode: null, error: 'the last attempt got no answer', nextAttemptAt: null };
     }
+    let secret: string;
+    try {
+      secret = this.box.open(row, endpoint);
+    } catch (err) {
+      if (!(err instanceof WebhookSecretUnavailable)) throw err;
+      return { status: 'failed', statusCode: null, error: `not sent: ${err.message}`, nextAttemptAt: null };
+    }
     const answer: AttemptAnswer = await this.sender.send(
       {
         url: endpoint.url,
-        secret: endpoint.secret,
+        secret,
         deliveryId: row.delivery_id,
         eventType: WEBHOOK_EVENT_TYPES[row.event],
         body: row.body,

@@ -22,6 +22,11 @@ describe('webhook retries', () => {
     for (const status of [408, 429, 500, 502, 503, 504]) expect(judgeAttempt(response(status), now).next).toBe('retry');
   });
 
+  it('fails at once on an attempt refused before it was sent (a private address): trying again would be refused too', () => {
+    const error = 'not sent: 10.0.0.1 is a private address';
+    expect(judgeAttempt({ kind: 'refused', error }, now)).toEqual({ next: 'failed', why: error });
+  });
+
   it('fails at once on any other 4xx and on redirects', () => {
     for (const status of [400, 401, 403, 404, 410, 422]) {
       expect(judgeAttempt(response(status), now)).toEqual({ next: 'failed', why: `HTTP ${status}` });

@@ -6,7 +6,9 @@
 /** What came back from one POST: a status (with its `Retry-After`, if any), or no answer at all. */
 export type AttemptAnswer =
   | { readonly kind: 'response'; readonly status: number; readonly retryAfter: string | null }
-  | { readonly kind: 'no_response'; readonly error: string };
+  | { readonly kind: 'no_response'; readonly error: string }
+  /** Not sent: the URL's host is (or now resolves to) an address webhooks may not reach. */
+  | { readonly kind: 'refused'; readonly error: string };
 
 /** What to do next: stop (delivered, or failed for good), or try again after a delay. */
 export type AttemptVerdict =
@@ -28,9 +30,12 @@ const MAX_RETRY_AFTER_MS = 24 * 3600_000;
 /**
  * 2xx delivers. No answer (connection refused or reset, DNS, timeout), 408, 429 and 5xx are worth another try: the
  * receiver may be back later. Any other status (a 3xx, which is not followed, or a 4xx) says the request itself is
- * unwelcome, and sending it again will not change that: the delivery fails at once.
+ * unwelcome, and sending it again will not change that: the delivery fails at once; so does one refused before it
+ * was sent (a private address).
  */
 export function judgeAttempt(answer: AttemptAnswer, now: Date): AttemptVerdict {
+  // The operator must change the URL (or the platform its settings): trying again would be refused again.
+  if (answer.kind === 'refused') return { next: 'failed', why: answer.error };
   if (answer.kind === 'no_response') return { next: 'retry', why: answer.error, retryAfterMs: null };
   const { status } = answer;
   if (status >= 200 && status < 300) return { next: 'delivered' };

@@ -125,4 +125,19 @@ export const approvalsMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_webhook_secrets_sealed': {
+    async up(db) {
+      // With ORMUZ_WEBHOOKS_SECRET_KEY a secret is kept sealed (AES-256-GCM) and `secret` is null; rows from before
+      // the key keep theirs in `secret` until their endpoint is next set. One of the two is always there.
+      await db.schema.alterTable('webhooks').addColumn('secret_sealed', 'text').execute();
+      await db.schema
+        .alterTable('webhooks')
+        .alterColumn('secret', (c) => c.dropNotNull())
+        .execute();
+      await db.schema
+        .alterTable('webhooks')
+        .addCheckConstraint('webhooks_secret_kept', sql`secret is not null or secret_sealed is not null`)
+        .execute();
+    },
+  },
 };

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { WEBHOOK_EVENTS, type WebhookEventV1, type WebhookViewV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { APPROVALS_SCHEMA } from './migrations.js';
+import type { StoredSecret } from './webhook-secret-box.js';
 import type { WebhookRow, WebhooksDB } from './webhook.tables.js';
 
 /** What a change of an endpoint may set; absent fields keep their value. */
@@ -11,12 +12,12 @@ export interface WebhookChange {
   readonly events?: readonly WebhookEventV1[];
   readonly enabled?: boolean;
   readonly description?: string;
-  /** A new secret, issued now. */
-  readonly secret?: string;
+  /** A new secret, issued now, as it is to be stored. */
+  readonly secret?: StoredSecret;
 }
 
 /** An endpoint as the deliverer needs it: where to send, what to sign with, and whether it still wants anything. */
-export type EndpointTarget = Pick<WebhookRow, 'url' | 'secret' | 'enabled' | 'removed_at'>;
+export type EndpointTarget = Pick<WebhookRow, 'url' | 'secret' | 'secret_sealed' | 'enabled' | 'removed_at'>;
 
 export function toWebhookView(row: WebhookRow): WebhookViewV1 {
   return {
@@ -56,7 +57,7 @@ export class WebhookEndpointsRepository {
       .set({
         ...rest,
         ...(events ? { events: [...events] } : {}),
-        ...(secret ? { secret, secret_issued_at: now } : {}),
+        ...(secret ? { ...secret, secret_issued_at: now } : {}),
         updated_at: now,
       })
       .where('tenant', '=', tenant)
@@ -64,6 +65,16 @@ export class WebhookEndpointsRepository {
       .where('removed_at', 'is', null)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Stores an endpoint's secret anew (sealed, where it was in plain text), keeping when it was issued. */
+  async restore(tenant: string, webhookId: string, secret: StoredSecret): Promise<void> {
+    await this.db
+      .updateTable('webhooks')
+      .set({ ...secret })
+      .where('tenant', '=', tenant)
+      .where('webhook_id', '=', webhookId)
+      .execute();
   }
 
   /** Marks an endpoint removed; undefined when there is none. */
@@ -110,7 +121,7 @@ export class WebhookEndpointsRepository {
   target(tenant: string, webhookId: string): Promise<EndpointTarget | undefined> {
     return this.db
       .selectFrom('webhooks')
-      .select(['url', 'secret', 'enabled', 'removed_at'])
+      .select(['url', 'secret', 'secret_sealed', 'enabled', 'removed_at'])
       .where('tenant', '=', tenant)
       .where('webhook_id', '=', webhookId)
       .executeTakeFirst();

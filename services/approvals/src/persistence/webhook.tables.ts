@@ -1,6 +1,6 @@
 import type { WebhookEventV1 } from '@ormuz/contracts';
 
-/** A tenant's endpoint (migration 0004). */
+/** A tenant's endpoint (migrations 0004, 0005). */
 export interface WebhookRow {
   tenant: string;
   webhook_id: string;
@@ -8,8 +8,13 @@ export interface WebhookRow {
   events: WebhookEventV1[];
   enabled: boolean;
   description: string | null;
-  /** The HMAC key, as issued. Read only by the deliverer. */
-  secret: string;
+  /**
+   * The HMAC key, as issued: null once it is kept sealed in `secret_sealed` (migration 0005, `WebhookSecretBox`).
+   * Read only by the deliverer.
+   */
+  secret: string | null;
+  /** The HMAC key sealed with AES-256-GCM under `ORMUZ_WEBHOOKS_SECRET_KEY`, or null when kept as issued. */
+  secret_sealed: string | null;
   secret_issued_at: Date;
   created_at: Date;
   updated_at: Date;

@@ -469,6 +469,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's webhook endpoints (never their signing secrets)
+         * @description Runs `approvals.webhooks.list` with the caller's credential.
+         */
+        get: operations["approvalsWebhooksList"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (its signing secret is shown only in this answer), or change one named by webhook_id
+         * @description Runs `approvals.webhooks.set` with the caller's credential.
+         */
+        post: operations["approvalsWebhooksSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint: it is sent nothing more; its deliveries stay in the log
+         * @description Runs `approvals.webhooks.remove` with the caller's credential.
+         */
+        delete: operations["approvalsWebhooksRemove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's newest webhook deliveries with every attempt, narrowed by endpoint, status or approval
+         * @description Runs `approvals.webhooks.deliveries` with the caller's credential.
+         */
+        get: operations["approvalsWebhooksDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenant}/events": {
         parameters: {
             query?: never;
@@ -1007,6 +1071,73 @@ export interface components {
         };
         ApprovalsDenyBody: {
             reason?: string;
+        };
+        ApprovalsWebhooksListReply: {
+            webhooks: {
+                webhook_id: string;
+                tenant: string;
+                url: string;
+                events: ("staged" | "decided" | "expired")[];
+                enabled: boolean;
+                description: string | null;
+                created_at: string;
+                updated_at: string;
+                secret_issued_at: string;
+            }[];
+        };
+        ApprovalsWebhooksSetReply: {
+            webhook: {
+                webhook_id: string;
+                tenant: string;
+                url: string;
+                events: ("staged" | "decided" | "expired")[];
+                enabled: boolean;
+                description: string | null;
+                created_at: string;
+                updated_at: string;
+                secret_issued_at: string;
+            };
+            secret: string | null;
+        };
+        ApprovalsWebhooksSetBody: {
+            webhook_id?: string;
+            url?: string;
+            events?: ("staged" | "decided" | "expired")[];
+            enabled?: boolean;
+            description?: string;
+            rotate_secret?: boolean;
+        };
+        ApprovalsWebhooksRemoveReply: {
+            webhook_id: string;
+            removed_at: string;
+        };
+        ApprovalsWebhooksDeliveriesReply: {
+            deliveries: {
+                delivery_id: string;
+                webhook_id: string;
+                tenant: string;
+                event_id: string;
+                /** @enum {unknown} */
+                event: "staged" | "decided" | "expired";
+                approval_id: string;
+                call_id: string;
+                /** @enum {unknown} */
+                status: "pending" | "delivered" | "failed";
+                attempts: number;
+                next_attempt_at: string | null;
+                last_status_code: number | null;
+                last_error: string | null;
+                created_at: string;
+                delivered_at: string | null;
+                body: string;
+                attempt_log: {
+                    attempt: number;
+                    started_at: string;
+                    finished_at: string | null;
+                    status_code: number | null;
+                    error: string | null;
+                }[];
+            }[];
         };
         TenantEventsMessage: {
             /** @enum {unknown} */
@@ -1932,6 +2063,133 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    approvalsWebhooksList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalsWebhooksListReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    approvalsWebhooksSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApprovalsWebhooksSetBody"];
+            };
+        };
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalsWebhooksSetReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    approvalsWebhooksRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalsWebhooksRemoveReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    approvalsWebhooksDeliveries: {
+        parameters: {
+            query?: {
+                webhook_id?: string;
+                status?: "pending" | "delivered" | "failed";
+                approval_id?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalsWebhooksDeliveriesReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };

@@ -211,6 +211,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           // Port 0: each service picks a free port and reports it in its health answer; a restart keeps that port.
           APPROVALS_PORT: '0',
           DEVICE_BRIDGE_PORT: '0',
+          // A local platform: webhooks may go to a receiver on this machine or its network (approvals' SSRF guard).
+          ORMUZ_WEBHOOKS_ALLOW_PRIVATE: process.env.ORMUZ_WEBHOOKS_ALLOW_PRIVATE ?? 'true',
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
           // On the demo's own server, each service connects as its own user (services.ts, serviceNatsEnv).
           ...nats.servicePasswords,

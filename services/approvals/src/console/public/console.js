@@ -8,6 +8,7 @@
 import { countdown, fill, h, when } from './dom.js';
 import { readEventStream, StreamRefused } from './sse.js';
 import { drawTimeline, timelineList } from './timeline.js';
+import { showWebhooks, webhooksLink } from './webhooks.js';
 
 const TOKEN_KEY = 'ormuz.console.token';
 const $ = (selector) => document.querySelector(selector);
@@ -435,7 +436,8 @@ function onKey(event) {
 // ---------------------------------------------------------------------------------------------------------------
 
 function show(view) {
-  for (const id of ['sign-in-view', 'inbox-view', 'detail-view', 'conversation-view']) $(`#${id}`).hidden = id !== view;
+  for (const id of ['sign-in-view', 'inbox-view', 'detail-view', 'conversation-view', 'webhooks-view'])
+    $(`#${id}`).hidden = id !== view;
 }
 
 function announce(text) {
@@ -448,6 +450,11 @@ function route() {
   const params = new URLSearchParams(query ?? '');
   const call = /^\/calls\/([^/]+)$/.exec(path ?? '');
   const conversation = /^\/conversations\/([^/]+)$/.exec(path ?? '');
+  webhooksLink(state.me);
+  if (path === '/webhooks') {
+    show('webhooks-view');
+    return showWebhooks($('#webhooks-view'), { me: state.me, api, tenantPath: tenantPath() });
+  }
   if (call) return showCall(decodeURIComponent(call[1]));
   if (conversation) {
     const turn = params.has('turn') ? Number(params.get('turn')) : null;
