@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { loadShippedCatalog, offeredTools } from '@ormuz/catalog';
 import type { ConversationMessageV1, OfferedToolV1 } from '@ormuz/contracts';
-import { toolResult } from './tool-result.js';
+import { toolResult } from '@ormuz/tool-call';
 import {
   MAX_DIRECTORY_NAMES,
   relevanceScores,
