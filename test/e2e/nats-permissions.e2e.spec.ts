@@ -16,12 +16,10 @@ import {
 import { cliEntry, exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
 
 const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit'] as const;
-/** Users of the shipped authorization that the demo does not start: the server needs their passwords all the same. */
-const OTHER_USERS = ['mcp-gateway'] as const;
 const variable = (user: string) => `NATS_${user.toUpperCase().replaceAll('-', '_')}_PASSWORD`;
 /** A letter first: nats-server reads the variable as a configuration value (see authorization.conf). */
 const passwords = Object.fromEntries(
-  [...SERVICES, ...OTHER_USERS, 'cli'].map((user) => [variable(user), `p${randomBytes(12).toString('hex')}`]),
+  [...SERVICES, 'cli'].map((user) => [variable(user), `p${randomBytes(12).toString('hex')}`]),
 );
 
 async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 75_000) {
