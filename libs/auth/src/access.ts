@@ -27,13 +27,13 @@ const READERS: readonly Role[] = ['owner', 'operator', 'analyst'];
 
 /** The table. Keys are the command map's names. */
 export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze({
-  'policy.submit': { roles: ['operator'], agents: 'own', services: ['model-loop'] },
-  'policy.status': { roles: READERS, agents: 'tenant', services: ['model-loop'] },
-  'policy.identify': { roles: ['operator'], agents: 'own', services: ['model-loop'] },
+  'policy.submit': { roles: ['operator'], agents: 'own', services: ['model-loop', 'mcp-gateway'] },
+  'policy.status': { roles: READERS, agents: 'tenant', services: ['model-loop', 'mcp-gateway'] },
+  'policy.identify': { roles: ['operator'], agents: 'own', services: ['model-loop', 'mcp-gateway'] },
   'policy.seal': { roles: ['operator'] },
   'policy.grants.set': { roles: ['operator'] },
   'policy.grants.get': { roles: READERS, agents: 'own' },
-  'policy.tools': { roles: READERS, agents: 'own', services: ['model-loop'] },
+  'policy.tools': { roles: READERS, agents: 'own', services: ['model-loop', 'mcp-gateway'] },
   'policy.tools.search': { roles: READERS, agents: 'own', services: ['model-loop'] },
   'policy.risk.apps.set': { roles: ['operator'] },
   'policy.risk.apps.get': { roles: READERS },

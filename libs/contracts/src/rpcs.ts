@@ -176,7 +176,7 @@ export const RPCS = Object.freeze({
 });
 
 /** The services that serve commands. */
-export const SERVICES = Object.freeze(['policy', 'model-loop', 'device-bridge', 'approvals', 'audit'] as const);
+export const SERVICES = Object.freeze(['policy', 'model-loop', 'device-bridge', 'approvals', 'audit', 'mcp-gateway'] as const);
 export type ServiceName = (typeof SERVICES)[number];
 
 /**

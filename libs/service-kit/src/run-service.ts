@@ -21,6 +21,11 @@ export interface ServiceOptions extends InfrastructureOptions {
   readonly httpPort?: number;
   /** HTTP bind address. Default 127.0.0.1. */
   readonly httpHost?: string;
+  /**
+   * False when the service reads HTTP request bodies itself (the MCP gateway answers a malformed body as JSON-RPC,
+   * which a shared parser in front of its routes could not). Default true: JSON bodies up to a command's size.
+   */
+  readonly httpJsonBodies?: boolean;
 }
 
 export interface RunningService {
@@ -44,11 +49,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       const web = await NestFactory.create<NestExpressApplication>(opts.module(infra), new ExpressAdapter(), {
         logger,
         abortOnError: false,
-        bodyParser: true,
+        bodyParser: opts.httpJsonBodies ?? true,
       });
       // Every JSON body becomes a command, so it may be as large as a command (Express's default is 100 KB). Set
       // before the application starts, this parser takes the place of the one Nest would add.
-      web.useBodyParser('json', { limit: MAX_RPC_BYTES });
+      if (opts.httpJsonBodies ?? true) web.useBodyParser('json', { limit: MAX_RPC_BYTES });
       // Filters first: connectMicroservice binds its handlers immediately and inherits only what is set by then.
       web.useGlobalFilters(new OrmuzExceptionFilter());
       web.connectMicroservice<MicroserviceOptions>({ strategy }, { inheritAppConfig: true });

@@ -40,6 +40,7 @@ const SERVICES = {
   'device-bridge': ['calls', 'devices'],
   'model-loop': ['conversations', 'calls'],
   audit: ['calls', 'conversations', 'devices'],
+  'mcp-gateway': [],
 } as const satisfies Record<string, readonly ContextName[]>;
 type Service = keyof typeof SERVICES;
 type User = Service | 'cli';
@@ -238,14 +239,16 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
       await jsm.consumers.delete(stream, 'approvals_inbox');
     });
 
-    it('model-loop reaches policy on the internal subjects, which only services may publish', async () => {
+    it('model-loop and the MCP gateway reach policy on the internal subjects, which only services may publish', async () => {
       const subject = internalCommandSubject(namespace, 'policy', 'probe');
       const sub = svc('policy').infra.nc.subscribe(subject, {
         callback: (_err, msg) => void msg.respond(JSON.stringify({ ok: true, data: { heard: msg.string() } })),
       });
       await svc('policy').infra.nc.flush();
-      const reply = await svc('model-loop').infra.nc.request(subject, 'from model-loop', { timeout: 5000 });
-      expect(reply.json()).toEqual({ ok: true, data: { heard: 'from model-loop' } });
+      for (const asker of ['model-loop', 'mcp-gateway'] as const) {
+        const reply = await svc(asker).infra.nc.request(subject, `from ${asker}`, { timeout: 5000 });
+        expect(reply.json()).toEqual({ ok: true, data: { heard: `from ${asker}` } });
+      }
       sub.unsubscribe();
     });
 

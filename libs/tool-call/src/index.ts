@@ -55,3 +55,17 @@ export {
   type ToolCallStatus,
   type UnknownRecord,
 } from './tool-call.state.js';
+export {
+  continuationHandle,
+  cutUtf8,
+  DEFAULT_TOOL_RESULT_MAX_BYTES,
+  fenceSafeJson,
+  parseContinuation,
+  READ_MORE_TOOL,
+  reportOf,
+  resultData,
+  toolResult,
+  type CallOutcomeReport,
+  type ToolResultInput,
+  type ToolResultMessage,
+} from './tool-result.js';

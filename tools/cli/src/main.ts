@@ -12,6 +12,7 @@ import { registerDeviceCommands } from './commands/device.command.js';
 import { registerEventCommands } from './commands/events.command.js';
 import { registerGrantCommands } from './commands/grants.command.js';
 import { registerKeysCommands } from './commands/keys.command.js';
+import { registerMcpCommand } from './commands/mcp.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
@@ -47,6 +48,7 @@ registerKeysCommands(program, ctx);
 registerWebhookCommands(program, ctx);
 registerProjectionCommands(program, ctx);
 registerAuthCommands(program, ctx);
+registerMcpCommand(program);
 
 try {
   await program.parseAsync(process.argv);

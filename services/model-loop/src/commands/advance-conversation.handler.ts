@@ -24,7 +24,7 @@ import {
   type ModelRequest,
 } from '../domain/model-provider.js';
 import { turnText } from '../domain/turn-text.js';
-import { toolResult, type CallOutcomeReport } from '../domain/tool-result.js';
+import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 import { Conversations } from '../persistence/conversations.js';
 import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
 

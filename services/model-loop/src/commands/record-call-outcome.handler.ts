@@ -5,7 +5,7 @@ import { ToolCalls } from '@ormuz/service-kit';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import { isConversationNotFoundError, isUnknownToolCallError } from '../domain/errors.js';
 import { coreToolNote } from '../domain/core-tools.js';
-import { reportOf, toolResult } from '../domain/tool-result.js';
+import { reportOf, toolResult } from '@ormuz/tool-call';
 import { Conversations } from '../persistence/conversations.js';
 
 /** Returns true when the event became a tool result in one of this service's conversations. */

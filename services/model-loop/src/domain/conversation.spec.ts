@@ -14,7 +14,7 @@ import {
   InvalidConversationCommandError,
   UnknownToolCallError,
 } from './errors.js';
-import { toolResult, type CallOutcomeReport } from './tool-result.js';
+import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const ID = 'conv_1';

@@ -12,7 +12,7 @@ import {
   searchResult,
   type CoreToolOutcome,
 } from './core-tools.js';
-import { fenceSafeJson, parseContinuation } from './tool-result.js';
+import { fenceSafeJson, parseContinuation } from '@ormuz/tool-call';
 
 const catalog = Catalog.load([], { core: CORE_EXTENSION, designer: DEFAULT_DESIGNER_CONFIG });
 /** Asserts the outcome succeeded within the tool's output contract, and returns its result. */

@@ -6,8 +6,7 @@
  */
 import { CORE_EXTENSION_NAME } from '@ormuz/catalog';
 import type { JsonValue, OfferedToolV1, ToolSearchHitV1 } from '@ormuz/contracts';
-import type { CallOutcome, ToolCallStatus } from '@ormuz/tool-call';
-import { continuationHandle, fenceSafeJson } from './tool-result.js';
+import { continuationHandle, fenceSafeJson, type CallOutcome, type ToolCallStatus } from '@ormuz/tool-call';
 
 /** The core tools model-loop executes. */
 export const CoreTool = {

@@ -1,5 +1,5 @@
 import type { ConversationMessageV1 } from '@ormuz/contracts';
-import { toolResult } from './tool-result.js';
+import { toolResult } from '@ormuz/tool-call';
 import { turnText } from './turn-text.js';
 
 describe('turnText', () => {

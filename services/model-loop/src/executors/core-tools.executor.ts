@@ -27,7 +27,7 @@ import {
   type CoreToolOutcome,
 } from '../domain/core-tools.js';
 import { isConversationNotFoundError } from '../domain/errors.js';
-import { fenceSafeJson, parseContinuation, reportOf, resultData } from '../domain/tool-result.js';
+import { fenceSafeJson, parseContinuation, reportOf, resultData } from '@ormuz/tool-call';
 import { Conversations } from '../persistence/conversations.js';
 import { PolicyClient } from '../transport/policy.client.js';
 

@@ -1,5 +1,5 @@
 import type { ConversationMessageV1, RequestedToolCallV1 } from '@ormuz/contracts';
-import { toolResult, type CallOutcomeReport } from '../domain/tool-result.js';
+import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 import { DEMO_MESSAGE, ScriptedProvider } from './scripted.provider.js';
 
 const OBSERVE = 'call_00000000000000000000000000000001';

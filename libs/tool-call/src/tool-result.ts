@@ -1,5 +1,6 @@
 /**
- * How a call's outcome is written into the conversation for the model (step 5 of the loop). Pure.
+ * How a call's outcome is written for a model: into the conversation (step 5 of model-loop's loop) and into the MCP
+ * gateway's tool results, one rendering for both. Pure.
  *
  * Every tool result starts with one line of JSON written by the runtime (the call's status and a sentence saying what
  * to do next). Whatever the executor produced follows inside a fence: a line saying it is data, not instructions, then

@@ -1,0 +1,33 @@
+/**
+ * The operation id a `tools/call` is submitted under (its origin `{kind: 'operation'}`, from which policy derives the
+ * call id). Pure.
+ *
+ * A client's own `_meta["ormuz/operation_id"]` is used as it is, so that a retry from any session (after a crash, a
+ * reconnect) is the same call. Without one, the id is derived from the session and the JSON-RPC request id: a retry
+ * of the same request in the same session observes the original call, and nothing else can collide with it.
+ */
+import { createHash } from 'node:crypto';
+
+export const OPERATION_ID_META = 'ormuz/operation_id';
+
+const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** The client's operation id, `undefined` when it gave none; throws a sentence when it gave one that cannot be used. */
+export function clientOperationId(meta: Record<string, unknown> | undefined): string | undefined {
+  const value = meta?.[OPERATION_ID_META];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
+    throw new Error(
+      `_meta["${OPERATION_ID_META}"] must be 1 to 128 letters, digits, '_' or '-', starting with a letter or digit.`,
+    );
+  }
+  return value;
+}
+
+/** The operation id of request `requestId` of session `sessionId`. */
+export function sessionOperationId(sessionId: string, requestId: string | number): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([sessionId, requestId]))
+    .digest('hex');
+  return `mcp-${digest.slice(0, 40)}`;
+}

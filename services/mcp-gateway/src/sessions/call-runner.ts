@@ -1,0 +1,153 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { CallStatusReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import { RemoteError, submitUnansweredHint } from '@ormuz/service-kit';
+import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
+import { reportOfStatus, resultOf, SETTLED, stillRunning, type McpCallResult } from '../domain/call-result.js';
+import { PolicyClient } from '../transport/policy.client.js';
+
+/** Who a session acts for: the tenant and agent of its API key, and the device it named (or none). */
+export interface SessionPrincipal {
+  readonly tenant: string;
+  readonly agentId: string;
+  readonly deviceId: string | null;
+}
+
+/** One `tools/call` as the gateway hands it on. */
+export interface CallAsked {
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly operationId: string;
+  /** Told each new status while the gateway waits (MCP progress notifications). */
+  readonly onProgress?: (step: number, status: string) => Promise<void>;
+  readonly signal?: AbortSignal;
+}
+
+// Errors that say nothing about the request (the same set model-loop retries): asking again may succeed.
+const TRANSIENT = new Set([
+  'internal',
+  'retries_exhausted',
+  'concurrency_conflict',
+  'stream_missing',
+  'nats_unavailable',
+  'postgres_unavailable',
+]);
+const SUBMIT_ATTEMPTS = 5;
+
+/**
+ * A `tools/call` through policy, as model-loop hands on a model's request: policy identifies the call (its id comes
+ * from the operation, never from the client), the gate decides, and a call that runs is waited for, bounded by
+ * `callWaitMs`, reading its status from the log. A staged call is answered at once: its outcome waits for the owner.
+ */
+@Injectable()
+export class CallRunner {
+  constructor(
+    private readonly policy: PolicyClient,
+    @Inject(MCP_GATEWAY_CONFIG) private readonly config: McpGatewayConfig,
+  ) {}
+
+  async run(who: SessionPrincipal, asked: CallAsked): Promise<McpCallResult> {
+    const { tenant, agentId } = who;
+    const origin = { kind: 'operation' as const, operation_id: asked.operationId };
+    const [identified] = (
+      await this.policy.call('policy.identify', agentId, { tenant, calls: [{ tool: asked.tool, origin }] })
+    ).calls;
+    if (!identified) throw new Error('policy identified no call');
+    const callId = identified.call_id;
+    const tool = identified.tool;
+    const source = who.deviceId && !tool.startsWith('ormuz.') ? `device:${who.deviceId}` : 'ormuz';
+    const request: SubmitCallRequestV1 = {
+      tenant,
+      agent_id: agentId,
+      tool: asked.tool,
+      arguments: asked.arguments,
+      origin,
+      device_id: who.deviceId,
+      correlation_id: asked.operationId,
+    };
+    const submitted = await this.submit(request, callId);
+    if ('rejected' in submitted) {
+      return resultOf(callId, tool, 'ormuz', { status: 'rejected', message: submitted.rejected });
+    }
+    const reply = submitted.reply;
+    if (reply.status === 'refused') {
+      return resultOf(callId, tool, 'ormuz', { status: 'refused', message: reply.message ?? 'The call was refused.' });
+    }
+    if (reply.status === 'staged' && reply.approval_id && reply.summary) {
+      return resultOf(callId, tool, 'ormuz', {
+        status: 'pending_confirmation',
+        approval_id: reply.approval_id,
+        summary: reply.summary,
+      });
+    }
+    return this.await(who, asked, callId, tool, source, reply);
+  }
+
+  /** Submits, asking again while policy's answer says nothing about the request (a re-submit observes the original). */
+  private async submit(
+    request: SubmitCallRequestV1,
+    callId: string,
+  ): Promise<{ readonly reply: SubmitCallReplyV1 } | { readonly rejected: string }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return {
+          reply: await this.policy.call(
+            'policy.submit',
+            request.agent_id,
+            request,
+            submitUnansweredHint(request, callId),
+          ),
+        };
+      } catch (err) {
+        if (err instanceof RemoteError && !TRANSIENT.has(err.code)) return { rejected: err.message };
+        if (attempt >= SUBMIT_ATTEMPTS) throw err;
+        await delay(20 * 2 ** attempt);
+      }
+    }
+  }
+
+  /** Reads the call's status until it settles or `callWaitMs` passes, telling each new status as progress. */
+  private async await(
+    who: SessionPrincipal,
+    asked: CallAsked,
+    callId: string,
+    tool: string,
+    source: string,
+    reply: SubmitCallReplyV1,
+  ): Promise<McpCallResult> {
+    const started = Date.now();
+    let last = reply.status;
+    let step = 0;
+    if (asked.onProgress) await asked.onProgress(step, last);
+    for (;;) {
+      const view: CallStatusReplyV1 = await this.policy.call('policy.status', who.agentId, {
+        tenant: who.tenant,
+        call_id: callId,
+      });
+      const status = view.status.status;
+      if (SETTLED.has(status)) {
+        const report = reportOfStatus(view.status, reply.message);
+        if (report) return resultOf(callId, tool, source, report);
+      }
+      if (status !== last) {
+        last = status;
+        step += 1;
+        if (asked.onProgress) await asked.onProgress(step, status);
+      }
+      const waited = Date.now() - started;
+      if (waited >= this.config.callWaitMs || asked.signal?.aborted) return stillRunning(callId, tool, status, waited);
+      await delay(Math.min(this.config.callPollMs, this.config.callWaitMs - waited), asked.signal);
+    }
+  }
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

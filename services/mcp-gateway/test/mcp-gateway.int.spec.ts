@@ -1,0 +1,226 @@
+/**
+ * The MCP front door with the SDK's own client over Streamable HTTP, against the gateway beside the real policy,
+ * device-bridge and a simulated phone: the tool list is the agent's grant, calls go through the gate (a low-risk one
+ * runs on the phone, a high-risk one stays staged), the endpoint refuses what it must, and one operation id is one
+ * execution however many times it is sent.
+ */
+import { McpError, EmptyResultSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { DEVICE, GatewayPlatform, INITIALIZE, TENANT } from './gateway.fixture.js';
+
+const AGENT = 'mcp-agent';
+
+interface Structured {
+  readonly status: string;
+  readonly call_id: string | null;
+  readonly tool: string;
+  readonly outcome: unknown;
+  readonly approval_id?: string;
+  readonly summary?: string;
+  readonly message?: string;
+}
+
+describe('mcp-gateway', () => {
+  const platform = new GatewayPlatform();
+  let apiKey: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    // Two tools a page, so that listing the grant takes several pages.
+    await platform.open({ MCP_TOOLS_PAGE_SIZE: '2', MCP_MAX_BODY_BYTES: '65536', MCP_CALL_WAIT_MS: '20000' });
+    await platform.admin('policy.grants.set', {
+      tenant: TENANT,
+      agent_id: AGENT,
+      allow: ['device'],
+      deny: ['device.toggle_setting'],
+    });
+    apiKey = (await platform.key(AGENT)).apiKey;
+    client = await platform.client(apiKey);
+  }, 120_000);
+  afterAll(() => platform.close(), 60_000);
+
+  /** Every tool of the grant, page after page. */
+  async function listAll(c: Client) {
+    const tools = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await c.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor !== undefined);
+    return { tools, pages };
+  }
+
+  const structured = (result: Awaited<ReturnType<Client['callTool']>>) => result.structuredContent as Structured;
+  const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
+    (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
+
+  it('lists exactly what policy offers the agent, page by page, with titles and annotations', async () => {
+    const offered = (await platform.admin('policy.tools', { tenant: TENANT, agent_id: AGENT })).tools;
+    const { tools, pages } = await listAll(client);
+    expect(tools.map((t) => t.name)).toEqual(offered.map((t) => t.name));
+    expect(pages).toBe(Math.ceil(offered.length / 2));
+    const names = tools.map((t) => t.name);
+    expect(names).toContain('device.list_contacts');
+    expect(names).not.toContain('device.toggle_setting');
+    expect(names.some((n) => n.startsWith('ormuz.'))).toBe(false);
+    const contacts = tools.find((t) => t.name === 'device.list_contacts')!;
+    expect(contacts.title).toBe('Device: list contacts');
+    expect(contacts.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
+    expect(contacts.inputSchema).toEqual({
+      ...offered.find((t) => t.name === 'device.list_contacts')!.parameters,
+      type: 'object',
+    });
+    const send = tools.find((t) => t.name === 'device.send_message')!;
+    expect(send.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+  });
+
+  it('refuses a cursor it did not give as invalid params', async () => {
+    await expect(client.listTools({ cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  });
+
+  it('runs a low-risk device tool and answers its outcome, fenced, with progress while it waits', async () => {
+    const progress: number[] = [];
+    const result = await client.callTool(
+      { name: 'device.list_contacts', arguments: { name_query: 'a', limit: 5 } },
+      undefined,
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(result.isError).toBe(false);
+    const s = structured(result);
+    expect(s).toMatchObject({ status: 'succeeded', tool: 'device.list_contacts' });
+    expect(s.call_id).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(s.outcome).toEqual(expect.objectContaining({ contacts: expect.any(Array) }));
+    expect(text(result)).toContain(`<<<BEGIN UNTRUSTED DATA ${s.call_id}>>>`);
+    expect(text(result)).toContain(`device:${DEVICE}`);
+    expect(progress.length).toBeGreaterThan(0);
+    const status = await platform.admin('policy.status', { tenant: TENANT, call_id: s.call_id! });
+    expect(status.status.status).toBe('succeeded');
+  });
+
+  it('answers a high-risk call at once as pending_confirmation, and it stays staged', async () => {
+    const result = await client.callTool({
+      name: 'device.send_message',
+      arguments: { recipient: 'Alice Martin', message_body: 'Running late.' },
+    });
+    expect(result.isError).toBe(false);
+    const s = structured(result);
+    expect(s.status).toBe('pending_confirmation');
+    expect(s.approval_id).toEqual(expect.any(String));
+    expect(s.summary).toEqual(expect.any(String));
+    expect(text(result)).toContain('ormuz.check_call_status');
+    expect(text(result)).toContain('Do not call device.send_message again');
+    const status = await platform.admin('policy.status', { tenant: TENANT, call_id: s.call_id! });
+    expect(status.status.status).toBe('staged');
+    expect(status.status.pending_approval?.approval_id).toBe(s.approval_id);
+  });
+
+  it('refuses a tool outside the grant, and a misspelt one naming the closest tools', async () => {
+    const denied = await client.callTool({
+      name: 'device.toggle_setting',
+      arguments: { setting: 'wifi', enabled: false },
+    });
+    expect(denied.isError).toBe(true);
+    expect(structured(denied).status).toBe('refused');
+    const misspelt = await client.callTool({ name: 'device.list_contact', arguments: {} });
+    expect(misspelt.isError).toBe(true);
+    expect(structured(misspelt).status).toBe('refused');
+    expect(text(misspelt)).toContain('device.list_contacts');
+  });
+
+  it('refuses arguments of the wrong type with what to fix, running nothing', async () => {
+    const result = await client.callTool({ name: 'device.list_contacts', arguments: { limit: 'many' } });
+    expect(result.isError).toBe(true);
+    expect(structured(result).status).toBe('refused');
+    expect(text(result)).toContain('limit');
+  });
+
+  it('runs a request sent 100 times at once under one operation id exactly once', async () => {
+    const _meta = { 'ormuz/operation_id': 'op-concurrent-1' };
+    const results = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        client.callTool({ name: 'device.list_contacts', arguments: { limit: 3 }, _meta }, undefined, {
+          timeout: 60_000,
+        }),
+      ),
+    );
+    const ids = new Set(results.map((r) => structured(r).call_id));
+    expect(ids.size).toBe(1);
+    expect(results.every((r) => structured(r).status === 'succeeded')).toBe(true);
+    const [callId] = [...ids];
+    const status = await platform.admin('policy.status', { tenant: TENANT, call_id: callId!, timeline: true });
+    const types = status.timeline!.map((e) => e.type.split('.')[2]);
+    expect(types.filter((t) => t === 'requested')).toHaveLength(1);
+    expect(types.filter((t) => t === 'started')).toHaveLength(1);
+    expect(types.filter((t) => t === 'succeeded')).toHaveLength(1);
+    // From another session, the same operation id is the same call.
+    const other = await platform.client(apiKey);
+    const again = await other.callTool({ name: 'device.list_contacts', arguments: { limit: 3 }, _meta });
+    expect(structured(again).call_id).toBe(callId);
+  }, 120_000);
+
+  it('answers an unknown method with method not found', async () => {
+    await expect(client.request({ method: 'ormuz/nothing', params: {} }, EmptyResultSchema)).rejects.toMatchObject({
+      code: ErrorCode.MethodNotFound,
+    });
+    expect(McpError).toBeDefined();
+  });
+
+  it('answers a body that is not JSON with a JSON-RPC parse error, and a body too large with 413', async () => {
+    const bad = await platform.raw('POST', { authorization: `Bearer ${apiKey}` }, '{"jsonrpc": "2.0", "id": 1,');
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    const large = await platform.raw('POST', { authorization: `Bearer ${apiKey}` }, `"${'x'.repeat(70_000)}"`);
+    expect(large.status).toBe(413);
+    expect(large.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+  });
+
+  it('refuses a request without a key, or with a revoked key, with 401 and a message saying why', async () => {
+    const none = await platform.raw('POST', {}, INITIALIZE);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(none.json.error.message).toMatch(/needs an agent API key/);
+
+    const { apiKey: doomed, keyId } = await platform.key('mcp-revoked');
+    const session = await platform.client(doomed, null);
+    await platform.admin('policy.keys.revoke', { tenant: TENANT, agent_id: 'mcp-revoked', key_id: keyId });
+    const revoked = await platform.raw('POST', { authorization: `Bearer ${doomed}` }, INITIALIZE);
+    expect(revoked.status).toBe(401);
+    expect(revoked.json.error.message).toMatch(/revoked/);
+    // The open session stops too: every request is checked against the key.
+    await expect(session.listTools()).rejects.toThrow(/401|revoked/);
+  });
+
+  it("does not find a session with another key, and refuses another tenant's device or origin", async () => {
+    const sessionId = (client.transport as { sessionId?: string }).sessionId!;
+    const { apiKey: otherKey } = await platform.key(AGENT);
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
+    const stolen = await platform.raw(
+      'POST',
+      { authorization: `Bearer ${otherKey}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      list,
+    );
+    expect(stolen.status).toBe(404);
+    const foreign = await platform.raw(
+      'POST',
+      { authorization: `Bearer ${apiKey}`, 'ormuz-device': 'globex/phone-1' },
+      INITIALIZE,
+    );
+    expect(foreign.status).toBe(403);
+    expect(foreign.json.error.message).toMatch(/tenant globex/);
+    const rebound = await platform.raw(
+      'POST',
+      { authorization: `Bearer ${apiKey}`, origin: 'http://evil.example' },
+      INITIALIZE,
+    );
+    expect(rebound.status).toBe(403);
+    expect(rebound.json.error.message).toMatch(/origin/);
+  });
+});
