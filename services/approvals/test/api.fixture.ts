@@ -15,7 +15,7 @@ import { DEVICE_BRIDGE_SCHEMA, deviceBridgeMigrations, DeviceBridgeModule, loadD
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { loadModelLoopConfig, MODEL_LOOP_SCHEMA, MODEL_LOOP_STREAMS, modelLoopMigrations, ModelLoopModule } from '../../model-loop/src/index.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { loadPolicyConfig, POLICY_SCHEMA, POLICY_SHARED_SCHEMAS, policyMigrations, PolicyModule } from '../../policy/src/index.js';
+import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, PolicyModule } from '../../policy/src/index.js';
 import {
   APPROVALS_SCHEMA,
   APPROVALS_STREAMS,
@@ -66,7 +66,7 @@ export class ApiPlatform {
     const options: Record<Behind, () => ServiceOptions> = {
       policy: () => {
         const config = loadPolicyConfig(env);
-        return { service: 'policy', config, streams: ['calls'], schema: POLICY_SCHEMA, migrations: policyMigrations, sharedSchemas: POLICY_SHARED_SCHEMAS, module: (infra) => PolicyModule.with(infra, config) };
+        return { service: 'policy', config, streams: ['calls'], schema: POLICY_SCHEMA, migrations: policyMigrations, module: (infra) => PolicyModule.with(infra, config) };
       },
       audit: () => {
         const config = loadAuditConfig(env);

@@ -1,7 +1,7 @@
 import { runServiceMain } from '@ormuz/service-kit';
 import { PolicyModule } from './app.module.js';
 import { loadPolicyConfig } from './config.js';
-import { POLICY_SCHEMA, POLICY_SHARED_SCHEMAS, policyMigrations } from './persistence/migrations.js';
+import { POLICY_SCHEMA, policyMigrations } from './persistence/migrations.js';
 
 const config = loadPolicyConfig(process.env);
 await runServiceMain({
@@ -10,6 +10,5 @@ await runServiceMain({
   streams: ['calls'],
   schema: POLICY_SCHEMA,
   migrations: policyMigrations,
-  sharedSchemas: POLICY_SHARED_SCHEMAS,
   module: (infra) => PolicyModule.with(infra, config),
 });

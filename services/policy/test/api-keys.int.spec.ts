@@ -11,7 +11,6 @@ import { createTestDatabase, randomNamespace, testEnv, type TestDatabase, adminF
 import {
   loadPolicyConfig,
   POLICY_SCHEMA,
-  POLICY_SHARED_SCHEMAS,
   policyMigrations,
   PolicyModule,
 } from '../src/index.js';
@@ -49,7 +48,6 @@ describe('policy: API keys', () => {
       streams: ['calls'],
       schema: POLICY_SCHEMA,
       migrations: policyMigrations,
-      sharedSchemas: POLICY_SHARED_SCHEMAS,
       module: (infra) => PolicyModule.with(infra, config),
     });
     verifier = new ApiKeyStore(svc.infra.db);
