@@ -1,4 +1,11 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
@@ -76,6 +83,9 @@ export class ApprovalsModule {
   static with(infra: Infrastructure, config: ApprovalsConfig): DynamicModule {
     return {
       module: ApprovalsModule,
+      // The configuration is global: the console's and the API's modules read it too.
+      global: true,
+      exports: [APPROVALS_CONFIG],
       // The HTTP API (ApiModule) serves the inbox's routes too, through the same NATS commands as every caller.
       imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), ApiModule, ConsoleModule],
       controllers: [ApprovalsRpcController, WebhooksRpcController],

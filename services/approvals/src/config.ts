@@ -8,6 +8,11 @@ export interface ApprovalsConfig extends BaseConfig {
   readonly httpHost: string;
   /** How often pending approvals are checked for expiry, in milliseconds. Env `APPROVAL_SWEEP_MS`, default 1000. */
   readonly sweepIntervalMs: number;
+  /**
+   * How often a live stream opened with an API key verifies it again, so that a revocation ends the stream, in
+   * milliseconds. Env `STREAM_CREDENTIAL_RECHECK_MS`, default 30000. (A JWT's stream ends at its `exp`.)
+   */
+  readonly streamRecheckMs: number;
   /** Webhook delivery settings (`WEBHOOK_*`). */
   readonly webhooks: WebhookSettings;
 }
@@ -32,6 +37,7 @@ export function loadApprovalsConfig(env: Env): ApprovalsConfig {
     httpPort: intFrom(env, 'APPROVALS_PORT', 8081, 0, 65535),
     httpHost: env.APPROVALS_HOST || '127.0.0.1',
     sweepIntervalMs: intFrom(env, 'APPROVAL_SWEEP_MS', 1000, 50, 3_600_000),
+    streamRecheckMs: intFrom(env, 'STREAM_CREDENTIAL_RECHECK_MS', 30_000, 50, 3_600_000),
     webhooks: Object.freeze({
       pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
       timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

@@ -304,6 +304,16 @@ describe('the approvals console', () => {
       expect(await context.cookies()).toEqual([]);
     });
 
+    it('asks to sign in again when the token expires while the inbox is open', async () => {
+      const brief = await testToken({ tenant: TENANT, roles: ['owner'], subject: 'alice@acme', ttlSeconds: 3 });
+      await signIn(page, brief);
+      await page
+        .locator('#sign-in-error', { hasText: 'Your token expired: sign in again.' })
+        .waitFor({ timeout: 15_000 });
+      expect(await page.getByLabel('Bearer token').isVisible()).toBe(true);
+      expect(await page.evaluate('sessionStorage.getItem("ormuz.console.token")')).toBeNull();
+    });
+
     it('shows a call staged after the page opened, live, with everything an owner decides on; approves it', async () => {
       await signIn(page);
       const { approvalId } = await stage('op-live', {
