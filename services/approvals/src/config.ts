@@ -1,5 +1,5 @@
 import { CONTEXTS, type ContextName } from '@ormuz/contracts';
-import { intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
+import { ConfigError, intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
 
 export interface ApprovalsConfig extends BaseConfig {
   /** HTTP port of the owner-facing API. Env `APPROVALS_PORT`, default 8081 (0: any free port). */
@@ -15,6 +15,26 @@ export interface ApprovalsConfig extends BaseConfig {
   readonly streamRecheckMs: number;
   /** Webhook delivery settings (`WEBHOOK_*`). */
   readonly webhooks: WebhookSettings;
+  /** The console's sign-in through the OpenID-Connect provider; undefined: only pasted tokens. */
+  readonly consoleOidc: ConsoleOidcSettings | undefined;
+}
+
+/**
+ * The console as a public OpenID-Connect client of the provider the services trust (`ORMUZ_AUTH_ISSUER`):
+ * Authorization Code with PKCE, no secret. Set `ORMUZ_CONSOLE_OIDC_CLIENT_ID` to offer it.
+ */
+export interface ConsoleOidcSettings {
+  /** The provider, `ORMUZ_AUTH_ISSUER`: discovered at `<issuer>/.well-known/openid-configuration`. */
+  readonly issuer: string;
+  /** Env `ORMUZ_CONSOLE_OIDC_CLIENT_ID`. */
+  readonly clientId: string;
+  /** Env `ORMUZ_CONSOLE_OIDC_SCOPES`, space-separated, default `openid profile`; `openid` is always asked for. */
+  readonly scopes: string;
+  /**
+   * Which token of the answer the console presents: `id_token` (default) or `access_token`, env
+   * `ORMUZ_CONSOLE_OIDC_TOKEN`. Its `aud` must be `ORMUZ_AUTH_AUDIENCE` (an id token's is the client id).
+   */
+  readonly token: 'id_token' | 'access_token';
 }
 
 /** How webhooks are sent and retried. Tests shrink the delays; nothing else should need to. */
@@ -32,8 +52,10 @@ export interface WebhookSettings {
 }
 
 export function loadApprovalsConfig(env: Env): ApprovalsConfig {
+  const base = loadBaseConfig(env);
   return Object.freeze({
-    ...loadBaseConfig(env),
+    ...base,
+    consoleOidc: consoleOidc(env, base),
     httpPort: intFrom(env, 'APPROVALS_PORT', 8081, 0, 65535),
     httpHost: env.APPROVALS_HOST || '127.0.0.1',
     sweepIntervalMs: intFrom(env, 'APPROVAL_SWEEP_MS', 1000, 50, 3_600_000),
@@ -45,6 +67,25 @@ export function loadApprovalsConfig(env: Env): ApprovalsConfig {
       baseDelayMs: intFrom(env, 'WEBHOOK_BACKOFF_MS', 5000, 1, 3_600_000),
       maxDelayMs: intFrom(env, 'WEBHOOK_BACKOFF_MAX_MS', 600_000, 1, 86_400_000),
     }),
+  });
+}
+
+function consoleOidc(env: Env, base: BaseConfig): ConsoleOidcSettings | undefined {
+  const clientId = env.ORMUZ_CONSOLE_OIDC_CLIENT_ID;
+  if (!clientId) return undefined;
+  if (base.auth.devIssuerDir !== undefined) {
+    throw new ConfigError('ORMUZ_CONSOLE_OIDC_CLIENT_ID is set without ORMUZ_AUTH_ISSUER: the console signs in with that provider.');
+  }
+  const token = env.ORMUZ_CONSOLE_OIDC_TOKEN || 'id_token';
+  if (token !== 'id_token' && token !== 'access_token') {
+    throw new ConfigError('ORMUZ_CONSOLE_OIDC_TOKEN must be id_token or access_token.');
+  }
+  const scopes = (env.ORMUZ_CONSOLE_OIDC_SCOPES || 'openid profile').split(/\s+/).filter(Boolean);
+  return Object.freeze({
+    issuer: base.auth.issuer,
+    clientId,
+    scopes: [...new Set(['openid', ...scopes])].join(' '),
+    token,
   });
 }
 
