@@ -10,12 +10,7 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { commandSubject, type ServiceHealthV1 } from '@ormuz/contracts';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
-import {
-  migratedSchemas,
-  openInfrastructure,
-  type Infrastructure,
-  type InfrastructureOptions,
-} from './infrastructure.js';
+import { migratedSchemas, openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
 import { MAX_RPC_BYTES } from './rpc.js';
 import { PinoNestLogger } from './logger.js';
 

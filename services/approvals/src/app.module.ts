@@ -1,11 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Module,
-  type DynamicModule,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';

@@ -1,13 +1,7 @@
 import { ACCESS } from '@ormuz/auth';
 import { IDENTIFIER_PATTERN, InvalidIdentifierError, SchemaViolationError } from '@ormuz/contracts';
 import { API_ROUTES, type CommandRoute } from './api-routes.js';
-import {
-  expressPath,
-  pathParameters,
-  routeRequest,
-  UnsupportedMediaTypeError,
-  type EdgeRequest,
-} from './edge-request.js';
+import { expressPath, pathParameters, routeRequest, UnsupportedMediaTypeError, type EdgeRequest } from './edge-request.js';
 
 type Properties = Record<string, { type?: string; pattern?: string }>;
 const schemaOf = (route: (typeof API_ROUTES)[number]) =>
@@ -23,7 +17,7 @@ describe('the route table', () => {
     expect(API_ROUTES.every((r) => r.path.startsWith('/v1/tenants/{tenant}'))).toBe(true);
   });
 
-  it('fills each path parameter into an identifier field of the request, and each query name into a field', () => {
+  it("fills each path parameter into an identifier field of the request, and each query name into a field", () => {
     for (const route of API_ROUTES) {
       const { properties } = schemaOf(route);
       for (const name of pathParameters(route.path)) {
@@ -41,12 +35,7 @@ describe('the route table', () => {
     for (const route of API_ROUTES) {
       if (route.kind === 'command' && route.body) continue;
       const given = [...pathParameters(route.path), ...route.query];
-      for (const field of schemaOf(route).required ?? [])
-        expect({ route: route.operationId, field, given: given.includes(field) }).toEqual({
-          route: route.operationId,
-          field,
-          given: true,
-        });
+      for (const field of schemaOf(route).required ?? []) expect({ route: route.operationId, field, given: given.includes(field) }).toEqual({ route: route.operationId, field, given: true });
     }
   });
 
@@ -84,11 +73,7 @@ describe('routeRequest', () => {
     expect(
       routeRequest(
         commandRoute('policySeal'),
-        http({
-          headers: jsonHeaders,
-          params: { tenant: 'acme', call_id: 'c1' },
-          body: { sealed_by: 'me', reason: 'r' },
-        }),
+        http({ headers: jsonHeaders, params: { tenant: 'acme', call_id: 'c1' }, body: { sealed_by: 'me', reason: 'r' } }),
       ),
     ).toEqual({ tenant: 'acme', call_id: 'c1', sealed_by: 'me', reason: 'r' });
   });
@@ -109,10 +94,7 @@ describe('routeRequest', () => {
 
   it('refuses a query parameter the route does not take, naming those it does', () => {
     const run = () =>
-      routeRequest(
-        commandRoute('policyStatus'),
-        http({ params: { tenant: 'acme', call_id: 'c1' }, query: { tenant: 'globex' } }),
-      );
+      routeRequest(commandRoute('policyStatus'), http({ params: { tenant: 'acme', call_id: 'c1' }, query: { tenant: 'globex' } }));
     expect(run).toThrow(SchemaViolationError);
     expect(run).toThrow(/'tenant' is not one this route takes \(it takes timeline\)/);
   });
@@ -120,9 +102,7 @@ describe('routeRequest', () => {
   it('refuses a body that is not an object, or repeats a path field', () => {
     const seal = commandRoute('policySeal');
     const params = { tenant: 'acme', call_id: 'c1' };
-    expect(() => routeRequest(seal, http({ headers: jsonHeaders, params, body: [1] }))).toThrow(
-      /must be a JSON object/,
-    );
+    expect(() => routeRequest(seal, http({ headers: jsonHeaders, params, body: [1] }))).toThrow(/must be a JSON object/);
     expect(() => routeRequest(seal, http({ headers: jsonHeaders, params, body: { tenant: 'globex' } }))).toThrow(
       /'tenant' is given by the path; leave it out of the body/,
     );

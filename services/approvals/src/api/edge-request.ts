@@ -46,9 +46,7 @@ export function routeRequest(route: ApiRoute, http: EdgeRequest): Record<string,
   for (const [name, raw] of Object.entries(http.query)) {
     if (!route.query.includes(name)) {
       const takes = route.query.length > 0 ? `it takes ${route.query.join(', ')}` : 'it takes none';
-      throw new SchemaViolationError(route.requestSchema, [
-        `the query parameter '${name}' is not one this route takes (${takes})`,
-      ]);
+      throw new SchemaViolationError(route.requestSchema, [`the query parameter '${name}' is not one this route takes (${takes})`]);
     }
     fromUrl[name] = fromQuery(raw, properties[name]?.type);
   }

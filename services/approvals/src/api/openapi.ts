@@ -45,12 +45,7 @@ export function openApiDocument(routes: readonly ApiRoute[]): Json {
       summary: 'This document',
       tags: ['api'],
       security: [],
-      responses: {
-        200: {
-          description: 'The OpenAPI 3.1 document.',
-          content: { 'application/json': { schema: { type: 'object' } } },
-        },
-      },
+      responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
     },
   };
   return {
@@ -134,7 +129,7 @@ function operation(route: ApiRoute, schemas: Json): Json {
   }
   op.responses = {
     200: {
-      description: "The command's answer.",
+      description: 'The command\'s answer.',
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Reply` } } },
     },
     ...errors(route.body ? { ...ERRORS, ...BODY_ERRORS } : ERRORS),
