@@ -8,8 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { chromium, type Browser } from 'playwright-core';
 import { claimNamespace, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
 import { cliEntry, exitWithin, killAll, spawnTracked } from './support/processes.js';
 
 /** Runs the built CLI; bounded, and its process group (the CLI and the services it started) is ended on time-out. */
@@ -59,6 +60,59 @@ describe('demo (npm start)', () => {
     expect(r.stdout.match(/<<<END UNTRUSTED DATA call_\w+>>>/g)).toHaveLength(2);
     expect(r.stdout).toMatch(/the demo shortened this data: [\d,]+ more characters are not shown here/);
   }, 90_000);
+
+  it('with --keep-running leaves a staged call for the owner, approved here in the console in Chromium; stops on SIGINT', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'ormuz-demo-keep-'));
+    const demo = spawnTracked(process.execPath, [cliEntry(), 'demo', '--keep-running', '--timeout', '60000'], {
+      NATS_URL: natsUrl,
+      DATABASE_URL: await freshDatabase(),
+      ORMUZ_NAMESPACE: randomNamespace('k'),
+      ORMUZ_DEMO_STATE_DIR: stateDir,
+    });
+    const context = () => `stdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`;
+    let browser: Browser | undefined;
+    try {
+      const waiting = await waitFor(
+        () => {
+          if (demo.hasExited()) throw new Error(`the demo exited\n${context()}`);
+          return /waiting for the owner: (apr_\w+) — .*\n +approve or deny it in the console, (http:\S+\/console),/.exec(
+            demo.stdout(),
+          );
+        },
+        { timeoutMs: 90_000, intervalMs: 100, message: 'the demo to leave a call for the owner' },
+      );
+      const [, approvalId, consoleUrl] = waiting;
+      const ownerToken = /Owner token .*\n +(ey\S+)/.exec(demo.stdout())?.[1];
+      if (!ownerToken) throw new Error(`no owner token printed\n${context()}`);
+      // Only the call left for the owner is pending; the demo's own run approved its call.
+      expect(demo.stdout()).toMatch(/owner approved apr_/);
+      expect(demo.stdout()).not.toContain(`owner approved ${approvalId}`);
+
+      browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+      });
+      const page = await browser.newPage();
+      await page.goto(consoleUrl!);
+      await page.getByLabel('Bearer token').fill(ownerToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const card = page.locator(`.approval[data-approval-id="${approvalId}"]`);
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await waitFor(() => demo.stdout().includes(`the owner decided ${approvalId}`), {
+        timeoutMs: 30_000,
+        message: `the demo to see ${approvalId} decided and its conversation complete`,
+      });
+      expect(demo.hasExited()).toBe(false);
+
+      demo.child.kill('SIGINT');
+      const { code } = await exitWithin(demo, 30_000, 'the demo after SIGINT');
+      expect({ code, stderr: demo.stderr() }).toEqual({ code: 0, stderr: expect.any(String) });
+      expect(existsSync(join(stateDir, 'demo.env'))).toBe(false);
+    } finally {
+      await browser?.close();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('records a denial as it was, and the message is never sent', async () => {
     const r = await runCli(['demo', '--deny', '--timeout', '60000'], {

@@ -1,7 +1,7 @@
 /**
- * The `auth` schema: what libs/auth keeps in Postgres. The library owns the migrations; a service that serves the
- * commands writing these tables runs them at start (policy, through service-kit's `sharedSchemas`), and every service
- * of the namespace reads the same database.
+ * The `auth` schema: what libs/auth keeps in Postgres. The library owns the migrations; every service runs them at
+ * start (service-kit's `openInfrastructure`, after its own schema's), because every service verifies API keys against
+ * these tables, whichever of them starts first. Policy serves the commands that write them.
  */
 import type { Migration } from 'kysely/migration';
 

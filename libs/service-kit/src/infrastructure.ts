@@ -1,8 +1,9 @@
 /**
  * What every service opens at start, in order: NATS (with a server check), Postgres (checked to belong to the
- * service's namespace), the streams it writes and its schema's migrations. Failures name the dependency, the URL and how to start it.
+ * service's namespace), the streams it writes, its schema's migrations and libs/auth's. Failures name the dependency,
+ * the URL and how to start it.
  */
-import { ApiKeyStore, type Authenticator } from '@ormuz/auth';
+import { ApiKeyStore, AUTH_SCHEMA, authMigrations, type Authenticator } from '@ormuz/auth';
 import { createAuthenticator } from './caller.js';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -44,11 +45,6 @@ export interface InfrastructureOptions {
   /** This service's Postgres schema and its migrations. */
   readonly schema: string;
   readonly migrations: Record<string, Migration>;
-  /**
-   * Schemas a shared library owns that this service also migrates at start, after its own (libs/auth's `auth`: API
-   * keys, migrated by policy, which serves the commands that write them). Each keeps its own migration table.
-   */
-  readonly sharedSchemas?: readonly SchemaMigrations[];
   readonly logger?: Logger;
 }
 
@@ -56,6 +52,20 @@ export interface InfrastructureOptions {
 export interface SchemaMigrations {
   readonly schema: string;
   readonly migrations: Record<string, Migration>;
+}
+
+/**
+ * The schemas a service migrates at start, in order: its own, then libs/auth's `auth` (API keys), which every service
+ * reads to verify a key. Services of a namespace start in any order and at once: migrations of one schema are
+ * serialised across processes by the migrator's Postgres advisory lock, and each schema keeps its own migration table.
+ */
+export function migratedSchemas(
+  opts: Pick<InfrastructureOptions, 'schema' | 'migrations'>,
+): readonly SchemaMigrations[] {
+  return [
+    { schema: opts.schema, migrations: opts.migrations },
+    { schema: AUTH_SCHEMA, migrations: authMigrations },
+  ];
 }
 
 /** Opens NATS and Postgres, declares streams, runs migrations. */
@@ -108,13 +118,13 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   }
   // Streams only once the database is known to be this namespace's: a refused start leaves nothing behind.
   await ensureStreams(jsm, opts.config.namespace, opts.streams);
-  const schemas = [{ schema: opts.schema, migrations: opts.migrations }, ...(opts.sharedSchemas ?? [])];
-  for (const { schema, migrations } of schemas) {
+  for (const { schema, migrations } of migratedSchemas(opts)) {
     const applied = await migrateSchema(db, schema, migrations);
     if (applied.length > 0) logger.info({ applied, schema }, 'migrations applied');
   }
   const store = new EventStore(js, jsm);
-  // API keys live in the `auth` schema policy migrates; every service reads them to verify a key.
+  // Every service verifies API keys, so every service migrates the `auth` schema above: a key presented to a service
+  // that starts before any other is then unknown (401), not a missing table (500).
   const authenticator = createAuthenticator(opts.config, new ApiKeyStore(db));
   const consumers = new LogConsumers();
   consumers.serve(nc, opts.config.namespace, opts.service, logger, authenticator);

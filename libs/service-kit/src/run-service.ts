@@ -10,7 +10,7 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { commandSubject, type ServiceHealthV1 } from '@ormuz/contracts';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
-import { openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
+import { migratedSchemas, openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
 import { MAX_RPC_BYTES } from './rpc.js';
 import { PinoNestLogger } from './logger.js';
 
@@ -117,10 +117,10 @@ export async function runServiceMain(
       const infra = await openInfrastructure(opts);
       await infra.close();
       const database = decodeURIComponent(new URL(opts.config.databaseUrl).pathname.slice(1));
-      const schemas = [opts.schema, ...(opts.sharedSchemas ?? []).map((s) => s.schema)];
+      const schemas = migratedSchemas(opts).map((s) => s.schema);
       process.stdout.write(
-        `${opts.service}: ${schemas.length > 1 ? 'schemas' : 'schema'} ${schemas.join(', ')} of database ${database} ` +
-          `(namespace ${opts.config.namespace}) ${schemas.length > 1 ? 'are' : 'is'} up to date\n`,
+        `${opts.service}: schemas ${schemas.join(', ')} of database ${database} ` +
+          `(namespace ${opts.config.namespace}) are up to date\n`,
       );
       return;
     }

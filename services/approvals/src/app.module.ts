@@ -78,6 +78,9 @@ export class ApprovalsModule {
   static with(infra: Infrastructure, config: ApprovalsConfig): DynamicModule {
     return {
       module: ApprovalsModule,
+      // The configuration is global: the console's and the API's modules read it too.
+      global: true,
+      exports: [APPROVALS_CONFIG],
       // The HTTP API (ApiModule) serves the inbox's routes too, through the same NATS commands as every caller.
       imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), ApiModule, ConsoleModule],
       controllers: [ApprovalsRpcController, WebhooksRpcController],

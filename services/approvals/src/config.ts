@@ -8,8 +8,33 @@ export interface ApprovalsConfig extends BaseConfig {
   readonly httpHost: string;
   /** How often pending approvals are checked for expiry, in milliseconds. Env `APPROVAL_SWEEP_MS`, default 1000. */
   readonly sweepIntervalMs: number;
+  /**
+   * How often a live stream opened with an API key verifies it again, so that a revocation ends the stream, in
+   * milliseconds. Env `STREAM_CREDENTIAL_RECHECK_MS`, default 30000. (A JWT's stream ends at its `exp`.)
+   */
+  readonly streamRecheckMs: number;
   /** Webhook delivery settings (`WEBHOOK_*`). */
   readonly webhooks: WebhookSettings;
+  /** The console's sign-in through the OpenID-Connect provider; undefined: only pasted tokens. */
+  readonly consoleOidc: ConsoleOidcSettings | undefined;
+}
+
+/**
+ * The console as a public OpenID-Connect client of the provider the services trust (`ORMUZ_AUTH_ISSUER`):
+ * Authorization Code with PKCE, no secret. Set `ORMUZ_CONSOLE_OIDC_CLIENT_ID` to offer it.
+ */
+export interface ConsoleOidcSettings {
+  /** The provider, `ORMUZ_AUTH_ISSUER`: discovered at `<issuer>/.well-known/openid-configuration`. */
+  readonly issuer: string;
+  /** Env `ORMUZ_CONSOLE_OIDC_CLIENT_ID`. */
+  readonly clientId: string;
+  /** Env `ORMUZ_CONSOLE_OIDC_SCOPES`, space-separated, default `openid profile`; `openid` is always asked for. */
+  readonly scopes: string;
+  /**
+   * Which token of the answer the console presents: `id_token` (default) or `access_token`, env
+   * `ORMUZ_CONSOLE_OIDC_TOKEN`. Its `aud` must be `ORMUZ_AUTH_AUDIENCE` (an id token's is the client id).
+   */
+  readonly token: 'id_token' | 'access_token';
 }
 
 /** How webhooks are sent and retried. Tests shrink the delays; nothing else should need to. */
@@ -38,11 +63,14 @@ export interface WebhookSettings {
 }
 
 export function loadApprovalsConfig(env: Env): ApprovalsConfig {
+  const base = loadBaseConfig(env);
   return Object.freeze({
-    ...loadBaseConfig(env),
+    ...base,
+    consoleOidc: consoleOidc(env, base),
     httpPort: intFrom(env, 'APPROVALS_PORT', 8081, 0, 65535),
     httpHost: env.APPROVALS_HOST || '127.0.0.1',
     sweepIntervalMs: intFrom(env, 'APPROVAL_SWEEP_MS', 1000, 50, 3_600_000),
+    streamRecheckMs: intFrom(env, 'STREAM_CREDENTIAL_RECHECK_MS', 30_000, 50, 3_600_000),
     webhooks: Object.freeze({
       pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
       timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
@@ -72,6 +100,27 @@ function keyFrom(env: Env, name: string): Buffer | undefined {
     throw new ConfigError(`${name} must be 32 bytes in base64 (\`openssl rand -base64 32\`); it is not.`);
   }
   return key;
+}
+
+function consoleOidc(env: Env, base: BaseConfig): ConsoleOidcSettings | undefined {
+  const clientId = env.ORMUZ_CONSOLE_OIDC_CLIENT_ID;
+  if (!clientId) return undefined;
+  if (base.auth.devIssuerDir !== undefined) {
+    throw new ConfigError(
+      'ORMUZ_CONSOLE_OIDC_CLIENT_ID is set without ORMUZ_AUTH_ISSUER: the console signs in with that provider.',
+    );
+  }
+  const token = env.ORMUZ_CONSOLE_OIDC_TOKEN || 'id_token';
+  if (token !== 'id_token' && token !== 'access_token') {
+    throw new ConfigError('ORMUZ_CONSOLE_OIDC_TOKEN must be id_token or access_token.');
+  }
+  const scopes = (env.ORMUZ_CONSOLE_OIDC_SCOPES || 'openid profile').split(/\s+/).filter(Boolean);
+  return Object.freeze({
+    issuer: base.auth.issuer,
+    clientId,
+    scopes: [...new Set(['openid', ...scopes])].join(' '),
+    token,
+  });
 }
 
 export const APPROVALS_CONFIG = Symbol('approvals.config');

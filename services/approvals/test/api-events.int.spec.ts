@@ -5,7 +5,7 @@
  */
 import { tenantFilter, type TenantEventsMessageV1 } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
-import { waitFor } from '@ormuz/testing';
+import { testToken, waitFor } from '@ormuz/testing';
 import { ApiPlatform } from './api.fixture.js';
 
 interface ServerSentEvent {
@@ -17,6 +17,8 @@ interface ServerSentEvent {
 class EventStreamClient {
   readonly events: ServerSentEvent[] = [];
   ended = false;
+  /** The data of the `end` event the server closed the stream with, if it did. */
+  end: { reason: string; message: string } | undefined;
   private buffer = '';
 
   private constructor(
@@ -31,7 +33,12 @@ class EventStreamClient {
   static async open(url: string, headers: Record<string, string>): Promise<EventStreamClient> {
     const abort = new AbortController();
     const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
-    return new EventStreamClient(res.status, res.headers.get('content-type'), abort, res.status === 200 ? res.body : null);
+    return new EventStreamClient(
+      res.status,
+      res.headers.get('content-type'),
+      abort,
+      res.status === 200 ? res.body : null,
+    );
   }
 
   /** Waits for the first event that `matches`, among those received so far and later. */
@@ -60,7 +67,10 @@ class EventStreamClient {
           const field = (name: string) =>
             fields.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
           const data = field('data');
-          if (data.length > 0) this.events.push({ id: field('id')[0], data: JSON.parse(data.join('\n')) as TenantEventsMessageV1 });
+          if (data.length > 0 && field('event')[0] === 'end')
+            this.end = JSON.parse(data.join('\n')) as NonNullable<typeof this.end>;
+          else if (data.length > 0)
+            this.events.push({ id: field('id')[0], data: JSON.parse(data.join('\n')) as TenantEventsMessageV1 });
         }
       }
     } catch {
@@ -83,7 +93,7 @@ describe("a tenant's events as server-sent events", () => {
   afterEach(async () => {
     if (streams.length === 0) return;
     for (const s of streams.splice(0)) s.close();
-    await waitFor(async () => (await acmeReaders()) === 0, { message: 'the closed streams\' consumers to be deleted' });
+    await waitFor(async () => (await acmeReaders()) === 0, { message: "the closed streams' consumers to be deleted" });
   });
   afterAll(() => platform.close());
 
@@ -117,7 +127,8 @@ describe("a tenant's events as server-sent events", () => {
   async function acmeReaders(): Promise<number> {
     const filter = tenantFilter(platform.namespace, 'calls', 'acme');
     const consumers = await platform.jsm.consumers.list(streamName(platform.namespace, 'calls')).next();
-    return consumers.filter((c) => c.config.filter_subject === filter || c.config.filter_subjects?.includes(filter)).length;
+    return consumers.filter((c) => c.config.filter_subject === filter || c.config.filter_subjects?.includes(filter))
+      .length;
   }
 
   let firstSeq: number;
@@ -134,7 +145,10 @@ describe("a tenant's events as server-sent events", () => {
     expect(event.id).toBe(String(event.data.seq));
     expect(event.data.context).toBe('calls');
     // One decision, one message: the request and the gate's decision arrive together.
-    expect(event.data.events.map((e) => e.type)).toEqual(['ormuz.toolcall.requested.v1', 'ormuz.toolcall.authorized.v1']);
+    expect(event.data.events.map((e) => e.type)).toEqual([
+      'ormuz.toolcall.requested.v1',
+      'ormuz.toolcall.authorized.v1',
+    ]);
     expect(stream.events.flatMap((e) => e.data.events).every((e) => e.tenant === 'acme')).toBe(true);
     expect(stream.events.some(about(other))).toBe(false);
     firstSeq = event.data.seq;
@@ -187,8 +201,22 @@ describe("a tenant's events as server-sent events", () => {
         `/v1/tenants/acme/events${query}`,
         { authorization: analyst, headers },
       );
-      expect({ query, status: answer.status, says: answer.body.error.message.includes(says) }).toEqual({ query, status: 400, says: true });
+      expect({ query, status: answer.status, says: answer.body.error.message.includes(says) }).toEqual({
+        query,
+        status: 400,
+        says: true,
+      });
     }
+  });
+
+  it('ends the stream when the token that opened it expires, with an end event saying so, and deletes its consumer', async () => {
+    const brief = await testToken({ tenant: 'acme', roles: ['analyst'], subject: 'ana@acme', ttlSeconds: 2 });
+    const stream = await open(`?from=${firstSeq}`, { authorization: `Bearer ${brief}` });
+    expect(stream.status).toBe(200);
+    await stream.next((e) => e.data.seq === firstSeq, 'the first event');
+    await waitFor(() => stream.ended, { message: "the stream to end at the token's exp", timeoutMs: 15_000 });
+    expect(stream.end).toEqual({ reason: 'token_expired', message: expect.stringContaining('expired') });
+    await waitFor(async () => (await acmeReaders()) === 0, { message: "the ended stream's consumer to be deleted" });
   });
 
   it('ends its open streams when the service stops, so a shutdown never waits on a client', async () => {

@@ -161,11 +161,15 @@ describe('the approvals console', () => {
         'timeline.js',
         'dom.js',
         'webhooks.js',
+        'oidc.js',
         'console.css',
         'webhooks.css',
       ]) {
         expect((await fetch(`${url}/console/${file}`)).status).toBe(200);
       }
+      // No identity provider configured: only pasted tokens, and the page talks to this service only.
+      expect(await (await fetch(`${url}/console/oidc/config`)).json()).toEqual({ enabled: false });
+      expect(page.headers.get('content-security-policy')).toContain("connect-src 'self';");
       expect((await fetch(`${url}/console/..%2Fconsole.module.ts`)).status).toBe(404);
       expect((await fetch(`${url}/console/package.json`)).status).toBe(404);
     });
@@ -294,6 +298,20 @@ describe('the approvals console', () => {
       expect(await page.evaluate('sessionStorage.getItem("ormuz.console.token") !== null')).toBe(true);
       // Kept as a header for this tab, never as a cookie.
       expect(await context.cookies()).toEqual([]);
+    });
+
+    it('asks to sign in again when the token expires while the inbox is open', async () => {
+      const brief = await testToken({ tenant: TENANT, roles: ['owner'], subject: 'alice@acme', ttlSeconds: 4 });
+      await page.goto(`${url}/console`);
+      await page.getByLabel('Bearer token').fill(brief);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      // Only the stream's `end` event says this (a token refused at sign-in is "That token was refused"): the inbox
+      // was open, and the page left it when the token expired.
+      await page
+        .locator('#sign-in-error', { hasText: 'Your token expired: sign in again.' })
+        .waitFor({ timeout: 15_000 });
+      expect(await page.getByLabel('Bearer token').isVisible()).toBe(true);
+      expect(await page.evaluate('sessionStorage.getItem("ormuz.console.token")')).toBeNull();
     });
 
     it('shows a call staged after the page opened, live, with everything an owner decides on; approves it', async () => {

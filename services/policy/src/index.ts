@@ -3,6 +3,6 @@
 export { policyService } from './service.js';
 export { PolicyModule } from './app.module.js';
 export { loadPolicyConfig, type PolicyConfig } from './config.js';
-export { POLICY_SCHEMA, POLICY_SHARED_SCHEMAS, policyMigrations } from './persistence/migrations.js';
+export { POLICY_SCHEMA, policyMigrations } from './persistence/migrations.js';
 // The pure decision, for bench:gate's in-process figures.
 export { decideGate, type GateContext, type GateRequest } from './domain/gate.js';

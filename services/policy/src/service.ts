@@ -1,7 +1,7 @@
 import type { ServiceOptions } from '@ormuz/service-kit';
 import { PolicyModule } from './app.module.js';
 import type { PolicyConfig } from './config.js';
-import { POLICY_SCHEMA, POLICY_SHARED_SCHEMAS, policyMigrations } from './persistence/migrations.js';
+import { POLICY_SCHEMA, policyMigrations } from './persistence/migrations.js';
 
 /** How policy is started, one declaration for `main.ts`, the tests and the benches: its stream, schemas and module. */
 export function policyService(config: PolicyConfig): ServiceOptions {
@@ -11,7 +11,6 @@ export function policyService(config: PolicyConfig): ServiceOptions {
     streams: ['calls'],
     schema: POLICY_SCHEMA,
     migrations: policyMigrations,
-    sharedSchemas: POLICY_SHARED_SCHEMAS,
     module: (infra) => PolicyModule.with(infra, config),
   };
 }

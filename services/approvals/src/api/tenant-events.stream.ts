@@ -5,7 +5,9 @@
  *
  * Each SSE message is one stream message, `id:` its stream sequence, so a client that reconnects with `Last-Event-ID`
  * resumes right after it, never inside one decision's events. The consumer is created before the response starts
- * (an event appended once the client has the headers is delivered) and deleted as soon as the client goes.
+ * (an event appended once the client has the headers is delivered) and deleted as soon as the client goes. The stream
+ * ends with an `end` event (`{ reason, message }`, no id) when the credential that opened it stops being valid: a
+ * token at its `exp`, an API key once a periodic check finds it revoked (CredentialWatch).
  */
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
@@ -22,6 +24,9 @@ import {
 } from '@ormuz/contracts';
 import { decodeEvents, streamName } from '@ormuz/event-log';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { APPROVALS_CONFIG, type ApprovalsConfig } from '../config.js';
+import { bearerOf } from '../console/bearer.js';
+import { CredentialWatch, type CredentialEnd } from '../console/credential-watch.js';
 import type { EventsRoute } from './api-routes.js';
 import { routeRequest, type EdgeRequest } from './edge-request.js';
 
@@ -35,7 +40,10 @@ export class TenantEventsStream implements BeforeApplicationShutdown {
   /** Open streams: each entry stops one and resolves once its consumer is deleted. */
   private readonly open = new Set<() => Promise<void>>();
 
-  constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(APPROVALS_CONFIG) private readonly config: ApprovalsConfig,
+  ) {}
 
   /**
    * Serves the stream on `res` until the client disconnects or the service stops. Throws (before anything is written,
@@ -71,7 +79,20 @@ export class TenantEventsStream implements BeforeApplicationShutdown {
     });
     res.flushHeaders();
     res.once('close', () => messages.stop());
-    const finished = this.relay(context, messages, res).finally(() => consumer.delete().catch(() => false));
+    let ended: CredentialEnd | undefined;
+    const watch = new CredentialWatch(this.infra.authenticator, bearerOf(header), {
+      recheckMs: this.config.streamRecheckMs,
+      onRecheckError: (err) =>
+        this.infra.logger.warn({ err: err.message }, 'an event stream could not verify its credential again'),
+    });
+    watch.start((why) => {
+      ended = why;
+      messages.stop();
+    });
+    const finished = this.relay(context, messages, res, () => ended).finally(() => {
+      watch.stop();
+      return consumer.delete().catch(() => false);
+    });
     const stop = async () => {
       messages.stop();
       await finished;
@@ -89,12 +110,20 @@ export class TenantEventsStream implements BeforeApplicationShutdown {
     await Promise.all([...this.open].map((stop) => stop()));
   }
 
-  /** Writes each message as one server-sent event until the consumer stops; then ends the response. */
-  private async relay(context: ContextName, messages: ConsumerMessages, res: ServerResponse): Promise<void> {
+  /**
+   * Writes each message as one server-sent event until the consumer stops; then, when the credential ended the
+   * stream, an `end` event saying why; then ends the response.
+   */
+  private async relay(
+    context: ContextName,
+    messages: ConsumerMessages,
+    res: ServerResponse,
+    ended: () => CredentialEnd | undefined,
+  ): Promise<void> {
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     try {
       for await (const m of messages) {
-        if (res.destroyed) break;
+        if (res.destroyed || ended()) break;
         if (!res.write(frame(context, m))) await drained(res);
       }
     } catch (err) {
@@ -102,6 +131,8 @@ export class TenantEventsStream implements BeforeApplicationShutdown {
       this.infra.logger.warn({ err, context }, 'event stream ended by a consumer error');
     } finally {
       clearInterval(keepAlive);
+      const why = ended();
+      if (why && !res.destroyed) res.write(`event: end\ndata: ${JSON.stringify(why)}\n\n`);
       res.end();
     }
   }
@@ -135,7 +166,9 @@ function startAt(from: string | undefined, lastEventId: string | string[] | unde
   if (lastEventId !== undefined) {
     const last = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
     if (!last || !/^[0-9]{1,15}$/.test(last)) {
-      throw new SchemaViolationError(schema, ['Last-Event-ID must be the stream sequence of an event this stream sent']);
+      throw new SchemaViolationError(schema, [
+        'Last-Event-ID must be the stream sequence of an event this stream sent',
+      ]);
     }
     return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Number(last) + 1 };
   }

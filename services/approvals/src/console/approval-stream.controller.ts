@@ -5,7 +5,9 @@ import { BearerAuthGuard, Caller, checkRequest, INFRA, type Infrastructure } fro
 import { InboxRepository } from '../persistence/inbox.repository.js';
 import { ownerAgents } from '../transport/approvals.rpc.controller.js';
 import { ApprovalStream } from './approval-stream.js';
-import { bearerOf, tokenExpiry } from './bearer.js';
+import { APPROVALS_CONFIG, type ApprovalsConfig } from '../config.js';
+import { bearerOf } from './bearer.js';
+import { CredentialWatch } from './credential-watch.js';
 import { InboxNotices } from './inbox-notices.js';
 import { LiveStreams } from './live-streams.js';
 
@@ -28,6 +30,7 @@ export class ApprovalStreamController {
     private readonly notices: InboxNotices,
     private readonly streams: LiveStreams,
     @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(APPROVALS_CONFIG) private readonly config: ApprovalsConfig,
   ) {}
 
   @Get()
@@ -53,14 +56,20 @@ export class ApprovalStreamController {
       {
         tenant: request.tenant,
         agents: ownerAgents(caller!),
-        endsAt: tokenExpiry(bearerOf(authorization)),
         heartbeatMs: HEARTBEAT_MS,
         historyLimit: HISTORY_LIMIT,
       },
       this.infra.logger,
     );
+    const watch = new CredentialWatch(this.infra.authenticator, bearerOf(authorization), {
+      recheckMs: this.config.streamRecheckMs,
+      onRecheckError: (err) =>
+        this.infra.logger.warn({ err: err.message }, 'a live stream could not verify its credential again'),
+    });
     this.streams.add(stream);
+    stream.onClose(() => watch.stop());
     res.on('close', () => stream.close());
     stream.open();
+    watch.start((why) => stream.end(why));
   }
 }

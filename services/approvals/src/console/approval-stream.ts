@@ -3,12 +3,13 @@
  * recently closed ones), then an `approval` event with the approval's current row whenever one is staged or closed,
  * and a comment now and then so proxies keep the connection open. Rows are read as the caller may see them (an owner
  * of named agents gets only theirs) and one at a time, in the order notices arrive, so a page never receives an
- * approval older than one it already has. When the caller's token expires the stream says so (`end`) and closes: a
- * stream does not outlive the credential that opened it.
+ * approval older than one it already has. When the caller's credential stops being valid (CredentialWatch) the
+ * stream says so (`end`) and closes: a stream does not outlive the credential that opened it.
  */
 import type { ApprovalViewV1 } from '@ormuz/contracts';
 import type { Infrastructure } from '@ormuz/service-kit';
 import { toView, type InboxRepository, type InboxRow } from '../persistence/inbox.repository.js';
+import type { CredentialEnd } from './credential-watch.js';
 import type { InboxNotices } from './inbox-notices.js';
 
 /** Where the events go: the HTTP response. */
@@ -21,8 +22,6 @@ export interface ApprovalStreamOptions {
   readonly tenant: string;
   /** An owner of named agents sees only their approvals; undefined: every approval of the tenant. */
   readonly agents: readonly string[] | undefined;
-  /** When the caller's credential expires, if it does. */
-  readonly endsAt: Date | undefined;
   readonly heartbeatMs: number;
   /** How many closed approvals the snapshot carries. */
   readonly historyLimit: number;
@@ -38,7 +37,6 @@ export class ApprovalStream {
   private closed = false;
   private unsubscribe: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
-  private expiry: NodeJS.Timeout | undefined;
   private readonly closeListeners: (() => void)[] = [];
 
   constructor(
@@ -58,23 +56,20 @@ export class ApprovalStream {
       await this.sendSnapshot();
     });
     this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), this.options.heartbeatMs);
-    if (this.options.endsAt) {
-      // setTimeout holds at most ~24.8 days; a token living longer is cut short, and the page reconnects.
-      const ms = Math.min(Math.max(0, this.options.endsAt.getTime() - Date.now()), 2 ** 31 - 1);
-      this.expiry = setTimeout(() => {
-        this.send('end', { reason: 'token_expired', message: 'Your token expired: sign in again.' });
-        this.close();
-      }, ms);
-    }
   }
 
-  /** Ends the stream (the page went away, the token expired, the service is stopping). Idempotent. */
+  /** The caller's credential stopped being valid: tells the page why (it signs in again), then closes. */
+  end(why: CredentialEnd): void {
+    this.send('end', why);
+    this.close();
+  }
+
+  /** Ends the stream (the page went away, the credential ended, the service is stopping). Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe?.();
     clearInterval(this.heartbeat);
-    clearTimeout(this.expiry);
     this.sink.end();
     for (const listener of this.closeListeners.splice(0)) listener();
   }

@@ -3,6 +3,7 @@
  * it to the service that answers (each service checks access itself), and to end a live stream when the token does.
  * Never logged.
  */
+import { decodeJwt } from 'jose';
 import { bearerOf as credentialOf, UnauthenticatedError } from '@ormuz/auth';
 
 /** The credential in `Authorization: Bearer <credential>`; throws UnauthenticatedError when there is none. */
@@ -21,12 +22,13 @@ export function bearerOf(header: string | string[] | undefined): string {
  * an API key or a token without `exp`, which the stream then keeps until the page closes it.
  */
 export function tokenExpiry(bearer: string): Date | undefined {
-  const parts = bearer.split('.');
-  if (parts.length !== 3) return undefined;
+  let exp: unknown;
   try {
-    const { exp } = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown };
-    return typeof exp === 'number' ? new Date(exp * 1000) : undefined;
+    // jose's reader of the payload (no signature check: the authenticator did that); it throws for anything that
+    // is not a JWT, such as an API key.
+    ({ exp } = decodeJwt(bearer));
   } catch {
     return undefined;
   }
+  return typeof exp === 'number' && Number.isFinite(exp) ? new Date(exp * 1000) : undefined;
 }

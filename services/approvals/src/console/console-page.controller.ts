@@ -2,6 +2,7 @@ import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { ConsoleOidc } from './console-oidc.js';
 
 /**
  * The page's files: plain HTML, CSS and JavaScript, no build step. They live in `src/console/public/` and are read
@@ -20,26 +21,31 @@ const FILES: Readonly<Record<string, string>> = Object.freeze({
   'dom.js': 'text/javascript; charset=utf-8',
   'webhooks.js': 'text/javascript; charset=utf-8',
   'webhooks.css': 'text/css; charset=utf-8',
+  'oidc.js': 'text/javascript; charset=utf-8',
 });
 
 /**
  * Only this origin's own files run, and nothing is framed: even a value that escaped escaping could not run a script
- * or send data elsewhere. `connect-src 'self'`: the page talks to this service only.
+ * or send data elsewhere. `connect-src 'self'`: the page talks to this service only, and, where the console signs in
+ * through the identity provider, to the provider's token endpoint.
  */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const contentSecurityPolicy = (connect: readonly string[]) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    ["connect-src 'self'", ...connect].join(' '),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 /** `GET /console`: the owners' approvals console. */
 @Controller('console')
 export class ConsolePageController {
+  constructor(private readonly oidc: ConsoleOidc) {}
+
   @Get()
   page(@Res() res: ServerResponse) {
     return this.send(res, 'index.html');
@@ -56,7 +62,7 @@ export class ConsolePageController {
     res.writeHead(200, {
       'content-type': FILES[file],
       'content-length': body.length,
-      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'content-security-policy': contentSecurityPolicy(await this.oidc.connectSources()),
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       // Revalidated on every load, so a page never runs with an older script than the service's.

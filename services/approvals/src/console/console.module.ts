@@ -2,6 +2,8 @@ import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from 
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { InboxRepository } from '../persistence/inbox.repository.js';
 import { ApprovalStreamController } from './approval-stream.controller.js';
+import { ConsoleOidc } from './console-oidc.js';
+import { ConsoleOidcController } from './console-oidc.controller.js';
 import { ConsolePageController } from './console-page.controller.js';
 import { InboxNotices } from './inbox-notices.js';
 import { LiveStreams } from './live-streams.js';
@@ -13,10 +15,11 @@ import { SessionController } from './session.controller.js';
  * same-origin check every state-changing route of the service goes through.
  */
 @Module({
-  controllers: [ConsolePageController, SessionController, ApprovalStreamController],
+  controllers: [ConsoleOidcController, ConsolePageController, SessionController, ApprovalStreamController],
   providers: [
     InboxRepository,
     LiveStreams,
+    ConsoleOidc,
     {
       provide: InboxNotices,
       inject: [INFRA],

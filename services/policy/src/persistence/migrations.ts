@@ -1,16 +1,8 @@
 import type { Migration } from 'kysely/migration';
-import { AUTH_SCHEMA, authMigrations } from '@ormuz/auth';
 import { projectionBookkeepingMigration } from '@ormuz/event-log';
-import type { SchemaMigrations } from '@ormuz/service-kit';
 
 /** Policy's Postgres schema. */
 export const POLICY_SCHEMA = 'policy';
-
-/**
- * Schemas of shared libraries policy migrates at start: libs/auth's, whose API keys policy issues, rotates and
- * revokes (`policy.keys.*`).
- */
-export const POLICY_SHARED_SCHEMAS: readonly SchemaMigrations[] = [{ schema: AUTH_SCHEMA, migrations: authMigrations }];
 
 export const policyMigrations: Record<string, Migration> = {
   '0001_projection_bookkeeping': projectionBookkeepingMigration,

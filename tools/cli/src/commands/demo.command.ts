@@ -12,8 +12,10 @@
  * says otherwise), issues the simulated phone a fresh credential, connects it, issues the demo agent an API key and
  * starts with it a conversation whose model asks for a low-risk and a high-risk call, approves the staged call as the
  * owner would (over the approvals HTTP API), then prints the conversation and every call's event timeline. A service
- * that exits meanwhile is reported and restarted (bounded, with backoff). At the end the phone's credential and the
- * agent's key are revoked, the phone's journal deleted, and the services and the demo's NATS server stopped.
+ * that exits meanwhile is reported and restarted (bounded, with backoff). With `--keep-running` the agent then runs
+ * once more and its staged call is left for the owner (printed with its approval id, the console's URL and the owner
+ * token) until Ctrl-C. At the end the phone's credential and the agent's key are revoked, the phone's journal deleted,
+ * and the services and the demo's NATS server stopped.
  */
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
@@ -331,6 +333,26 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         }
         out(`\nresult: ${done.final_text ?? '(no final answer)'}`);
         if (o.keepRunning) {
+          // One more run of the agent, whose staged call the demo leaves to the owner: it waits in the console.
+          const waiting = await c.call(
+            'model-loop.start',
+            {
+              tenant: DEMO_TENANT,
+              agent_id: DEMO_AGENT,
+              task: 'Tell Alice I am running ten minutes late.',
+              device_id: DEMO_DEVICE,
+              model: 'scripted:demo',
+            },
+            { credential: key.api_key },
+          );
+          const getWaiting = () =>
+            c.call('model-loop.get', { tenant: DEMO_TENANT, conversation_id: waiting.conversation_id }, 3000);
+          const staged = await poll(
+            getWaiting,
+            (v) => v.pending.length > 0 || v.status === 'completed',
+            remaining(),
+            'the second conversation to pause for the owner',
+          );
           // The CLI in another shell: this server, the CLI's NATS user, this namespace and a token for every command
           // of the README's operator-CLI block (operator, owner and analyst of the demo's tenant).
           const cliToken = await signDemoToken(c, ['operator', 'owner', 'analyst'], 'operator', ttlSeconds);
@@ -355,7 +377,28 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           out(`Sign in to the approvals console at ${approvalsUrl}/console with the owner token.`);
           out(`The HTTP API (README, "HTTP API"; described at ${approvalsUrl}/openapi.json):`);
           out(`  export ORMUZ_API=${approvalsUrl}`);
-          await new Promise<void>((resolve) => (stopRequested = resolve));
+          for (const p of staged.pending) {
+            out(`\nwaiting for the owner: ${p.approval_id} — ${p.summary}`);
+            out(`  approve or deny it in the console, ${approvalsUrl}/console, signed in with the owner token above`);
+          }
+          let stopping = false;
+          const stopped = new Promise<void>((resolve) => (stopRequested = resolve)).then(() => (stopping = true));
+          // Tells of the owner's decision once the conversation has finished with it; ends with the demo.
+          const waitingOutcome = (async () => {
+            while (!stopping) {
+              const v = await getWaiting().catch(() => undefined);
+              if (v?.status === 'completed') {
+                const ids = staged.pending.map((p) => p.approval_id).join(', ');
+                out(
+                  `the owner decided ${ids}; conversation ${waiting.conversation_id} completed: ${v.final_text ?? ''}`,
+                );
+                return;
+              }
+              await Promise.race([stopped, new Promise((r) => setTimeout(r, 500))]);
+            }
+          })();
+          await stopped;
+          await waitingOutcome;
         }
       } finally {
         process.off('SIGINT', onSignal);

@@ -6,6 +6,7 @@
 // header. So another site's page cannot act as the signed-in owner (no cross-site request forgery), and the service
 // also refuses any state-changing request whose Origin is not its own.
 import { countdown, fill, h, when } from './dom.js';
+import { completeProviderSignIn, offerProviderSignIn } from './oidc.js';
 import { readEventStream, StreamRefused } from './sse.js';
 import { drawTimeline, timelineList } from './timeline.js';
 import { showWebhooks, webhooksLink } from './webhooks.js';
@@ -634,9 +635,16 @@ function start() {
   document.addEventListener('keydown', onKey);
   window.addEventListener('hashchange', route);
   setInterval(tick, 1000);
-  const kept = sessionStorage.getItem(TOKEN_KEY);
-  if (!kept) return signOut();
-  signIn(kept).catch((err) => signOut(`Sign in again: ${err.message}`));
+  offerProviderSignIn($('#sign-in-form'), (message) => ($('#sign-in-error').textContent = message));
+  // Back from the identity provider: its token; otherwise the one this tab kept.
+  completeProviderSignIn().then(
+    (token) => {
+      const kept = token ?? sessionStorage.getItem(TOKEN_KEY);
+      if (!kept) return signOut();
+      signIn(kept).catch((err) => signOut(`Sign in again: ${err.message}`));
+    },
+    (err) => signOut(err.message),
+  );
 }
 
 start();
