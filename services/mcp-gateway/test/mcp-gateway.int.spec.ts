@@ -58,7 +58,10 @@ describe('mcp-gateway', () => {
     (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
 
   it('lists exactly what policy offers the agent, page by page, with titles and annotations', async () => {
-    const offered = (await platform.admin('policy.tools', { tenant: TENANT, agent_id: AGENT })).tools;
+    // The platform's own tools come with every grant, but run only inside Ormuz's model loop.
+    const offered = (await platform.admin('policy.tools', { tenant: TENANT, agent_id: AGENT })).tools.filter(
+      (t) => !t.name.startsWith('ormuz.'),
+    );
     const { tools, pages } = await listAll(client);
     expect(tools.map((t) => t.name)).toEqual(offered.map((t) => t.name));
     expect(pages).toBe(Math.ceil(offered.length / 2));
@@ -133,6 +136,12 @@ describe('mcp-gateway', () => {
     expect(misspelt.isError).toBe(true);
     expect(structured(misspelt).status).toBe('refused');
     expect(text(misspelt)).toContain('device.list_contacts');
+  });
+
+  it("refuses the platform's own tools, which run only inside the model loop, saying so", async () => {
+    const core = await client.callTool({ name: 'ormuz.search_tools', arguments: { query: 'contacts' } });
+    expect(core.isError).toBe(true);
+    expect(text(core)).toContain("runs only inside Ormuz's own model loop");
   });
 
   it('refuses arguments of the wrong type with what to fix, running nothing', async () => {

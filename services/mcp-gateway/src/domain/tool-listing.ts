@@ -31,6 +31,15 @@ export interface McpTool {
 const CORE_PREFIX = 'ormuz.';
 
 /**
+ * Whether a tool is served over MCP. The platform's own tools (`ormuz.*`: search, activate, read more, check status)
+ * run inside Ormuz's model loop, on a conversation's records; an MCP client gets the whole grant in `tools/list`
+ * instead, so they are neither listed nor callable here.
+ */
+export function servedOverMcp(name: string): boolean {
+  return !name.startsWith(CORE_PREFIX);
+}
+
+/**
  * `device.list_contacts` → `Device: list contacts`. Manifests record no title, so it is worded from the name, which
  * already says what the tool does.
  */

@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
-import { InvalidCursorError, pageOf } from '../domain/tool-listing.js';
+import { InvalidCursorError, pageOf, servedOverMcp } from '../domain/tool-listing.js';
 import { clientOperationId, sessionOperationId } from '../domain/operation-id.js';
 import { PolicyClient } from '../transport/policy.client.js';
 import { CallRunner, type SessionPrincipal } from './call-runner.js';
@@ -105,7 +105,8 @@ export class McpSessions implements OnApplicationShutdown {
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
       const { tools } = await this.policy.call('policy.tools', agentId, { tenant, agent_id: agentId });
       try {
-        const page = pageOf(tools, request.params?.cursor, this.config.toolsPageSize);
+        const served = tools.filter((tool) => servedOverMcp(tool.name));
+        const page = pageOf(served, request.params?.cursor, this.config.toolsPageSize);
         return { tools: [...page.tools], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       } catch (err) {
         if (err instanceof InvalidCursorError) throw new McpError(ErrorCode.InvalidParams, err.message);
@@ -119,6 +120,10 @@ export class McpSessions implements OnApplicationShutdown {
         operationId = clientOperationId(meta) ?? sessionOperationId(extra.sessionId ?? 'none', extra.requestId);
       } catch (err) {
         throw new McpError(ErrorCode.InvalidParams, (err as Error).message);
+      }
+      if (!servedOverMcp(request.params.name)) {
+        const text = `${request.params.name} runs only inside Ormuz's own model loop; over MCP, tools/list is the whole grant.`;
+        return { content: [{ type: 'text' as const, text }], isError: true };
       }
       const progressToken = meta?.progressToken as string | number | undefined;
       try {
