@@ -5,7 +5,7 @@
  * calls) are allowed to every grant without a rule, since they reach nothing the grant does not offer; a deny rule
  * still removes them (docs/decisions/0019-platform-tools-in-every-grant.md).
  */
-import { identifierProblem } from '@ormuz/contracts';
+import { identifierProblem, type OfferedToolV1 } from '@ormuz/contracts';
 import { LRUCache } from 'lru-cache';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { GrantError } from './errors.js';
@@ -163,6 +163,18 @@ export function offeredTools(catalog: Catalog, grant: Grant): CatalogEntry[] {
   const compiled = compile(grant);
   if (compiled instanceof GrantError) return [];
   return [...viewOf(catalog, compiled).offered().entries];
+}
+
+/** The tools `grant` offers, as an agent's callers are told them (policy's `policy.tools`): model-facing schemas. */
+export function offeredToolsOf(catalog: Catalog, grant: Grant): OfferedToolV1[] {
+  return offeredTools(catalog, grant).map((e) => ({
+    name: e.name,
+    version: e.version,
+    description: e.definition.description,
+    parameters: e.modelSchema,
+    effect: e.definition.effect,
+    risk_level: e.definition.risk_level,
+  }));
 }
 
 /**

@@ -1,19 +1,11 @@
-import { loadShippedCatalog, offeredTools, type Grant } from '@ormuz/catalog';
+import { loadShippedCatalog, offeredToolsOf, type Grant } from '@ormuz/catalog';
 import type { OfferedToolV1 } from '@ormuz/contracts';
 import { initialPayloads, payloadTokens, turnPayload } from './payload.js';
 import { LOOP_INSTRUCTIONS } from './instructions.js';
 import { tokenCounter } from './tokens/token-counter.js';
 
 const catalog = loadShippedCatalog();
-const offeredBy = (grant: Grant): OfferedToolV1[] =>
-  offeredTools(catalog, grant).map((e) => ({
-    name: e.name,
-    version: e.version,
-    description: e.definition.description,
-    parameters: e.modelSchema,
-    effect: e.definition.effect,
-    risk_level: e.definition.risk_level,
-  }));
+const offeredBy = (grant: Grant): OfferedToolV1[] => offeredToolsOf(catalog, grant);
 /** The whole device extension, without a rule for the platform's own tools (they come with every grant). */
 const DEVICE = offeredBy({ tenant: 'acme', agent_id: 'a1', allow: ['device'] });
 

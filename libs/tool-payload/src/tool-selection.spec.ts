@@ -1,23 +1,16 @@
 import fc from 'fast-check';
-import { loadShippedCatalog, offeredTools } from '@ormuz/catalog';
+import { loadShippedCatalog, offeredToolsOf } from '@ormuz/catalog';
 import type { OfferedToolV1 } from '@ormuz/contracts';
 import { tokenCounter } from './tokens/token-counter.js';
 import { toolTokens } from './tokens/tool-tokens.js';
 import { MAX_DIRECTORY_NAMES, relevanceScores, selectTools, turnTools, type SelectionInput } from './tool-selection.js';
 
 /** Every shipped tool as policy offers it under the default grant (`ormuz`, `device`). */
-const OFFERED: OfferedToolV1[] = offeredTools(loadShippedCatalog(), {
+const OFFERED: OfferedToolV1[] = offeredToolsOf(loadShippedCatalog(), {
   tenant: 'acme',
   agent_id: 'agent-1',
   allow: ['ormuz', 'device'],
-}).map((e) => ({
-  name: e.name,
-  version: e.version,
-  description: e.definition.description,
-  parameters: e.modelSchema,
-  effect: e.definition.effect,
-  risk_level: e.definition.risk_level,
-}));
+});
 const CORE = ['ormuz.activate_tool', 'ormuz.check_call_status', 'ormuz.read_more', 'ormuz.search_tools'];
 const names = (tools: readonly { name: string }[]) => tools.map((t) => t.name);
 const small = (o: Partial<SelectionInput> = {}): SelectionInput => ({

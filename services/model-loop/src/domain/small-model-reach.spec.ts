@@ -4,22 +4,14 @@
  * granted a whole extension without any rule for the platform's own tools, and that the discovery tools reach
  * nothing beyond the grant.
  */
-import { canonicalFromProviderName, loadShippedCatalog, offeredTools, searchTools, type Grant } from '@ormuz/catalog';
+import { canonicalFromProviderName, loadShippedCatalog, offeredToolsOf, searchTools, type Grant } from '@ormuz/catalog';
 import type { OfferedToolV1 } from '@ormuz/contracts';
 import { tokenCounterFor, turnPayload } from '@ormuz/tool-payload';
 import { SMALL_MODEL } from '../providers/scripted.provider.js';
 import { activationResult, CoreTool, SEARCH_DEFAULT_RESULTS } from './core-tools.js';
 
 const catalog = loadShippedCatalog();
-const offeredBy = (grant: Grant): OfferedToolV1[] =>
-  offeredTools(catalog, grant).map((e) => ({
-    name: e.name,
-    version: e.version,
-    description: e.definition.description,
-    parameters: e.modelSchema,
-    effect: e.definition.effect,
-    risk_level: e.definition.risk_level,
-  }));
+const offeredBy = (grant: Grant): OfferedToolV1[] => offeredToolsOf(catalog, grant);
 
 const DEVICE_ONLY: Grant = { tenant: 'acme', agent_id: 'a1', allow: ['device'] };
 const offered = offeredBy(DEVICE_ONLY);

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { modelSchema, offeredTools, searchTools, type Catalog, type Grant, type ToolSearchHit } from '@ormuz/catalog';
+import { offeredToolsOf, searchTools, type Catalog, type Grant, type ToolSearchHit } from '@ormuz/catalog';
 import type { AgentRequestV1, OfferedToolV1, SearchToolsRequestV1 } from '@ormuz/contracts';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
@@ -27,14 +27,7 @@ export class OfferedToolsHandler implements IQueryHandler<OfferedToolsQuery> {
 
   async execute({ request }: OfferedToolsQuery) {
     const grant = await this.grants.effective(request.tenant, request.agent_id);
-    const tools = offeredTools(this.catalog, grant).map((e) => ({
-      name: e.name,
-      version: e.version,
-      description: e.definition.description,
-      parameters: modelSchema(e.definition),
-      effect: e.definition.effect,
-      risk_level: e.definition.risk_level,
-    }));
+    const tools = offeredToolsOf(this.catalog, grant);
     return { grant, tools };
   }
 }

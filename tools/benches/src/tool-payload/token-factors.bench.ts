@@ -14,7 +14,7 @@
  * A family whose package is missing is reported as skipped. `@anthropic-ai/tokenizer` is Claude 2's vocabulary, shown
  * for reference only: Claude 3 and later tokenize differently and have no public tokenizer.
  */
-import { loadShippedCatalog, offeredTools, providerFunctionName } from '@ormuz/catalog';
+import { loadShippedCatalog, offeredToolsOf, providerFunctionName } from '@ormuz/catalog';
 import {
   initialPayloads,
   LOOP_INSTRUCTIONS,
@@ -52,19 +52,15 @@ async function claude2(): Promise<Count | undefined> {
 
 const catalog = loadShippedCatalog();
 /** The whole device extension, with the platform's own tools every grant gets. */
-const everything = offeredTools(catalog, { tenant: 'bench', agent_id: 'bench', allow: ['device'] }).map((e) => ({
-  name: e.name,
-  version: e.version,
-  description: e.definition.description,
-  parameters: e.modelSchema,
-  effect: e.definition.effect,
-  risk_level: e.definition.risk_level,
-}));
+const everything = offeredToolsOf(catalog, { tenant: 'bench', agent_id: 'bench', allow: ['device'] });
 const o200k = tokenCounter('o200k');
 const directoryLines = [true, false].map(
   (encodeToolNames) =>
-    turnPayload({ offered: everything, profile: { tier: 'small', schemaBudgetTokens: 0, encodeToolNames }, tokens: o200k })
-      .directoryLine,
+    turnPayload({
+      offered: everything,
+      profile: { tier: 'small', schemaBudgetTokens: 0, encodeToolNames },
+      tokens: o200k,
+    }).directoryLine,
 );
 const corpus: { id: string; text: string }[] = [
   ...everything.map((t) => ({ id: t.name, text: toolText({ ...t, name: providerFunctionName(t.name) }) })),

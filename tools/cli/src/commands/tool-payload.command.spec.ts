@@ -1,15 +1,8 @@
-import { loadShippedCatalog, offeredTools } from '@ormuz/catalog';
+import { loadShippedCatalog, offeredToolsOf } from '@ormuz/catalog';
 import { renderToolPayload, toolPayloadReport } from './tool-payload.command.js';
 
 /** Policy's answer for an agent granted the device extension (the platform's own tools come with it). */
-const offered = offeredTools(loadShippedCatalog(), { tenant: 'acme', agent_id: 'a1', allow: ['device'] }).map((e) => ({
-  name: e.name,
-  version: e.version,
-  description: e.definition.description,
-  parameters: e.modelSchema,
-  effect: e.definition.effect,
-  risk_level: e.definition.risk_level,
-}));
+const offered = offeredToolsOf(loadShippedCatalog(), { tenant: 'acme', agent_id: 'a1', allow: ['device'] });
 
 describe('ormuz tools payload', () => {
   it('reports both tiers in the model family, names encoded as real APIs need them', () => {
