@@ -29,6 +29,6 @@ export { httpModelProviders } from './providers/http-providers.js';
 export { OpenAiChatProvider, type OpenAiChatSettings } from './providers/openai-chat/openai-chat.provider.js';
 export { OpenAiResponsesProvider } from './providers/openai-responses/openai-responses.provider.js';
 export { AnthropicProvider } from './providers/anthropic/anthropic.provider.js';
-export type { ProviderSettings } from './providers/shared/settings.js';
+export type { ProviderSettings } from './providers/common/settings.js';
 export type { HttpSettings, RetryLog } from './providers/http/provider-http.js';
 export { ModelUnavailableError } from './domain/errors.js';

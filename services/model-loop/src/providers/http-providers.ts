@@ -8,7 +8,7 @@ import { AnthropicProvider } from './anthropic/anthropic.provider.js';
 import type { HttpSettings, RetryLog } from './http/provider-http.js';
 import { OpenAiChatProvider } from './openai-chat/openai-chat.provider.js';
 import { OpenAiResponsesProvider } from './openai-responses/openai-responses.provider.js';
-import type { Environment } from './shared/settings.js';
+import type { Environment } from './common/settings.js';
 
 /** A large model whose API forbids dots in function names (all three APIs: `^[a-zA-Z0-9_-]+$`). */
 const LARGE_ENCODED: ModelProfile = Object.freeze({ ...LARGE_MODEL, encodeToolNames: true });

@@ -6,7 +6,7 @@ import { ModelUnavailableError } from '../../domain/errors.js';
 import type { ModelProfile, ModelProvider, ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { ProviderHttp, readJson, type RetryLog } from '../http/provider-http.js';
 import { readSse, sseJson } from '../http/sse.js';
-import { apiKey, type Environment, type ProviderSettings } from '../shared/settings.js';
+import { apiKey, type Environment, type ProviderSettings } from '../common/settings.js';
 import {
   ANTHROPIC_VERSION,
   MessagesStream,

@@ -7,8 +7,8 @@
 import type { ModelStopReasonV1, TokenUsageV1 } from '@ormuz/contracts';
 import type { ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { MalformedReplyError } from '../http/provider-http.js';
-import { checkToolRequests, type RawToolRequest } from '../shared/tool-requests.js';
-import { transcriptTurns } from '../shared/transcript.js';
+import { checkToolRequests, type RawToolRequest } from '../common/tool-requests.js';
+import { transcriptTurns } from '../common/transcript.js';
 
 /** The version header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01';

@@ -6,8 +6,8 @@
 import type { ModelStopReasonV1, TokenUsageV1 } from '@ormuz/contracts';
 import type { ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { MalformedReplyError } from '../http/provider-http.js';
-import { checkToolRequests, type RawToolRequest } from '../shared/tool-requests.js';
-import { transcriptTurns } from '../shared/transcript.js';
+import { checkToolRequests, type RawToolRequest } from '../common/tool-requests.js';
+import { transcriptTurns } from '../common/transcript.js';
 
 /** How the body names its output bound: OpenAI's current field, or the older one local servers know. */
 export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
