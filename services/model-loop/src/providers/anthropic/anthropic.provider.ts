@@ -2,7 +2,6 @@
  * Claude models through the Anthropic Messages API: `anthropic:<model>`. The key (env ANTHROPIC_API_KEY by default)
  * goes in `x-api-key`, with `anthropic-version: 2023-06-01`.
  */
-import { ModelUnavailableError } from '../../domain/errors.js';
 import type { ModelProfile, ModelProvider, ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { ProviderHttp, readJson, type RetryLog } from '../http/provider-http.js';
 import { readSse, sseJson } from '../http/sse.js';
@@ -39,13 +38,7 @@ export class AnthropicProvider implements ModelProvider {
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const s = this.settings;
-    const key = apiKey(s, this.env);
-    if (s.apiKeyEnv !== '' && key === '') {
-      throw new ModelUnavailableError(
-        request.model,
-        `the environment variable ${s.apiKeyEnv} holding its API key is not set`,
-      );
-    }
+    const key = apiKey(s, this.env, request.model);
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (key !== '') headers['x-api-key'] = key;
     if (s.stream) headers.accept = 'text/event-stream';

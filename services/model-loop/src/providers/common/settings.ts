@@ -2,6 +2,7 @@
  * What every HTTP model provider is configured with. The API key itself is never configuration: only the name of the
  * environment variable that holds it, read at each request, so a config dump or a log of the settings shows no key.
  */
+import { ModelUnavailableError } from '../../domain/errors.js';
 import type { ModelProfile } from '../../domain/model-provider.js';
 import type { HttpSettings } from '../http/provider-http.js';
 
@@ -24,7 +25,18 @@ export interface ProviderSettings {
 /** Environment variables, as `process.env` holds them. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The API key from the environment, or `''` when the provider sends none or the variable is unset. */
-export function apiKey(settings: ProviderSettings, env: Environment): string {
-  return settings.apiKeyEnv === '' ? '' : (env[settings.apiKeyEnv] ?? '').trim();
+/**
+ * The API key from the environment, or `''` when the provider sends none. Throws ModelUnavailableError, naming the
+ * variable (never a value), when the provider needs a key and the variable is unset.
+ */
+export function apiKey(settings: ProviderSettings, env: Environment, model: string): string {
+  if (settings.apiKeyEnv === '') return '';
+  const key = (env[settings.apiKeyEnv] ?? '').trim();
+  if (key === '') {
+    throw new ModelUnavailableError(
+      model,
+      `the environment variable ${settings.apiKeyEnv} holding its API key is not set`,
+    );
+  }
+  return key;
 }

@@ -3,7 +3,6 @@
  * itself, key in OPENAI_API_KEY by default) and `openai-compatible:<model>` (any server speaking the same wire
  * format at a configured base URL: vLLM, Ollama, llama.cpp, LM Studio, or Azure OpenAI with `azureApiVersion`).
  */
-import { ModelUnavailableError } from '../../domain/errors.js';
 import type { ModelProfile, ModelProvider, ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { ProviderHttp, readJson, type RetryLog } from '../http/provider-http.js';
 import { readSse, sseJson } from '../http/sse.js';
@@ -54,13 +53,7 @@ export class OpenAiChatProvider implements ModelProvider {
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const s = this.settings;
-    const key = apiKey(s, this.env);
-    if (s.apiKeyEnv !== '' && key === '') {
-      throw new ModelUnavailableError(
-        request.model,
-        `the environment variable ${s.apiKeyEnv} holding its API key is not set`,
-      );
-    }
+    const key = apiKey(s, this.env, request.model);
     const headers: Record<string, string> = {};
     if (key !== '') {
       if (s.azureApiVersion) headers['api-key'] = key;

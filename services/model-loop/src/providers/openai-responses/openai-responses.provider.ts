@@ -1,5 +1,4 @@
 /** OpenAI models through the Responses API: `openai-responses:<model>`, key in OPENAI_API_KEY by default. */
-import { ModelUnavailableError } from '../../domain/errors.js';
 import type { ModelProfile, ModelProvider, ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { ProviderHttp, readJson, type RetryLog } from '../http/provider-http.js';
 import { readSse, sseJson } from '../http/sse.js';
@@ -30,13 +29,7 @@ export class OpenAiResponsesProvider implements ModelProvider {
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const s = this.settings;
-    const key = apiKey(s, this.env);
-    if (s.apiKeyEnv !== '' && key === '') {
-      throw new ModelUnavailableError(
-        request.model,
-        `the environment variable ${s.apiKeyEnv} holding its API key is not set`,
-      );
-    }
+    const key = apiKey(s, this.env, request.model);
     const headers: Record<string, string> = {};
     if (key !== '') headers.authorization = `Bearer ${key}`;
     if (s.stream) headers.accept = 'text/event-stream';
