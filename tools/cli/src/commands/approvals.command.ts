@@ -2,8 +2,11 @@ import type { Command } from 'commander';
 import type { ApprovalListV1, ApprovalViewV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
 
+// Why it waits comes first among the reasons (a taint reason says what the agent had read before it asked).
 const line = (a: ApprovalViewV1) =>
-  `${a.approval_id}  ${a.status.padEnd(8)}  ${a.tool}  call ${a.call_id}\n    ${a.summary}\n    expires ${a.expires_at}` +
+  `${a.approval_id}  ${a.status.padEnd(8)}  ${a.tool}  call ${a.call_id}\n    ${a.summary}\n` +
+  (a.risk_reasons.length > 0 ? `    why: ${a.risk_reasons.join('; ')}\n` : '') +
+  `    expires ${a.expires_at}` +
   (a.decided_by ? `; decided by ${a.decided_by} at ${a.decided_at}` : '');
 
 export function registerApprovalCommands(program: Command, ctx: () => CliContext): void {
