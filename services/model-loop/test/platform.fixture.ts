@@ -47,7 +47,7 @@ export class TestPlatform {
   }
 
   /** Starts model-loop (again, after a stop: a restart), with `env` added to its environment. */
-  async startLoop(deps?: ModelLoopDeps, env: Readonly<Record<string, string>> = {}): Promise<RunningService> {
+  async startLoop(deps?: ModelLoopDeps, env: Record<string, string> = {}): Promise<RunningService> {
     const config = loadModelLoopConfig({ ...this.env(), ...env });
     const loop = await startService(modelLoopService(config, deps));
     await waitUntilServing(this.nc, this.namespace, 'model-loop');

@@ -82,7 +82,12 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
         case 'complete':
           await this.apply(cmd, {
             type: 'CompleteConversation',
-            data: { conversation_id, reason: action.reason, final_text: action.final_text },
+            data: {
+              conversation_id,
+              reason: action.reason,
+              final_text: action.final_text,
+              ...(action.bound ? { bound: action.bound } : {}),
+            },
           });
           break;
         default:
