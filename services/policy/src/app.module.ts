@@ -1,4 +1,11 @@
-import { Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  Inject,
+} from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
@@ -8,10 +15,13 @@ import { RotateApiKeyHandler } from './commands/rotate-api-key.handler.js';
 import { SealCallHandler } from './commands/seal-call.handler.js';
 import { SetGrantHandler } from './commands/set-grant.handler.js';
 import { SetRiskAppsHandler } from './commands/set-risk-apps.handler.js';
+import { SetPolicySettingsHandler } from './commands/set-policy-settings.handler.js';
 import { ApiKeysHandler } from './queries/api-keys.handler.js';
 import { RiskAppsHandler } from './queries/risk-apps.handler.js';
+import { PolicySettingsHandler } from './queries/policy-settings.handler.js';
 import { apiKeyStoreProvider } from './persistence/api-keys.provider.js';
 import { RiskAppsRepository } from './persistence/risk-apps.repository.js';
+import { TenantSettingsRepository } from './persistence/tenant-settings.repository.js';
 import { catalogProvider } from './domain/catalog.provider.js';
 import { GrantsRepository } from './persistence/grants.repository.js';
 import { OfferedToolsHandler, SearchToolsHandler } from './queries/offered-tools.handler.js';
@@ -50,32 +60,40 @@ class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown
 @Module({})
 export class PolicyModule {
   static with(infra: Infrastructure, config: PolicyConfig): DynamicModule {
+    const commands = config.roles.has('commands');
     return {
       module: PolicyModule,
       imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot()],
-      controllers: [PolicyController],
+      controllers: commands ? [PolicyController] : [],
       providers: [
         { provide: POLICY_CONFIG, useValue: config },
-        { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
-        catalogProvider,
-        GrantsRepository,
-        RiskAppsRepository,
-        DeviceScreensRepository,
-        apiKeyStoreProvider,
-        SubmitCallHandler,
-        SealCallHandler,
-        SetGrantHandler,
-        SetRiskAppsHandler,
-        IssueApiKeyHandler,
-        RotateApiKeyHandler,
-        RevokeApiKeysHandler,
-        ApiKeysHandler,
-        RiskAppsHandler,
-        CallStatusHandler,
-        IdentifyCallsHandler,
-        OfferedToolsHandler,
-        SearchToolsHandler,
-        PolicyProjections,
+        ...(commands
+          ? [
+              { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
+              catalogProvider,
+              GrantsRepository,
+              RiskAppsRepository,
+              TenantSettingsRepository,
+              DeviceScreensRepository,
+              apiKeyStoreProvider,
+              SubmitCallHandler,
+              SealCallHandler,
+              SetGrantHandler,
+              SetRiskAppsHandler,
+              SetPolicySettingsHandler,
+              IssueApiKeyHandler,
+              RotateApiKeyHandler,
+              RevokeApiKeysHandler,
+              ApiKeysHandler,
+              RiskAppsHandler,
+              PolicySettingsHandler,
+              CallStatusHandler,
+              IdentifyCallsHandler,
+              OfferedToolsHandler,
+              SearchToolsHandler,
+            ]
+          : []),
+        ...(config.roles.has('read-models') ? [PolicyProjections] : []),
       ],
     };
   }
