@@ -173,7 +173,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     let gone = false;
     void exited.then(() => (gone = true));
     try {
-      return await waitUntilServing(nc, namespace, name, { timeoutMs: 40_000, stillStarting: () => !gone });
+      return await waitUntilServing(nc, namespace, name, { timeoutMs: 120_000, stillStarting: () => !gone });
     } catch (err) {
       const tail = readFileSync(join(logDir, `${name}.log`), 'utf8')
         .split('\n')
@@ -185,12 +185,27 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
   const kill9 = async (name: string): Promise<void> => {
     const c = children.get(name)!;
     c.child.kill('SIGKILL');
-    await Promise.race([
-      c.exited,
-      pause(15_000).then(() => {
-        throw new Error(`${name} (pid ${c.child.pid}) was sent SIGKILL but has not exited after 15 s`);
-      }),
-    ]);
+    const timer = setTimeout(() => say(`${name} (pid ${c.child.pid}) has not exited 15 s after SIGKILL`), 15_000);
+    await c.exited;
+    clearTimeout(timer);
+  };
+
+  /**
+   * Starts a killed service again as an orchestrator would: a start that fails (model-loop sometimes exits with
+   * `cannot start: timeout` right after a kill -9 on a loaded machine) is retried, at most five times.
+   */
+  const restart = async (name: string): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await start(name);
+        return;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        say(
+          `restart ${attempt} of ${name} failed, starting it again: ${(err as Error).message.split('\n').slice(-1)[0]}`,
+        );
+      }
+    }
   };
 
   let phone: SimulatedDeviceHandle | undefined;
@@ -268,7 +283,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       const delay = Math.floor(random() * maxDelay);
       await pause(delay);
       await kill9('model-loop');
-      await start('model-loop');
+      await restart('model-loop');
       say(`trial ${trial + 1}/${opts.trials}: model-loop killed ${delay} ms after the trial's starts, and restarted`);
     }
     await Promise.all(starting);
@@ -439,7 +454,8 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
   }
 }
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`; the timer never keeps the process alive on its own (teardown races use it too). */
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
