@@ -3,6 +3,7 @@
  */
 import { Command } from 'commander';
 import { isOrmuzError } from '@ormuz/contracts';
+import { registerAgentsCommands } from './commands/agents.command.js';
 import { registerApprovalCommands } from './commands/approvals.command.js';
 import { registerAuthCommands } from './commands/auth.command.js';
 import { registerCallCommands } from './commands/call.command.js';
@@ -46,6 +47,7 @@ registerRiskAppCommands(program, ctx);
 registerGrantCommands(program, ctx);
 registerKeysCommands(program, ctx);
 registerWebhookCommands(program, ctx);
+registerAgentsCommands(program, ctx);
 registerProjectionCommands(program, ctx);
 registerAuthCommands(program, ctx);
 registerMcpCommand(program);

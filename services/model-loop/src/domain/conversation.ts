@@ -18,10 +18,12 @@
  * reply for a turn already answered, a second result for a call), so the loop driver can retry any step after a crash.
  */
 import {
+  canonicalJson,
   ConversationEventType as E,
   isConversationEvent,
   type CompletionReasonV1,
   type ConversationEventDraft,
+  type ModelSettingsV1,
   type ModelStopReasonV1,
   type ConversationLimitsV1,
   type PendingConfirmationV1,
@@ -42,7 +44,7 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Version of the state's shape; snapshots of another version are ignored and the state is rebuilt from events. */
-export const CONVERSATION_STATE_VERSION = 2;
+export const CONVERSATION_STATE_VERSION = 3;
 
 /** What a conversation was started with; fixed for its life. */
 export interface ConversationFacts {
@@ -53,6 +55,8 @@ export interface ConversationFacts {
   readonly device_id: string | null;
   /** Tools the owner pinned at start (canonical names); `[]` when none. */
   readonly pinned_tools: readonly string[];
+  /** Where the model is reached beyond model-loop's configuration; `{}` when nowhere else. */
+  readonly model_settings: ModelSettingsV1;
 }
 
 /** The tool the activation call names: the core tool whose successful run records an activation. */
@@ -119,10 +123,12 @@ export interface ConversationLimits {
 /** Begin a conversation: record its facts and the task as the first user message. */
 export interface StartConversation {
   readonly type: 'StartConversation';
-  readonly data: Omit<ConversationFacts, 'pinned_tools'> & {
+  readonly data: Omit<ConversationFacts, 'pinned_tools' | 'model_settings'> & {
     readonly limits: ConversationLimits;
     /** Default `[]`. */
     readonly pinned_tools?: readonly string[];
+    /** Default `{}`. */
+    readonly model_settings?: ModelSettingsV1;
   };
 }
 
@@ -240,6 +246,7 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
         task: d.task,
         device_id: d.device_id,
         pinned_tools: d.pinned_tools ?? [],
+        model_settings: d.model_settings ?? {},
       },
       limits: d.limits,
       has_task: false,
@@ -373,11 +380,13 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
     data: { turn: 0, message: { role: 'user', content: d.task }, usage: null },
   };
   const pinned = [...new Set(d.pinned_tools ?? [])];
+  const settings = d.model_settings ?? {};
   if (state.status !== 'absent') {
     const differences: string[] = (['agent_id', 'model', 'task', 'device_id'] as const).filter(
       (k) => state.facts[k] !== d[k],
     );
     if (!sameList(state.facts.pinned_tools, pinned)) differences.push('pinned_tools');
+    if (canonicalJson(state.facts.model_settings) !== canonicalJson(settings)) differences.push('model_settings');
     if (differences.length > 0) throw new ConversationConflictError(d.conversation_id, differences);
     return state.has_task ? [] : [taskMessage];
   }
@@ -398,6 +407,7 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
         task: d.task,
         device_id: d.device_id,
         pinned_tools: pinned,
+        ...(Object.keys(settings).length > 0 ? { model_settings: settings } : {}),
         limits: {
           max_steps: maxSteps,
           max_tool_calls: maxToolCalls,
