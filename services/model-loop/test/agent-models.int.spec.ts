@@ -38,7 +38,8 @@ describe('per-agent model configuration', () => {
     body: NoInfer<RpcRequestOf<N>>,
     tenant = TENANT,
     roles: readonly Role[] = ['admin'],
-  ) => bearerFor(tenant, roles).then((credential) => callRpc(nc, namespace, name, body, { credential, checkReply: true }));
+  ) =>
+    bearerFor(tenant, roles).then((credential) => callRpc(nc, namespace, name, body, { credential, checkReply: true }));
   const refusal = (p: Promise<unknown>) =>
     p.then(
       () => {
@@ -208,18 +209,27 @@ describe('per-agent model configuration', () => {
     const before = await as('model-loop.agents.get', { tenant: TENANT, agent_id: 'a1' });
     const set = (model: string, settings: RpcRequestOf<'model-loop.agents.set'>['settings']) =>
       refusal(as('model-loop.agents.set', { tenant: TENANT, agent_id: 'a1', model, settings }));
-    expect(await set('unknown:gpt', {})).toMatchObject({ code: 'unknown_model', message: expect.stringContaining('unknown:gpt') });
+    expect(await set('unknown:gpt', {})).toMatchObject({
+      code: 'unknown_model',
+      message: expect.stringContaining('unknown:gpt'),
+    });
     expect(await set('openai-compatible:x', { base_url: 'ftp://127.0.0.1/v1' })).toMatchObject({
       code: 'invalid_model_settings',
       message: expect.stringContaining('not an http or https URL'),
     });
-    expect(await set('openai-compatible:x', { base_url: 'not a url' })).toMatchObject({ code: 'invalid_model_settings' });
+    expect(await set('openai-compatible:x', { base_url: 'not a url' })).toMatchObject({
+      code: 'invalid_model_settings',
+    });
     expect(await set('openai-compatible:x', { base_url: 'https://user:pw@example.com/v1' })).toMatchObject({
       code: 'invalid_model_settings',
       message: expect.stringContaining('credentials'),
     });
-    expect(await set('openai:gpt-4.1', { api_key_env: 'not-a-name' })).toMatchObject({ code: 'invalid_model_settings' });
-    expect(await set('openai:gpt-4.1', { api_key_file: 'relative/key' })).toMatchObject({ code: 'invalid_model_settings' });
+    expect(await set('openai:gpt-4.1', { api_key_env: 'not-a-name' })).toMatchObject({
+      code: 'invalid_model_settings',
+    });
+    expect(await set('openai:gpt-4.1', { api_key_file: 'relative/key' })).toMatchObject({
+      code: 'invalid_model_settings',
+    });
     // A compatible model with no base URL anywhere does not exist.
     expect(await set('openai-compatible:x', {})).toMatchObject({ code: 'unknown_model' });
     expect(await as('model-loop.agents.get', { tenant: TENANT, agent_id: 'a1' })).toEqual(before);

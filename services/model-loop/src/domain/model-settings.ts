@@ -22,7 +22,9 @@ export function checkedModelSettings(settings: ModelSettingsV1 | undefined): Mod
     try {
       url = new URL(raw);
     } catch {
-      problems.push(`base_url ${JSON.stringify(raw)} is not a URL (write the API's base URL, e.g. http://127.0.0.1:8080/v1)`);
+      problems.push(
+        `base_url ${JSON.stringify(raw)} is not a URL (write the API's base URL, e.g. http://127.0.0.1:8080/v1)`,
+      );
     }
     if (url && url.protocol !== 'http:' && url.protocol !== 'https:') {
       problems.push(`base_url ${JSON.stringify(raw)} is not an http or https URL`);
@@ -34,7 +36,9 @@ export function checkedModelSettings(settings: ModelSettingsV1 | undefined): Mod
   if (settings.api_key_env !== undefined) {
     const name = settings.api_key_env.trim();
     if (name !== '' && !ENV_NAME.test(name)) {
-      problems.push(`api_key_env ${JSON.stringify(name)} is not an environment variable name (it names the variable holding the key)`);
+      problems.push(
+        `api_key_env ${JSON.stringify(name)} is not an environment variable name (it names the variable holding the key)`,
+      );
     }
     out.api_key_env = name;
   }

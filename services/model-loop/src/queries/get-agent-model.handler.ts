@@ -1,5 +1,10 @@
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import type { AgentModelListV1, AgentModelV1, GetAgentModelRequestV1, ListAgentModelsRequestV1 } from '@ormuz/contracts';
+import type {
+  AgentModelListV1,
+  AgentModelV1,
+  GetAgentModelRequestV1,
+  ListAgentModelsRequestV1,
+} from '@ormuz/contracts';
 import { AgentModelNotFoundError } from '../domain/errors.js';
 import { AgentModelsRepository } from '../persistence/agent-models.repository.js';
 

@@ -83,7 +83,10 @@ export function registerAgentsCommands(program: Command, ctx: () => CliContext):
       .description("replace an agent's model configuration; conversations started without a model use it")
       .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
       .requiredOption('--agent <id>', 'agent id', identifier('--agent'))
-      .requiredOption('--model <provider:model>', 'e.g. openai:gpt-4.1, openai-compatible:qwen3, anthropic:claude-sonnet-4-5'),
+      .requiredOption(
+        '--model <provider:model>',
+        'e.g. openai:gpt-4.1, openai-compatible:qwen3, anthropic:claude-sonnet-4-5',
+      ),
   ).action(async (o: { tenant: string; agent: string; model: string } & ModelSettingsOptions) => {
     const settings = modelSettingsOf(o);
     const reply = await ctx().call('model-loop.agents.set', {
