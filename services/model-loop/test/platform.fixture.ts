@@ -46,8 +46,8 @@ export class TestPlatform {
     this.owner = new ToolCalls(this.store, this.namespace, '/ormuz/approvals');
   }
 
-  /** Starts model-loop (again, after a stop: a restart), with `env` added to its configuration's environment. */
-  async startLoop(deps?: ModelLoopDeps, env: Readonly<Record<string, string>> = {}): Promise<RunningService> {
+  /** Starts model-loop (again, after a stop: a restart), with `env` added to its environment. */
+  async startLoop(deps?: ModelLoopDeps, env: Record<string, string> = {}): Promise<RunningService> {
     const config = loadModelLoopConfig({ ...this.env(), ...env });
     const loop = await startService(modelLoopService(config, deps));
     await waitUntilServing(this.nc, this.namespace, 'model-loop');

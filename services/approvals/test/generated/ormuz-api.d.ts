@@ -1060,7 +1060,19 @@ export interface components {
                 summary: string;
             }[];
             final_text: string | null;
-            completion_reason: ("answered" | "step_limit" | "tool_limit" | "time_limit" | "token_limit" | "failed") | null;
+            completion_reason: ("answered" | "step_limit" | "tool_limit" | "time_limit" | "token_limit" | "cost_limit" | "failed") | null;
+            bound: {
+                /** @enum {unknown} */
+                bound: "steps" | "tool_calls" | "tokens" | "wall_time" | "cost";
+                limit: number;
+                used: number;
+            } | null;
+            usage: {
+                steps: number;
+                tool_calls: number;
+                tokens: number;
+                cost_usd: number | null;
+            };
         };
         ModelLoopAgentsGetReply: {
             tenant: string;

@@ -9,6 +9,7 @@ import { ModelProviders } from '../domain/model-provider.js';
 import { checkedModelSettings, mergeModelSettings } from '../domain/model-settings.js';
 import { AgentModelsRepository } from '../persistence/agent-models.repository.js';
 import { Conversations } from '../persistence/conversations.js';
+import { priceOf } from '../providers/common/prices.js';
 
 export class StartConversationCommand extends Command<StartConversationReplyV1> {
   constructor(
@@ -34,6 +35,7 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
     @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
   ) {}
 
+  /** A cost bound with no price for the model is refused by the decider (`model_unpriced`), before anything is recorded. */
   async execute({ request: r, caller }: StartConversationCommand): Promise<StartConversationReplyV1> {
     if (r.model_settings && caller.kind !== 'person') throw new ModelSettingsForbiddenError(r.agent_id);
     const own = checkedModelSettings(r.model_settings);
@@ -57,6 +59,7 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
           pinned_tools: r.pinned_tools ?? [],
           model_settings: settings,
           limits: this.config.limits,
+          price: priceOf(this.config.prices, model),
         },
       },
       { correlationid: id, causationid: randomUUID() },

@@ -30,6 +30,8 @@ const view = (over: Partial<ConversationViewV1>): ConversationViewV1 => ({
   pending: [],
   final_text: null,
   completion_reason: null,
+  bound: null,
+  usage: { steps: 0, tool_calls: 0, tokens: 0, cost_usd: null },
   ...over,
 });
 
@@ -66,7 +68,7 @@ describe('exitCodeOf', () => {
     expect(exitCodeOf({ status: 'completed', completion_reason: 'answered' })).toBe(0);
     expect(exitCodeOf({ status: 'paused', completion_reason: null })).toBe(2);
     expect(exitCodeOf({ status: 'completed', completion_reason: 'failed' })).toBe(3);
-    for (const bound of ['step_limit', 'tool_limit', 'time_limit', 'token_limit'] as const)
+    for (const bound of ['step_limit', 'tool_limit', 'time_limit', 'token_limit', 'cost_limit'] as const)
       expect(exitCodeOf({ status: 'completed', completion_reason: bound })).toBe(4);
   });
 });

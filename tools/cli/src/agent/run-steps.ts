@@ -56,7 +56,7 @@ export type RunStep =
 
 /**
  * Exit codes of `ormuz agent run`: 0 answered; 2 paused, waiting for an owner's decision; 3 failed (the model did not
- * answer); 4 stopped by a bound (steps, tool calls, tokens, wall time). 1 stays every other error (bad input, no
+ * answer); 4 stopped by a bound (steps, tool calls, tokens, wall time, cost). 1 stays every other error (bad input, no
  * answer from the platform), as for every command.
  */
 export const RUN_EXIT = Object.freeze({ answered: 0, paused: 2, failed: 3, bounded: 4 });
