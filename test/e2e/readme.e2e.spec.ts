@@ -173,7 +173,8 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
         cwd: ROOT,
         env: { ...process.env, NATS_URL: '', NATS_USER: '', NATS_PASSWORD: '', ORMUZ_TOKEN: '' },
         encoding: 'utf8',
-        timeout: 30_000,
+        // `agent run` follows a whole conversation (model turns, a call run on the phone): it gets longer.
+        timeout: /ormuz agent run/.test(line) ? 90_000 : 30_000,
       });
       if (r.status !== 0)
         throw new Error(`${line}\nexited ${r.status ?? r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
