@@ -37,7 +37,7 @@ const SECRETS: Record<string, readonly string[]> = {
     'NATS_CLI_PASSWORD',
   ],
   'ormuz-database': ['DATABASE_URL'],
-  'ormuz-oidc': ['ORMUZ_AUTH_ISSUER', 'ORMUZ_AUTH_AUDIENCE', 'ORMUZ_CONSOLE_OIDC_CLIENT_ID'],
+  'ormuz-oidc': ['ORMUZ_AUTH_ISSUER', 'ORMUZ_AUTH_JWKS_URL', 'ORMUZ_AUTH_AUDIENCE', 'ORMUZ_CONSOLE_OIDC_CLIENT_ID'],
   'ormuz-webhooks': ['ORMUZ_WEBHOOKS_SECRET_KEY'],
   'ormuz-model-providers': ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'],
 };
@@ -67,6 +67,19 @@ function render(overlay: string): K8sObject[] {
   });
 }
 
+/**
+ * kustomize breaks a Secret's base64 values into lines of 70 characters, which the API server's decoder (Go's
+ * encoding/json, which skips line breaks in base64) reads as one value; the schema's `byte` format does not, so the
+ * breaks are taken out before validation, and nothing else is changed.
+ */
+function asTheApiServerReadsIt(object: K8sObject): K8sObject {
+  if (object.kind !== 'Secret' || typeof object.data !== 'object' || object.data === null) return object;
+  const data = Object.fromEntries(
+    Object.entries(object.data as Record<string, string>).map(([k, v]) => [k, v.replace(/[\r\n]/g, '')]),
+  );
+  return { ...object, data };
+}
+
 /** Validates `object` with the kubernetes-models class of its apiVersion and kind; throws with the schema's words. */
 async function validate(object: K8sObject): Promise<void> {
   const path = `kubernetes-models/${object.apiVersion}/${object.kind}`;
@@ -75,7 +88,7 @@ async function validate(object: K8sObject): Promise<void> {
   })) as Record<string, new (data: unknown) => { validate(): void }>;
   const Model = models[object.kind];
   if (!Model) throw new Error(`${path} exports no ${object.kind}`);
-  new Model(object).validate();
+  new Model(asTheApiServerReadsIt(object)).validate();
 }
 
 const named = (objects: readonly K8sObject[], kind: string, name: string) => {
