@@ -55,3 +55,4 @@ export {
   type CounterState,
   type Incremented,
 } from './counter.js';
+export { chromiumPath, launchBrowser } from './browser.js';

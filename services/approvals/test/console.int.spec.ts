@@ -7,13 +7,12 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { canonicalPayload, type CallOriginV1, type JsonValue } from '@ormuz/contracts';
-import { bearerFor, testToken, waitFor } from '@ormuz/testing';
+import { bearerFor, launchBrowser, testToken, waitFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { ApprovalsUnderTest } from './approvals-under-test.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../../test-output/console/', import.meta.url));
 const TENANT = 'acme';
 
@@ -128,17 +127,7 @@ describe('the approvals console', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     alice = await testToken({ tenant: TENANT, roles: ['owner'], subject: 'alice@acme' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {
