@@ -10,7 +10,7 @@ export {
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server.js';
-export { createTestDatabase, type TestDatabase } from './database.js';
+export { createTestDatabase, openTestDatabase, type OpenTestDatabase, type TestDatabase } from './database.js';
 export { submitFrame } from './device-frames.js';
 export {
   deciderSpec,
