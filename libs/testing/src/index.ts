@@ -56,3 +56,9 @@ export {
   type Incremented,
 } from './counter.js';
 export { chromiumPath, launchBrowser } from './browser.js';
+export {
+  natsPasswordVariable,
+  SHIPPED_NATS_AUTHORIZATION,
+  startAuthorizedNatsServer,
+  type AuthorizedNatsServer,
+} from './nats-authorization.js';
