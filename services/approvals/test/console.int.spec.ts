@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { canonicalPayload, type CallOriginV1, type JsonValue } from '@ormuz/contracts';
-import { bearerFor, launchBrowser, testToken, waitFor } from '@ormuz/testing';
+import type { CallOriginV1, JsonValue } from '@ormuz/contracts';
+import { bearerFor, launchBrowser, submitSeededCall, testToken, waitFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { ApprovalsUnderTest } from './approvals-under-test.js';
 
@@ -46,23 +46,17 @@ describe('the approvals console', () => {
     const origin: CallOriginV1 = { kind: 'operation', operation_id: operationId };
     const callId = deriveCallId(TENANT, origin);
     const approvalId = `apr_${callId.slice(5)}`;
-    const { payload, sha256 } = canonicalPayload(s.args ?? { recipient: 'Alice', message_body: 'hi' });
     const cause = { correlationid: operationId, causationid: `c-${operationId}` };
-    await app.policy.execute(
-      TENANT,
-      callId,
+    await submitSeededCall(
+      app.policy,
       {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool: 'device.send_message',
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin,
-          agent_id: s.agent ?? 'agent-1',
-          target: { device_id: s.device ?? 'phone-1' },
-        },
+        tenant: TENANT,
+        callId,
+        tool: 'device.send_message',
+        args: s.args ?? { recipient: 'Alice', message_body: 'hi' },
+        origin,
+        agentId: s.agent,
+        deviceId: s.device,
       },
       cause,
     );
