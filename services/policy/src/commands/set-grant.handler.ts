@@ -23,7 +23,12 @@ export class SetGrantHandler implements ICommandHandler<SetGrantCommand> {
   ) {}
 
   async execute({ request }: SetGrantCommand): Promise<Grant> {
-    const grant: Grant = { tenant: request.tenant, agent_id: request.agent_id, allow: request.allow, deny: request.deny ?? [] };
+    const grant: Grant = {
+      tenant: request.tenant,
+      agent_id: request.agent_id,
+      allow: request.allow,
+      deny: request.deny ?? [],
+    };
     const problems = grantProblems(grant);
     if (problems.length > 0) throw new GrantError(problems.join(' '));
     const empty = grant.allow.filter((rule) => !ruleMatchesCatalog(this.catalog, rule));
