@@ -10,16 +10,24 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { chromium, type Browser } from 'playwright-core';
 import { claimNamespace, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  createTestDatabase,
+  OpenAiChatServer,
+  randomNamespace,
+  testEnv,
+  waitFor,
+  type TestDatabase,
+} from '@ormuz/testing';
 import { cliEntry, exitWithin, killAll, spawnTracked } from './support/processes.js';
 
 /** Runs the built CLI; bounded, and its process group (the CLI and the services it started) is ended on time-out. */
 async function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
+  timeoutMs = 75_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const t = spawnTracked(process.execPath, [cliEntry(), ...args], env);
-  const { code } = await exitWithin(t, 75_000, `ormuz ${args.join(' ')}`);
+  const { code } = await exitWithin(t, timeoutMs, `ormuz ${args.join(' ')}`);
   return { code, stdout: t.stdout(), stderr: t.stderr() };
 }
 
@@ -113,6 +121,59 @@ describe('demo (npm start)', () => {
       rmSync(stateDir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('plays the same scenario with a model behind any OpenAI-compatible server (--model, --base-url)', async () => {
+    const key = 'sk-local-demo-e2e-0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+    const server = await new OpenAiChatServer(key).start();
+    try {
+      server.script(
+        {
+          kind: 'reply',
+          text: "I'll look at the phone's screen and text Alice that you are running late.",
+          tool_calls: [
+            { name: 'device__screen_observe', arguments: {} },
+            {
+              name: 'device__send_message',
+              arguments: { recipient: 'Alice Martin', message_body: 'Running ten minutes late, sorry!' },
+            },
+          ],
+        },
+        { kind: 'reply', text: 'The message to Alice is waiting for your approval.' },
+        { kind: 'reply', text: 'Done: Alice has been told you are running ten minutes late.' },
+      );
+      const r = await runCli(
+        [
+          'demo',
+          // Five services boot at once: on a loaded two-core machine that alone can take a minute and more.
+          '--timeout',
+          '180000',
+          '--model',
+          'openai-compatible:local-llm',
+          '--base-url',
+          server.baseUrl,
+          '--api-key-env',
+          'DEMO_LLM_KEY',
+        ],
+        {
+          NATS_URL: natsUrl,
+          DATABASE_URL: await freshDatabase(),
+          ORMUZ_NAMESPACE: randomNamespace('m'),
+          DEMO_LLM_KEY: key,
+        },
+        200_000,
+      );
+      if (r.code !== 0) throw new Error(`demo exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+      expect(r.stdout).toContain(`agent demo/demo-agent runs on openai-compatible:local-llm at ${server.baseUrl}`);
+      expect(r.stdout).toMatch(/owner approved apr_/);
+      expect(r.stdout).toMatch(/device\.send_message: succeeded/);
+      expect(r.stdout).toContain('result: Done: Alice has been told you are running ten minutes late.');
+      expect(server.remaining).toBe(0);
+      expect(server.requests.every((q) => q.headers.authorization === `Bearer ${key}`)).toBe(true);
+      expect(r.stdout).not.toContain(key);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
 
   it('records a denial as it was, and the message is never sent', async () => {
     const r = await runCli(['demo', '--deny', '--timeout', '60000'], {

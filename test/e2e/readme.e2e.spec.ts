@@ -156,6 +156,8 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
       [/ormuz events tail/, /"specversion":"1\.0"/],
       [/ormuz risk classify/, /"level":"high"/],
       [/ormuz webhooks set/, /^wh_[0-9a-f]{16} {2}enabled [\s\S]*\nwhsec_/m],
+      // a1 may not send messages: the scripted agent's send is refused, and it answers with what happened.
+      [/ormuz agent run/, /^answer: Here is what happened\./m],
     ];
     for (const command of commands.slice(2)) {
       if (!/(^|\| *)npx ormuz /m.test(command))
@@ -171,7 +173,8 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
         cwd: ROOT,
         env: { ...process.env, NATS_URL: '', NATS_USER: '', NATS_PASSWORD: '', ORMUZ_TOKEN: '' },
         encoding: 'utf8',
-        timeout: 30_000,
+        // `agent run` follows a whole conversation (model turns, a call run on the phone): it gets longer.
+        timeout: /ormuz agent run/.test(line) ? 90_000 : 30_000,
       });
       if (r.status !== 0)
         throw new Error(`${line}\nexited ${r.status ?? r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);

@@ -62,6 +62,10 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'device-bridge.credentials.list': { roles: ['operator'] },
   'model-loop.start': { roles: ['operator'], agents: 'own' },
   'model-loop.get': { roles: READERS, agents: 'tenant' },
+  // An agent's model settings name where its conversations are sent and which key goes with them: operators set them.
+  'model-loop.agents.set': { roles: ['operator'] },
+  'model-loop.agents.get': { roles: READERS },
+  'model-loop.agents.list': { roles: READERS },
 });
 
 /** The commands every service answers (`<service>.health`, …). */

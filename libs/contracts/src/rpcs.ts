@@ -57,9 +57,17 @@ import {
   RotateCredentialRequestV1,
 } from './commands/device-bridge.commands.js';
 import {
+  AgentModelListV1,
+  AgentModelV1,
   ConversationViewV1,
+  GetAgentModelRequestV1,
   GetConversationRequestV1,
+  ListAgentModelsRequestV1,
+  MODEL_LOOP_AGENTS_GET_V1,
+  MODEL_LOOP_AGENTS_LIST_V1,
+  MODEL_LOOP_AGENTS_SET_V1,
   MODEL_LOOP_GET_V1,
+  SetAgentModelRequestV1,
   MODEL_LOOP_START_V1,
   StartConversationReplyV1,
   StartConversationRequestV1,
@@ -178,6 +186,9 @@ export const RPCS = Object.freeze({
   'device-bridge.credentials.list': rpc(DEVICE_CREDENTIALS_LIST_V1, ListCredentialsRequestV1, CredentialListV1),
   'model-loop.start': rpc(MODEL_LOOP_START_V1, StartConversationRequestV1, StartConversationReplyV1),
   'model-loop.get': rpc(MODEL_LOOP_GET_V1, GetConversationRequestV1, ConversationViewV1),
+  'model-loop.agents.set': rpc(MODEL_LOOP_AGENTS_SET_V1, SetAgentModelRequestV1, AgentModelV1),
+  'model-loop.agents.get': rpc(MODEL_LOOP_AGENTS_GET_V1, GetAgentModelRequestV1, AgentModelV1),
+  'model-loop.agents.list': rpc(MODEL_LOOP_AGENTS_LIST_V1, ListAgentModelsRequestV1, AgentModelListV1),
 });
 
 /** The services that serve commands. */

@@ -176,6 +176,7 @@ const HTTP_STATUS: Record<string, number> = {
   malformed_json: 400,
   invalid_identifier: 400,
   invalid_webhook: 400,
+  invalid_model_settings: 400,
   non_canonical_value: 400,
   payload_too_large: 413,
   unsupported_media_type: 415,

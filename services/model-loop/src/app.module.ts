@@ -20,6 +20,9 @@ import { ConversationViewRepository } from './persistence/conversation-view.repo
 import { Conversations } from './persistence/conversations.js';
 import { conversationViewProjection } from './projections/conversation-view.projection.js';
 import { httpModelProviders } from './providers/http-providers.js';
+import { SetAgentModelHandler } from './commands/set-agent-model.handler.js';
+import { AgentModelsRepository } from './persistence/agent-models.repository.js';
+import { GetAgentModelHandler, ListAgentModelsHandler } from './queries/get-agent-model.handler.js';
 import { ScriptedProvider } from './providers/scripted.provider.js';
 import { GetConversationHandler } from './queries/get-conversation.handler.js';
 import { callOutcomesReaction } from './reactors/call-outcomes.reaction.js';
@@ -65,6 +68,8 @@ export interface ModelLoopModuleOptions {
    * `scripted:adversary`) and the HTTP providers of `config.models` (keys read from the process environment).
    */
   readonly modelProviders?: readonly ModelProvider[];
+  /** Where the HTTP providers read API keys at each call; default the process environment. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
 }
 
 @Module({})
@@ -86,7 +91,7 @@ export class ModelLoopModule {
             new ModelProviders(
               options.modelProviders ?? [
                 new ScriptedProvider(),
-                ...httpModelProviders(config.models, process.env, (entry) =>
+                ...httpModelProviders(config.models, options.environment ?? process.env, (entry) =>
                   infra.logger.warn(entry, 'model request retried'),
                 ),
               ],
@@ -95,6 +100,10 @@ export class ModelLoopModule {
         PolicyClient,
         ConversationViewRepository,
         StartConversationHandler,
+        AgentModelsRepository,
+        SetAgentModelHandler,
+        GetAgentModelHandler,
+        ListAgentModelsHandler,
         AdvanceConversationHandler,
         RecordCallOutcomeHandler,
         RunCoreToolHandler,

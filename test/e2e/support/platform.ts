@@ -56,12 +56,21 @@ export interface Platform {
   kill9(service: ServiceName): Promise<void>;
   /** Starts the service again and waits until it answers. */
   start(service: ServiceName): Promise<void>;
-  /** Runs `ormuz --json …` against this platform. */
+  /** Runs `ormuz --json …` against this platform, as a platform administrator, bounded to 20 s. */
   ormuz(...args: string[]): Promise<CliRun>;
+  /** {@link ormuz} presenting `token` (default: a platform administrator's), bounded to `timeoutMs` (default 20 s). */
+  ormuzWith(options: { readonly token?: string; readonly timeoutMs?: number }, ...args: string[]): Promise<CliRun>;
   close(): Promise<void>;
 }
 
-export async function startPlatform(opts: { tenant?: string; devices?: readonly string[] } = {}): Promise<Platform> {
+export async function startPlatform(
+  opts: {
+    tenant?: string;
+    devices?: readonly string[];
+    /** Added to every service's environment (e.g. the variable holding a model's key, for model-loop). */
+    env?: NodeJS.ProcessEnv;
+  } = {},
+): Promise<Platform> {
   const { natsUrl } = testEnv();
   const tenant = opts.tenant ?? 'acme';
   const devices = opts.devices ?? ['phone-1'];
@@ -81,6 +90,7 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
     DEVICE_BRIDGE_PORT: String(await freePort()),
     DEVICE_TOKENS: devices.map((d) => `${tenant}:${d}:e2e-${d}`).join(','),
     LOG_LEVEL: 'info',
+    ...opts.env,
   };
   const running = new Map<ServiceName, ServiceProcess>();
   const phones: SimulatedDeviceHandle[] = [];
@@ -114,15 +124,18 @@ export async function startPlatform(opts: { tenant?: string; devices?: readonly 
       proc.child.kill('SIGKILL');
       await waitFor(() => proc.exited, { timeoutMs: 10_000, message: `${service} to die` });
     },
-    async ormuz(...args) {
-      // Signed in as a platform administrator: every tenant's commands, and the platform's (projections).
-      const token = await testToken({ tenant: '*', roles: ['admin'], subject: 'ops@platform' });
+    ormuz(...args) {
+      return platform.ormuzWith({}, ...args);
+    },
+    async ormuzWith(options, ...args) {
+      // By default a platform administrator: every tenant's commands, and the platform's (projections).
+      const token = options.token ?? (await testToken({ tenant: '*', roles: ['admin'], subject: 'ops@platform' }));
       const t = spawnTracked(
         process.execPath,
         [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
         { ORMUZ_TOKEN: token },
       );
-      const { code } = await exitWithin(t, 20_000, `ormuz ${args.join(' ')}`);
+      const { code } = await exitWithin(t, options.timeoutMs ?? 20_000, `ormuz ${args.join(' ')}`);
       let json: unknown;
       try {
         json = JSON.parse(t.stdout());

@@ -3,6 +3,8 @@
  */
 import { Command } from 'commander';
 import { isOrmuzError } from '@ormuz/contracts';
+import { registerAgentRunCommand } from './commands/agent-run.command.js';
+import { registerAgentsCommands } from './commands/agents.command.js';
 import { registerApprovalCommands } from './commands/approvals.command.js';
 import { registerAuthCommands } from './commands/auth.command.js';
 import { registerCallCommands } from './commands/call.command.js';
@@ -50,6 +52,8 @@ registerTaintRuleCommands(program, ctx);
 registerGrantCommands(program, ctx);
 registerKeysCommands(program, ctx);
 registerWebhookCommands(program, ctx);
+registerAgentsCommands(program, ctx);
+registerAgentRunCommand(program, ctx);
 registerProjectionCommands(program, ctx);
 registerAuthCommands(program, ctx);
 registerMcpCommand(program);

@@ -7,6 +7,7 @@ import {
   CompletionReasonV1,
   conversationMessageSchema,
   MODEL_NAME_SCHEMA,
+  ModelSettingsV1,
   PendingConfirmationV1,
   PINNED_TOOLS_SCHEMA,
 } from '../events/conversation.events.js';
@@ -30,8 +31,17 @@ export const StartConversationRequestV1 = Struct({
   task: Type.String({ minLength: 1, maxLength: 32_768 }),
   /** The device the agent acts on, or null for none (device tools are then refused by policy). */
   device_id: Nullable(fragments.identifier),
-  /** `<provider>:<model>`, e.g. `scripted:demo`; an unknown model is refused naming the ones that exist. */
-  model: MODEL_NAME_SCHEMA,
+  /**
+   * `<provider>:<model>`, e.g. `scripted:demo`; an unknown model is refused naming the ones that exist. Absent: the
+   * agent's configured model (`model-loop.agents.set`), with its settings; refused as `no_model` when it has none.
+   */
+  model: Type.Optional(MODEL_NAME_SCHEMA),
+  /**
+   * Where this conversation's model is reached (base URL, key source, output bound, streaming), over the agent's
+   * configuration when `model` is the agent's model, else over model-loop's. People only (operator or admin): an
+   * agent's API key cannot point model-loop, and the key it sends, at another server.
+   */
+  model_settings: Type.Optional(ModelSettingsV1),
   /** The caller's own id for idempotent starts; generated (`conv_` + 32 hex) when absent. */
   conversation_id: Type.Optional(fragments.identifier),
   /**
@@ -59,6 +69,8 @@ export type ConversationMessageViewV1 = Static<typeof ConversationMessageViewV1>
 export const ConversationViewV1 = Struct({
   conversation_id: Type.String(),
   status: ConversationStatusV1,
+  /** `<provider>:<model>` the conversation runs on. */
+  model: Type.String(),
   /** Every message in log order, the task first. */
   messages: List(ConversationMessageViewV1),
   /** Staged calls still waiting for the owner (listed as soon as policy stages them). */
@@ -79,8 +91,52 @@ export const ConversationViewV1 = Struct({
 });
 export type ConversationViewV1 = Static<typeof ConversationViewV1>;
 
+/**
+ * `model-loop.agents.set`: choose an agent's model and where it is reached; conversations started for the agent
+ * without a model use it. Replaces the agent's whole configuration. The model must be one model-loop serves with
+ * these settings (`unknown_model` otherwise); bad settings are refused as `invalid_model_settings`. Never a key: the
+ * settings name the variable or file holding it.
+ */
+export const SetAgentModelRequestV1 = Struct({
+  tenant: fragments.identifier,
+  agent_id: fragments.identifier,
+  model: MODEL_NAME_SCHEMA,
+  settings: Type.Optional(ModelSettingsV1),
+});
+export type SetAgentModelRequestV1 = Static<typeof SetAgentModelRequestV1>;
+
+/** `model-loop.agents.get`: one agent's model configuration; `agent_model_not_found` when none was set. */
+export const GetAgentModelRequestV1 = Struct({ tenant: fragments.identifier, agent_id: fragments.identifier });
+export type GetAgentModelRequestV1 = Static<typeof GetAgentModelRequestV1>;
+
+/** `model-loop.agents.list`: every configured agent of the tenant, by agent id. */
+export const ListAgentModelsRequestV1 = Struct({ tenant: fragments.identifier });
+export type ListAgentModelsRequestV1 = Static<typeof ListAgentModelsRequestV1>;
+
+/** An agent's model configuration as stored. */
+export const AgentModelV1 = Struct({
+  tenant: Type.String(),
+  agent_id: Type.String(),
+  model: Type.String(),
+  settings: ModelSettingsV1,
+  /** Who set it: the subject of the credential. */
+  updated_by: Type.String(),
+  /** ISO 8601. */
+  updated_at: Type.String(),
+});
+export type AgentModelV1 = Static<typeof AgentModelV1>;
+
+export const AgentModelListV1 = Struct({ agents: List(AgentModelV1) });
+export type AgentModelListV1 = Static<typeof AgentModelListV1>;
+
 export const MODEL_LOOP_START_V1 = 'model-loop.start.v1';
 export const MODEL_LOOP_GET_V1 = 'model-loop.get.v1';
+export const MODEL_LOOP_AGENTS_SET_V1 = 'model-loop.agents.set.v1';
+export const MODEL_LOOP_AGENTS_GET_V1 = 'model-loop.agents.get.v1';
+export const MODEL_LOOP_AGENTS_LIST_V1 = 'model-loop.agents.list.v1';
 
 registerSchema(MODEL_LOOP_START_V1, StartConversationRequestV1);
 registerSchema(MODEL_LOOP_GET_V1, GetConversationRequestV1);
+registerSchema(MODEL_LOOP_AGENTS_SET_V1, SetAgentModelRequestV1);
+registerSchema(MODEL_LOOP_AGENTS_GET_V1, GetAgentModelRequestV1);
+registerSchema(MODEL_LOOP_AGENTS_LIST_V1, ListAgentModelsRequestV1);

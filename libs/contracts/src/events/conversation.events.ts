@@ -68,6 +68,27 @@ export const MODEL_NAME_SCHEMA = Type.String({
 // A canonical tool name, `<extension>.<snake_case>` (the catalog owns the exact rules).
 const TOOL_NAME_SCHEMA = Type.String({ maxLength: 128, pattern: '^[a-z][a-z0-9_-]*\\.[a-z][a-z0-9_]*$' });
 
+/**
+ * Where and how a conversation's model is reached, beside model-loop's own configuration (an agent's configuration,
+ * `model-loop.agents.set`, or an operator's start). Never a key: the key is read at each call from the environment
+ * variable or the file named here (a mounted secret), so it is neither stored nor on the log. Every field is optional;
+ * an absent one keeps model-loop's configured value. model-loop checks the values and refuses bad ones with a sentence
+ * (`invalid_model_settings`); the schema only bounds their size.
+ */
+export const ModelSettingsV1 = Struct({
+  /** The API's base URL, http or https, without credentials, e.g. `http://127.0.0.1:8080/v1`. */
+  base_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  /** Name of the environment variable of model-loop holding the API key (`''`: send none). */
+  api_key_env: Type.Optional(Type.String({ maxLength: 128 })),
+  /** Absolute path of a file model-loop reads the API key from at each call (a mounted Kubernetes secret). */
+  api_key_file: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  /** Output token bound of one turn, 1 to 1,000,000. */
+  max_output_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  /** Stream replies over SSE, so their text is published as it arrives. */
+  stream: Type.Optional(Type.Boolean()),
+});
+export type ModelSettingsV1 = Static<typeof ModelSettingsV1>;
+
 /** Schema of a list of pinned tool names (start request and start event). */
 export const PINNED_TOOLS_SCHEMA = List(TOOL_NAME_SCHEMA, { maxItems: 32, uniqueItems: true });
 
@@ -286,6 +307,11 @@ export const ConversationStartedV1 = Struct({
    * Canonical names, at most 32. Absent in events written before pinning existed; read that as `[]`.
    */
   pinned_tools: Type.Optional(PINNED_TOOLS_SCHEMA),
+  /**
+   * Where the model is reached, when not only by model-loop's configuration (the agent's configuration, or the
+   * operator's start). Absent when none; read that as `{}`.
+   */
+  model_settings: Type.Optional(ModelSettingsV1),
   /**
    * The model's price when the conversation started (the price table may change later; a running conversation keeps
    * this one). Absent when the table has no price for the model (its cost is then not known), and in events written

@@ -189,6 +189,16 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     body: true,
   }),
   command('get', `${TENANT}/conversations/{conversation_id}`, 'model-loop.get', { summary: 'A conversation' }),
+  command('get', `${TENANT}/agents/{agent_id}/model`, 'model-loop.agents.get', {
+    summary: "An agent's model and where it is reached (never a key)",
+  }),
+  command('put', `${TENANT}/agents/{agent_id}/model`, 'model-loop.agents.set', {
+    summary: "Choose an agent's model and where it is reached; conversations started without a model use it",
+    body: true,
+  }),
+  command('get', `${TENANT}/agent-models`, 'model-loop.agents.list', {
+    summary: "Every agent of the tenant with a model configured",
+  }),
   command('get', `${TENANT}/approvals`, 'approvals.list', {
     summary: "The owner's inbox: staged calls waiting for a decision (status=all: every one)",
     query: ['status'],

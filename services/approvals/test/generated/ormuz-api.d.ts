@@ -433,6 +433,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant}/agents/{agent_id}/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's model and where it is reached (never a key)
+         * @description Runs `model-loop.agents.get` with the caller's credential.
+         */
+        get: operations["modelLoopAgentsGet"];
+        /**
+         * Choose an agent's model and where it is reached; conversations started without a model use it
+         * @description Runs `model-loop.agents.set` with the caller's credential.
+         */
+        put: operations["modelLoopAgentsSet"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/agent-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every agent of the tenant with a model configured
+         * @description Runs `model-loop.agents.list` with the caller's credential.
+         */
+        get: operations["modelLoopAgentsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenant}/approvals": {
         parameters: {
             query?: never;
@@ -1011,7 +1055,14 @@ export interface components {
             agent_id: string;
             task: string;
             device_id: string | null;
-            model: string;
+            model?: string;
+            model_settings?: {
+                base_url?: string;
+                api_key_env?: string;
+                api_key_file?: string;
+                max_output_tokens?: number;
+                stream?: boolean;
+            };
             conversation_id?: string;
             pinned_tools?: string[];
         };
@@ -1019,6 +1070,7 @@ export interface components {
             conversation_id: string;
             /** @enum {unknown} */
             status: "running" | "paused" | "completed";
+            model: string;
             messages: ({
                 /** @enum {unknown} */
                 role: "user" | "system";
@@ -1073,6 +1125,60 @@ export interface components {
                 tokens: number;
                 cost_usd: number | null;
             };
+        };
+        ModelLoopAgentsGetReply: {
+            tenant: string;
+            agent_id: string;
+            model: string;
+            settings: {
+                base_url?: string;
+                api_key_env?: string;
+                api_key_file?: string;
+                max_output_tokens?: number;
+                stream?: boolean;
+            };
+            updated_by: string;
+            updated_at: string;
+        };
+        ModelLoopAgentsSetReply: {
+            tenant: string;
+            agent_id: string;
+            model: string;
+            settings: {
+                base_url?: string;
+                api_key_env?: string;
+                api_key_file?: string;
+                max_output_tokens?: number;
+                stream?: boolean;
+            };
+            updated_by: string;
+            updated_at: string;
+        };
+        ModelLoopAgentsSetBody: {
+            model: string;
+            settings?: {
+                base_url?: string;
+                api_key_env?: string;
+                api_key_file?: string;
+                max_output_tokens?: number;
+                stream?: boolean;
+            };
+        };
+        ModelLoopAgentsListReply: {
+            agents: {
+                tenant: string;
+                agent_id: string;
+                model: string;
+                settings: {
+                    base_url?: string;
+                    api_key_env?: string;
+                    api_key_file?: string;
+                    max_output_tokens?: number;
+                    stream?: boolean;
+                };
+                updated_by: string;
+                updated_at: string;
+            }[];
         };
         ApprovalsListReply: {
             approvals: {
@@ -2081,6 +2187,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModelLoopGetReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    modelLoopAgentsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelLoopAgentsGetReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    modelLoopAgentsSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelLoopAgentsSetBody"];
+            };
+        };
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelLoopAgentsSetReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    modelLoopAgentsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelLoopAgentsListReply"];
                 };
             };
             400: components["responses"]["Error400"];

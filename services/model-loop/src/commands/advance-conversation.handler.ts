@@ -167,7 +167,7 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     turn: number,
   ): Promise<void> {
     const conversation_id = cmd.conversationId;
-    const provider = this.models.for(state.facts.model);
+    const provider = this.models.for(state.facts.model, state.facts.model_settings);
     // Asked before the model: if policy cannot answer, the step is retried rather than the conversation failed.
     const offered = await this.policy.tools(cmd.tenant, state.facts.agent_id);
     let reply: ModelReply;
@@ -259,7 +259,16 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       text: turnText(messages),
     });
     const conversation_id = state.facts.conversation_id;
-    return { model: state.facts.model, conversation_id, turn, system, messages, tools, directory };
+    return {
+      model: state.facts.model,
+      settings: state.facts.model_settings,
+      conversation_id,
+      turn,
+      system,
+      messages,
+      tools,
+      directory,
+    };
   }
 
   private apply(cmd: AdvanceConversationCommand, command: ConversationCommand) {

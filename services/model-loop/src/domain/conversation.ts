@@ -18,11 +18,13 @@
  * reply for a turn already answered, a second result for a call), so the loop driver can retry any step after a crash.
  */
 import {
+  canonicalJson,
   ConversationEventType as E,
   isConversationEvent,
   type BoundReachedV1,
   type CompletionReasonV1,
   type ConversationEventDraft,
+  type ModelSettingsV1,
   type ModelPriceV1,
   type ModelStopReasonV1,
   type ConversationLimitsV1,
@@ -56,6 +58,8 @@ export interface ConversationFacts {
   readonly device_id: string | null;
   /** Tools the owner pinned at start (canonical names); `[]` when none. */
   readonly pinned_tools: readonly string[];
+  /** Where the model is reached beyond model-loop's configuration; `{}` when nowhere else. */
+  readonly model_settings: ModelSettingsV1;
   /** The model's price when the conversation started; `null` when it had none (cost unknown). */
   readonly price: ModelPriceV1 | null;
 }
@@ -137,10 +141,12 @@ export function costOf(usage: TokenUsageV1, price: ModelPriceV1): number {
 /** Begin a conversation: record its facts and the task as the first user message. */
 export interface StartConversation {
   readonly type: 'StartConversation';
-  readonly data: Omit<ConversationFacts, 'pinned_tools' | 'price'> & {
+  readonly data: Omit<ConversationFacts, 'pinned_tools' | 'model_settings' | 'price'> & {
     readonly limits: ConversationLimits;
     /** Default `[]`. */
     readonly pinned_tools?: readonly string[];
+    /** Default `{}`. */
+    readonly model_settings?: ModelSettingsV1;
     /** The model's price from the price table; `null` (or absent) when it has none. Needed for a cost bound. */
     readonly price?: ModelPriceV1 | null;
   };
@@ -266,6 +272,7 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
         task: d.task,
         device_id: d.device_id,
         pinned_tools: d.pinned_tools ?? [],
+        model_settings: d.model_settings ?? {},
         price: d.price ?? null,
       },
       limits: d.limits,
@@ -402,11 +409,13 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
     data: { turn: 0, message: { role: 'user', content: d.task }, usage: null },
   };
   const pinned = [...new Set(d.pinned_tools ?? [])];
+  const settings = d.model_settings ?? {};
   if (state.status !== 'absent') {
     const differences: string[] = (['agent_id', 'model', 'task', 'device_id'] as const).filter(
       (k) => state.facts[k] !== d[k],
     );
     if (!sameList(state.facts.pinned_tools, pinned)) differences.push('pinned_tools');
+    if (canonicalJson(state.facts.model_settings) !== canonicalJson(settings)) differences.push('model_settings');
     if (differences.length > 0) throw new ConversationConflictError(d.conversation_id, differences);
     return state.has_task ? [] : [taskMessage];
   }
@@ -432,6 +441,7 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
         task: d.task,
         device_id: d.device_id,
         pinned_tools: pinned,
+        ...(Object.keys(settings).length > 0 ? { model_settings: settings } : {}),
         limits: {
           max_steps: maxSteps,
           max_tool_calls: maxToolCalls,

@@ -74,6 +74,47 @@ export class UnknownModelError extends OrmuzError {
   }
 }
 
+/** Model settings that can never work (a base URL that is not http(s), a key file path that is not absolute). */
+export class InvalidModelSettingsError extends OrmuzError {
+  readonly code = 'invalid_model_settings';
+  constructor(readonly problems: readonly string[]) {
+    super(`The model settings cannot be used: ${problems.join('; ')}.`);
+  }
+}
+
+/** A start named no model and its agent has none configured. */
+export class NoModelError extends OrmuzError {
+  readonly code = 'no_model';
+  constructor(readonly agentId: string) {
+    super(
+      `Agent ${agentId} has no model configured and the start named none. Name one (model, e.g. scripted:demo), or ` +
+        `configure the agent's: ormuz agents set --agent ${agentId} --model <provider>:<model>.`,
+    );
+  }
+}
+
+/** No model configuration was set for this agent. */
+export class AgentModelNotFoundError extends OrmuzError {
+  readonly code = 'agent_model_not_found';
+  constructor(readonly agentId: string) {
+    super(
+      `Agent ${agentId} has no model configured in this tenant; ormuz agents set --agent ${agentId} --model ` +
+        '<provider>:<model> configures one.',
+    );
+  }
+}
+
+/** Per-conversation model settings came with an agent's API key; only people (operators, admins) may send them. */
+export class ModelSettingsForbiddenError extends OrmuzError {
+  readonly code = 'forbidden';
+  constructor(readonly agentId: string) {
+    super(
+      `An agent's API key cannot choose where its model is reached (model_settings): that decides which server the ` +
+        `conversation and the platform's key go to. An operator sets it for the agent: ormuz agents set --agent ${agentId} ...`,
+    );
+  }
+}
+
 /** A cost bound is configured but the price table has no price for the model: the bound could not be enforced. */
 export class UnpricedModelError extends OrmuzError {
   readonly code = 'model_unpriced';

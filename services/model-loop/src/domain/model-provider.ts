@@ -12,7 +12,13 @@
  * (see `@ormuz/tool-payload`), and a provider whose API forbids dots in function names asks for encoded names; the loop
  * then encodes what it offers and decodes what the model asks for, so everything recorded is canonical.
  */
-import type { ConversationMessageV1, JsonValue, ModelStopReasonV1, TokenUsageV1 } from '@ormuz/contracts';
+import type {
+  ConversationMessageV1,
+  JsonValue,
+  ModelSettingsV1,
+  ModelStopReasonV1,
+  TokenUsageV1,
+} from '@ormuz/contracts';
 import type { TokenFamily } from '@ormuz/tool-payload';
 
 /** How many tool schemas a model can take in, and how it wants their names. */
@@ -74,6 +80,11 @@ export interface ModelRequest {
    * a small model; `system` says how to search and activate them. Empty for a large model.
    */
   readonly directory: readonly string[];
+  /**
+   * Where the model is reached when not only by the provider's configuration (recorded at the conversation's start):
+   * base URL, the variable or file holding the key (read at this call), output bound, streaming.
+   */
+  readonly settings?: ModelSettingsV1;
   /** Aborted when the loop gives up on the turn (shutdown, deadline). */
   readonly signal?: AbortSignal;
   /**
@@ -109,8 +120,8 @@ export interface ModelReply {
 
 /** A source of model replies for the models it serves. */
 export interface ModelProvider {
-  /** True when this provider serves `model` (`<provider>:<model>`). */
-  supports(model: string): boolean;
+  /** True when this provider serves `model` (`<provider>:<model>`) reached with `settings` (default: as configured). */
+  supports(model: string, settings?: ModelSettingsV1): boolean;
   /** Model names worth listing in an `unknown_model` error. */
   readonly examples: readonly string[];
   /** The tier, schema budget and naming needs of `model` (one this provider supports). */
@@ -126,9 +137,9 @@ export interface ModelProvider {
 export class ModelProviders {
   constructor(private readonly providers: readonly ModelProvider[]) {}
 
-  /** The provider serving `model`, or undefined. */
-  for(model: string): ModelProvider | undefined {
-    return this.providers.find((p) => p.supports(model));
+  /** The provider serving `model` with `settings`, or undefined. */
+  for(model: string, settings?: ModelSettingsV1): ModelProvider | undefined {
+    return this.providers.find((p) => p.supports(model, settings));
   }
 
   /** Every listed model name, for error messages. */

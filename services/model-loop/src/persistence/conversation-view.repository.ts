@@ -63,6 +63,7 @@ export class ConversationViewRepository {
     return {
       conversation_id: row.conversation_id,
       status: row.status as ConversationStatusV1,
+      model: row.model,
       messages,
       pending: row.pending as PendingConfirmationV1[],
       final_text: row.final_text,

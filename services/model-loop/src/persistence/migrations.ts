@@ -94,4 +94,23 @@ export const modelLoopMigrations: Record<string, Migration> = {
       );
     },
   },
+  // Per-agent model configuration (docs/decisions/0032): configuration, not a fact, so a table rather than a stream;
+  // each conversation records the settings it started with. Holds no key, only where one is read.
+  '0005_agent_models': {
+    async up(db) {
+      await db.schema
+        .createTable('agent_models')
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('settings', 'jsonb', (c) => c.notNull())
+        .addColumn('updated_by', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('agent_models_pk', ['tenant', 'agent_id'])
+        .execute();
+      await sql`comment on table ${sql.id(MODEL_LOOP_SCHEMA, 'agent_models')} is 'Each agent''s model and where it is reached (base URL, the variable or file holding the key, never a key).'`.execute(
+        db,
+      );
+    },
+  },
 };

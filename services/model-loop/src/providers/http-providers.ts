@@ -1,6 +1,7 @@
 /**
  * The HTTP model providers as configured: `openai:`, `openai-responses:` and `anthropic:` always (a missing key fails
- * the turn with a message naming its variable), `openai-compatible:` when its base URL is set.
+ * the turn with a message naming its variable), `openai-compatible:` for conversations with a base URL (configured,
+ * or in the conversation's model settings).
  */
 import type { ModelProvidersConfig } from '../config.js';
 import { LARGE_MODEL, type ModelProfile, type ModelProvider } from '../domain/model-provider.js';
@@ -42,24 +43,23 @@ export function httpModelProviders(config: ModelProvidersConfig, env: Environmen
     new OpenAiResponsesProvider({ ...common, ...config.openai }, env, log),
     new AnthropicProvider({ ...common, ...config.anthropic }, env, log),
   ];
+  // Without a configured base URL it serves only conversations whose settings give one (an agent's, or a start's).
   const c = config.compatible;
-  if (c) {
-    providers.push(
-      new OpenAiChatProvider(
-        {
-          ...common,
-          baseUrl: c.baseUrl,
-          apiKeyEnv: c.apiKeyEnv,
-          prefix: 'openai-compatible:',
-          examples: ['openai-compatible:<model>'],
-          maxTokensField: 'max_tokens',
-          ...(c.azureApiVersion ? { azureApiVersion: c.azureApiVersion } : {}),
-          profile: { tier: c.tier, schemaBudgetTokens: c.schemaBudgetTokens, encodeToolNames: true },
-        },
-        env,
-        log,
-      ),
-    );
-  }
+  providers.push(
+    new OpenAiChatProvider(
+      {
+        ...common,
+        baseUrl: c?.baseUrl ?? '',
+        apiKeyEnv: c?.apiKeyEnv ?? '',
+        prefix: 'openai-compatible:',
+        examples: ['openai-compatible:<model>'],
+        maxTokensField: 'max_tokens',
+        ...(c?.azureApiVersion ? { azureApiVersion: c.azureApiVersion } : {}),
+        profile: c ? { tier: c.tier, schemaBudgetTokens: c.schemaBudgetTokens, encodeToolNames: true } : LARGE_ENCODED,
+      },
+      env,
+      log,
+    ),
+  );
   return providers;
 }

@@ -30,6 +30,7 @@ import { runSimulatedDevice } from '@ormuz/device-sdk';
 import type { BaseConfig } from '@ormuz/service-kit';
 import type { CliContext, CliDefaults } from '../context.js';
 import { conversationLines, standingLines } from '../demo/conversation-print.js';
+import { modelSettingsOf, withModelSettingsOptions, type ModelSettingsOptions } from './agents.command.js';
 import { assertStreamsMatchDatabase, readStreamEnds, readStreamEndsOver } from '../demo/store-check.js';
 import { DEFAULT_MAX_RESTARTS, ServiceSupervisor } from '../demo/supervisor.js';
 import {
@@ -78,18 +79,23 @@ function pinnedPorts(name: ServiceName, health: ServiceHealth | undefined): Reco
 }
 
 export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaults) => CliContext): void {
-  program
+  const demo = program
     .command('demo')
     .description('run the platform with a simulated device and a demo agent, print what happened, and exit')
     .option('--keep-running', 'keep the platform up after the demo (Ctrl-C to stop)')
     .option('--timeout <ms>', 'give up when the demo has not finished in this time', '90000')
     .option('--deny', 'the owner denies the staged call instead of approving it')
+    .option('--model <provider:model>', "the demo agent's model (default scripted:demo), e.g. openai-compatible:qwen3-8b")
     .option(
       '--max-restarts <n>',
       'restarts allowed per service that exits while the demo runs',
       String(DEFAULT_MAX_RESTARTS),
-    )
-    .action(async (o: { keepRunning?: boolean; timeout: string; deny?: boolean; maxRestarts: string }) => {
+    );
+  withModelSettingsOptions(demo);
+  demo.action(
+    async (
+      o: { keepRunning?: boolean; timeout: string; deny?: boolean; maxRestarts: string; model?: string } & ModelSettingsOptions,
+    ) => {
       const c = ctx({ namespace: DEMO_NAMESPACE });
       const namespace = c.config.namespace;
       const out = (s = '') => process.stdout.write(`${s}\n`);
@@ -281,6 +287,18 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         });
         agentKey = key.key.key_id;
         out(`agent ${DEMO_TENANT}/${DEMO_AGENT} signs in with API key ${agentKey} (issued for this run)`);
+        // The agent's model, as an operator sets it: its conversations start without naming one.
+        const settings = modelSettingsOf(o);
+        const configured = await c.call('model-loop.agents.set', {
+          tenant: DEMO_TENANT,
+          agent_id: DEMO_AGENT,
+          model: o.model ?? 'scripted:demo',
+          ...(settings ? { settings } : {}),
+        });
+        out(
+          `agent ${DEMO_TENANT}/${DEMO_AGENT} runs on ${configured.model}` +
+            (configured.settings.base_url ? ` at ${configured.settings.base_url}` : ''),
+        );
         const started = await c.call(
           'model-loop.start',
           {
@@ -288,7 +306,6 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
             agent_id: DEMO_AGENT,
             task: 'Tell Alice I am running ten minutes late.',
             device_id: DEMO_DEVICE,
-            model: 'scripted:demo',
           },
           { credential: key.api_key },
         );
@@ -342,7 +359,6 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
               agent_id: DEMO_AGENT,
               task: 'Tell Alice I am running ten minutes late.',
               device_id: DEMO_DEVICE,
-              model: 'scripted:demo',
             },
             { credential: key.api_key },
           );
@@ -406,7 +422,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         process.off('SIGTERM', onSignal);
         await shutdown();
       }
-    });
+    },
+  );
 }
 
 /**

@@ -3,10 +3,11 @@
  * itself, key in OPENAI_API_KEY by default) and `openai-compatible:<model>` (any server speaking the same wire
  * format at a configured base URL: vLLM, Ollama, llama.cpp, LM Studio, or Azure OpenAI with `azureApiVersion`).
  */
+import type { ModelSettingsV1 } from '@ormuz/contracts';
 import type { ModelProfile, ModelProvider, ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { ProviderHttp, readJson, type RetryLog } from '../http/provider-http.js';
 import { readSse, sseJson } from '../http/sse.js';
-import { apiKey, type Environment, type ProviderSettings } from '../common/settings.js';
+import { apiKey, withModelSettings, type Environment, type ProviderSettings } from '../common/settings.js';
 import {
   ChatStream,
   chatOutcome,
@@ -43,8 +44,10 @@ export class OpenAiChatProvider implements ModelProvider {
     return this.settings.examples;
   }
 
-  supports(model: string): boolean {
-    return model.startsWith(this.settings.prefix) && model.length > this.settings.prefix.length;
+  /** A model of the prefix, when a base URL is known: configured, or in the conversation's settings. */
+  supports(model: string, settings?: ModelSettingsV1): boolean {
+    const baseUrl = settings?.base_url ?? this.settings.baseUrl;
+    return model.startsWith(this.settings.prefix) && model.length > this.settings.prefix.length && baseUrl !== '';
   }
 
   profile(_model: string): ModelProfile {
@@ -52,7 +55,7 @@ export class OpenAiChatProvider implements ModelProvider {
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
-    const s = this.settings;
+    const s = withModelSettings(this.settings, request.settings);
     const key = apiKey(s, this.env, request.model);
     const headers: Record<string, string> = {};
     if (key !== '') {

@@ -2,7 +2,7 @@
 import type { ModelProfile, ModelProvider, ModelReply, ModelRequest } from '../../domain/model-provider.js';
 import { ProviderHttp, readJson, type RetryLog } from '../http/provider-http.js';
 import { readSse, sseJson } from '../http/sse.js';
-import { apiKey, type Environment, type ProviderSettings } from '../common/settings.js';
+import { apiKey, withModelSettings, type Environment, type ProviderSettings } from '../common/settings.js';
 import { ResponsesStream, responsesOutcome, responsesReply, responsesRequestBody } from './responses.mapping.js';
 
 const PREFIX = 'openai-responses:';
@@ -28,7 +28,7 @@ export class OpenAiResponsesProvider implements ModelProvider {
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
-    const s = this.settings;
+    const s = withModelSettings(this.settings, request.settings);
     const key = apiKey(s, this.env, request.model);
     const headers: Record<string, string> = {};
     if (key !== '') headers.authorization = `Bearer ${key}`;
