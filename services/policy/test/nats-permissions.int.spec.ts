@@ -21,7 +21,7 @@ import {
 import { loadPolicyConfig, policyService } from '../src/index.js';
 
 const AUTHORIZATION = join(import.meta.dirname, '..', '..', '..', 'infra', 'nats', 'authorization.conf');
-const USERS = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit', 'cli'];
+const USERS = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit', 'mcp-gateway', 'cli'];
 /** A letter first: nats-server reads the variable as a configuration value (see authorization.conf). */
 const passwords = Object.fromEntries(USERS.map((user) => [user, `p${randomBytes(12).toString('hex')}`]));
 
