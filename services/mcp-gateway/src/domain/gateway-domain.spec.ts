@@ -11,6 +11,7 @@ const tool = (name: string, effect: string, risk_level: string): OfferedToolV1 =
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   effect,
   risk_level,
+  executor: name.startsWith('ormuz.') ? 'platform' : 'device',
 });
 
 describe('tool listing', () => {
