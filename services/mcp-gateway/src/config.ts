@@ -23,6 +23,11 @@ export interface McpGatewayConfig extends BaseConfig {
    * Env `MCP_CALL_WAIT_MS`, default 30000.
    */
   readonly callWaitMs: number;
+  /**
+   * How long a call run as a task (2025-11-25 tasks) is waited for, the owner's decision included, in ms; the task's
+   * TTL when the client asks for none. Env `MCP_TASK_WAIT_MS`, default 86400000 (a day).
+   */
+  readonly taskWaitMs: number;
   /** How often a running call's status is read while waiting, in ms. Env `MCP_CALL_POLL_MS`, default 200. */
   readonly callPollMs: number;
   /**
@@ -59,6 +64,7 @@ export function loadMcpGatewayConfig(env: Env): McpGatewayConfig {
     allowedOrigins: listFrom(env, 'MCP_ALLOWED_ORIGINS', []),
     maxBodyBytes: intFrom(env, 'MCP_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     callWaitMs: intFrom(env, 'MCP_CALL_WAIT_MS', 30_000, 0, 600_000),
+    taskWaitMs: intFrom(env, 'MCP_TASK_WAIT_MS', 86_400_000, 1000, 30 * 86_400_000),
     callPollMs: intFrom(env, 'MCP_CALL_POLL_MS', 200, 10, 60_000),
     resultMaxBytes: intFrom(env, 'MCP_RESULT_MAX_BYTES', 8 * 1024, 256, 1024 * 1024),
     toolsPageSize: intFrom(env, 'MCP_TOOLS_PAGE_SIZE', 100, 1, 10_000),

@@ -1,5 +1,6 @@
-// The MCP gateway under test, in-process on a fresh namespace and database, beside the real policy, device-bridge and
-// model-loop (the executor of the platform's own tools) and a simulated phone connected to the bridge. Tests talk to the gateway over HTTP with the SDK's own client.
+// The MCP gateway under test, in-process on a fresh namespace and database, beside the real policy, device-bridge,
+// model-loop (the executor of the platform's own tools) and approvals (the owner's decisions), and a simulated phone
+// connected to the bridge. Tests talk to the gateway over HTTP with the SDK's own client.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ import { deviceBridgeService, loadDeviceBridgeConfig } from '../../device-bridge
 import { loadPolicyConfig, policyService } from '../../policy/src/index.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { loadModelLoopConfig, modelLoopService } from '../../model-loop/src/index.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { approvalsService, loadApprovalsConfig } from '../../approvals/src/index.js';
 import { loadMcpGatewayConfig, mcpGatewayService } from '../src/index.js';
 
 /** A JSON-RPC error answer, as the gateway refuses a request (a body that is not JSON reads as its message). */
@@ -65,6 +68,7 @@ export class GatewayPlatform {
       DEVICE_BRIDGE_PORT: '0',
       DEVICE_TOKENS: `${TENANT}:${DEVICE}:secret-1,${TENANT}:${LATE_DEVICE}:secret-2`,
       MCP_GATEWAY_PORT: '0',
+      APPROVALS_PORT: '0',
       ...extraEnv,
     };
     this.env = env;
@@ -73,6 +77,7 @@ export class GatewayPlatform {
     const bridge = await startService(deviceBridgeService(loadDeviceBridgeConfig(env)));
     this.running.push(bridge);
     this.running.push(await startService(modelLoopService(loadModelLoopConfig(env))));
+    this.running.push(await startService(approvalsService(loadApprovalsConfig(env))));
     if (!skipGateway) {
       this.gateway = await startService(mcpGatewayService(loadMcpGatewayConfig(env)));
       this.running.push(this.gateway);

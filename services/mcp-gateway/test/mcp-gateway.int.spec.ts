@@ -5,13 +5,16 @@
  * execution however many times it is sent.
  */
 import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
   McpError,
   EmptyResultSchema,
   ErrorCode,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { callRpc } from '@ormuz/service-kit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { waitFor } from '@ormuz/testing';
+import { bearerFor, waitFor } from '@ormuz/testing';
 import { DEVICE, GatewayPlatform, INITIALIZE, LATE_DEVICE, TENANT } from './gateway.fixture.js';
 
 const AGENT = 'mcp-agent';
@@ -372,4 +375,53 @@ describe('mcp-gateway', () => {
       });
     }
   });
+
+  it('runs a high-risk call as a task: working while the owner decides, completed with the real outcome', async () => {
+    const send = (await listAll(client)).tools.find((t) => t.name === 'device.send_message')!;
+    expect(send.execution).toEqual({ taskSupport: 'optional' });
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'device.send_message',
+          arguments: { recipient: 'Alice Martin', message_body: 'On my way.' },
+          task: { ttl: 60_000 },
+          _meta: { 'ormuz/operation_id': 'op-task-1' },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    expect(taskId).toMatch(/^[0-9a-f]{32}$/);
+    const callId = await callIdOf('op-task-1', 'device.send_message');
+    const staged = await waitFor(
+      async () => {
+        const status = await platform
+          .admin('policy.status', { tenant: TENANT, call_id: callId })
+          .catch(() => undefined);
+        return status?.status.pending_approval ? status : undefined;
+      },
+      { timeoutMs: 15_000, message: 'the task call to be staged' },
+    );
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('working');
+    // Another key's session does not find the task.
+    const { apiKey: otherKey } = await platform.key(AGENT);
+    const other = await platform.client(otherKey);
+    await expect(other.experimental.tasks.getTask(taskId)).rejects.toThrow(/not found/i);
+
+    const owner = await bearerFor(TENANT, ['owner'], 'owner@acme');
+    await callRpc(
+      platform.nc,
+      platform.namespace,
+      'approvals.approve',
+      { tenant: TENANT, approval_id: staged.status.pending_approval!.approval_id },
+      { credential: owner },
+    );
+    await waitFor(async () => (await client.experimental.tasks.getTask(taskId)).status === 'completed', {
+      timeoutMs: 30_000,
+      message: 'the task to complete once the owner approved and the phone sent',
+    });
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ status: 'succeeded', call_id: callId });
+  }, 60_000);
 });

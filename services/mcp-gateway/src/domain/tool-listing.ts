@@ -20,6 +20,8 @@ export interface McpTool {
     readonly idempotentHint: boolean;
     readonly openWorldHint: boolean;
   };
+  /** `taskSupport: 'optional'` for tools whose calls wait for the owner (2025-11-25 tasks). */
+  readonly execution?: { readonly taskSupport: 'optional' };
   readonly _meta: {
     readonly 'ormuz/version': number;
     readonly 'ormuz/effect': string;
@@ -76,6 +78,9 @@ export function mcpToolOf(tool: OfferedToolV1): McpTool {
       idempotentHint: read,
       openWorldHint: tool.executor !== 'platform',
     },
+    // A high-risk call always waits for the owner: a client that supports tasks may run it as one, polling until the
+    // owner has decided and the call has its real outcome.
+    ...(tool.risk_level === 'high' ? { execution: { taskSupport: 'optional' as const } } : {}),
     _meta: { 'ormuz/version': tool.version, 'ormuz/effect': tool.effect, 'ormuz/risk_level': tool.risk_level },
   };
 }

@@ -22,6 +22,11 @@ export interface CallAsked {
   /** Told each new status while the gateway waits (MCP progress notifications). */
   readonly onProgress?: (step: number, status: string) => Promise<void>;
   readonly signal?: AbortSignal;
+  /**
+   * Run as a task: a staged call is waited for past the owner's decision to its real outcome, for at most this many
+   * ms, instead of being answered at once as pending.
+   */
+  readonly taskWaitMs?: number;
 }
 
 // Errors that say nothing about the request (the same set model-loop retries): asking again may succeed.
@@ -77,7 +82,7 @@ export class CallRunner {
     if (reply.status === 'refused') {
       return resultOf(callId, tool, 'ormuz', { status: 'refused', message: reply.message ?? 'The call was refused.' });
     }
-    if (reply.status === 'staged' && reply.approval_id && reply.summary) {
+    if (reply.status === 'staged' && reply.approval_id && reply.summary && asked.taskWaitMs === undefined) {
       return resultOf(callId, tool, 'ormuz', {
         status: 'pending_confirmation',
         approval_id: reply.approval_id,
@@ -155,7 +160,8 @@ export class CallRunner {
         call_id: callId,
       });
       const status = view.status.status;
-      if (SETTLED.has(status)) {
+      // A task waits on through the owner's decision.
+      if (SETTLED.has(status) && !(status === 'staged' && asked.taskWaitMs !== undefined)) {
         const report = reportOfStatus(view.status, reply.message);
         if (report) return resultOf(callId, tool, source, report, this.config.resultMaxBytes);
       }
@@ -166,8 +172,9 @@ export class CallRunner {
       }
       const waited = Date.now() - started;
       if (asked.signal?.aborted) return this.cancelled(who, callId, tool, status, waited);
-      if (waited >= this.config.callWaitMs) return stillRunning(callId, tool, status, waited);
-      await delay(Math.min(this.config.callPollMs, this.config.callWaitMs - waited), asked.signal);
+      const bound = asked.taskWaitMs ?? this.config.callWaitMs;
+      if (waited >= bound) return stillRunning(callId, tool, status, waited);
+      await delay(Math.min(this.config.callPollMs, bound - waited), asked.signal);
     }
   }
 }

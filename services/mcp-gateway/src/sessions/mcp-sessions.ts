@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { OfferedToolV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
@@ -37,6 +38,12 @@ const INSTRUCTIONS =
 @Injectable()
 export class McpSessions implements OnApplicationShutdown {
   private readonly sessions = new Map<string, McpSession>();
+  /**
+   * The tasks of every session (2025-11-25 tasks): ids of 128 random bits, each found only from the session that
+   * created it, so only by the key and tenant that opened that session. The call a task runs is on the log whatever
+   * becomes of the task.
+   */
+  private readonly tasks = new InMemoryTaskStore();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -75,7 +82,14 @@ export class McpSessions implements OnApplicationShutdown {
     });
     const server = new Server(
       { name: 'ormuz', title: 'Ormuz', version: '0.1.0' },
-      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          tasks: { list: {}, requests: { tools: { call: {} } } },
+        },
+        instructions: INSTRUCTIONS,
+        taskStore: this.tasks,
+      },
     );
     const session: McpSession = { transport, server, keyId, principal, lastSeen: Date.now(), offered: undefined };
     transport.onclose = () => {
@@ -150,6 +164,29 @@ export class McpSessions implements OnApplicationShutdown {
         operationId = clientOperationId(meta) ?? sessionOperationId(extra.sessionId ?? 'none', extra.requestId);
       } catch (err) {
         throw new McpError(ErrorCode.InvalidParams, (err as Error).message);
+      }
+      if (request.params.task && extra.taskStore) {
+        // A task: answered at once with its id; the call is run to its real outcome (through the owner's decision
+        // for a staged one) in the background, and the task ends completed or failed with it.
+        const ttl = Math.min(request.params.task.ttl ?? this.config.taskWaitMs, this.config.taskWaitMs);
+        const store = extra.taskStore;
+        const task = await store.createTask({ ttl, pollInterval: Math.max(1000, this.config.callPollMs) });
+        void this.calls
+          .run(principal, {
+            tool: request.params.name,
+            offered: session.offered ?? this.offeredTo(session),
+            arguments: request.params.arguments ?? {},
+            operationId,
+            taskWaitMs: ttl,
+          })
+          .then((result) => store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result))
+          .catch((err: unknown) => {
+            this.infra.logger.warn({ err: (err as Error).message, tenant, agent_id: agentId }, 'task call failed');
+            const text = `The call could not be completed: ${(err as Error).message}`;
+            return store.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text }], isError: true });
+          })
+          .catch(() => undefined);
+        return { task };
       }
       const progressToken = meta?.progressToken as string | number | undefined;
       try {
