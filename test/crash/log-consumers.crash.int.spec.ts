@@ -17,8 +17,7 @@ import {
   streamName,
 } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
-import { counter } from '../../libs/event-log/test/counter.fixture.js';
+import { counter, createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import {
   crashRepeatedly,
   dumpReadModels,

@@ -155,12 +155,13 @@ describe('ormuz CLI against the running platform', () => {
     };
     services = SERVICES.map((s) => spawnService(s, env, logDir));
     try {
-      const health = await waitHealthy(nc, namespace, services, 40_000);
+      // Five Node processes booting at once: on a busy two-core machine that alone has taken over 40 s.
+      const health = await waitHealthy(nc, namespace, services, 120_000);
       deviceUrl = health['device-bridge']?.endpoints['devices'] ?? '';
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${services.map((p) => `--- ${p.name}\n${tailLog(p)}`).join('\n')}`);
     }
-  }, 60_000);
+  }, 150_000);
 
   afterAll(async () => {
     await stopAll(services, 5_000);

@@ -5,7 +5,17 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { envelope, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
-import { randomNamespace, testEnv } from '@ormuz/testing';
+import {
+  counter,
+  type CounterCommand,
+  type CounterState,
+  type Incremented,
+  isIncremented,
+  LimitReachedError,
+  NOTED,
+  randomNamespace,
+  testEnv,
+} from '@ormuz/testing';
 import {
   AggregateRepository,
   connectNats,
@@ -19,15 +29,6 @@ import {
   type AggregateType,
   type Decider,
 } from '../src/index.js';
-import {
-  counter,
-  isIncremented,
-  LimitReachedError,
-  NOTED,
-  type CounterCommand,
-  type CounterState,
-  type Incremented,
-} from './counter.fixture.js';
 
 const TENANT = 'acme';
 const cause = { correlationid: 'corr-1', causationid: 'cause-1' };

@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { aggregateSubject, envelope, SchemaViolationError } from '@ormuz/contracts';
-import { randomNamespace, testEnv } from '@ormuz/testing';
+import { counter, INCREMENTED, LimitReachedError, randomNamespace, testEnv } from '@ormuz/testing';
 import {
   CLOUDEVENTS_BATCH,
   ConcurrencyConflictError,
@@ -18,7 +18,6 @@ import {
   StreamMissingError,
   streamName,
 } from '../src/index.js';
-import { counter, INCREMENTED, LimitReachedError } from './counter.fixture.js';
 
 describe('event store', () => {
   let nc: NatsConnection;

@@ -3,7 +3,20 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { sql, type Kysely } from 'kysely';
 import { aggregateSubject, contextFilter, envelope, type OrmuzEvent } from '@ormuz/contracts';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  counter,
+  countersTableMigration,
+  countIncrement,
+  createTestDatabase,
+  type Incremented,
+  isIncremented,
+  NOTED,
+  randomNamespace,
+  resetCounters,
+  type TestDatabase,
+  testEnv,
+  waitFor,
+} from '@ormuz/testing';
 import {
   connectNats,
   EventStore,
@@ -14,7 +27,6 @@ import {
   streamName,
   type Projection,
 } from '../src/index.js';
-import { counter, isIncremented, NOTED, type Incremented } from './counter.fixture.js';
 
 describe('projection runner', () => {
   let nc: NatsConnection;
@@ -48,23 +60,16 @@ describe('projection runner', () => {
     filterSubject: contextFilter(ns, 'calls'),
     ...extra,
     async apply(trx, event: OrmuzEvent, seq) {
-      const { by, total } = event.data as { by: number; total: number };
+      const { by } = event.data as { by: number };
       if (by === 13 && unlucky) throw new Error('unlucky increment');
       if (by === 7 && deadlocks > 0) {
         deadlocks--;
         throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
       }
-      await trx
-        .withSchema('readmodels')
-        .insertInto('counters')
-        .values({ projection: name, id: event.subject, total, events: 1, last_seq: seq })
-        .onConflict((oc) =>
-          oc.columns(['projection', 'id']).doUpdateSet({ total, events: sql`counters.events + 1`, last_seq: seq }),
-        )
-        .execute();
+      await countIncrement(trx, 'readmodels', name, event, seq);
     },
     async reset(trx) {
-      await trx.withSchema('readmodels').deleteFrom('counters').where('projection', '=', name).execute();
+      await resetCounters(trx, 'readmodels', name);
     },
   });
 
@@ -87,19 +92,7 @@ describe('projection runner', () => {
     db = await openDatabase({ url: database.url });
     await migrateSchema(db, 'readmodels', {
       '001_bookkeeping': projectionBookkeepingMigration,
-      '002_counters': {
-        async up(d) {
-          await d.schema
-            .createTable('counters')
-            .addColumn('projection', 'text', (c) => c.notNull())
-            .addColumn('id', 'text', (c) => c.notNull())
-            .addColumn('total', 'integer', (c) => c.notNull())
-            .addColumn('events', 'integer', (c) => c.notNull())
-            .addColumn('last_seq', 'bigint', (c) => c.notNull())
-            .addPrimaryKeyConstraint('counters_pk', ['projection', 'id'])
-            .execute();
-        },
-      },
+      '002_counters': countersTableMigration,
     });
   });
   afterAll(async () => {

@@ -3,7 +3,17 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
 import { aggregateSubject, contextFilter, envelope, type OrmuzEvent } from '@ormuz/contracts';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  counter,
+  createTestDatabase,
+  type Incremented,
+  isIncremented,
+  NOTED,
+  randomNamespace,
+  type TestDatabase,
+  testEnv,
+  waitFor,
+} from '@ormuz/testing';
 import {
   connectNats,
   EventStore,
@@ -14,7 +24,6 @@ import {
   streamName,
   type Reaction,
 } from '../src/index.js';
-import { counter, isIncremented, NOTED, type Incremented } from './counter.fixture.js';
 
 describe('reaction runner', () => {
   let nc: NatsConnection;

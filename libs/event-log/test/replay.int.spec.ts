@@ -5,9 +5,8 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { aggregateSubject, envelope, tenantFilter } from '@ormuz/contracts';
-import { randomNamespace, testEnv } from '@ormuz/testing';
+import { INCREMENTED, randomNamespace, testEnv } from '@ormuz/testing';
 import { connectNats, ensureStreams, EventStore, replay, streamName, type ReplayOptions } from '../src/index.js';
-import { INCREMENTED } from './counter.fixture.js';
 
 describe('replay', () => {
   let nc: NatsConnection;

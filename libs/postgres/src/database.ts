@@ -58,8 +58,9 @@ export interface DatabaseOptions {
    */
   readonly createIfMissing?: boolean;
   /**
-   * Told when an idle pooled connection fails (the server restarted, or ended the session): the pool drops that
-   * connection and the next query opens a new one, so this is a report, not a failure. Default: nothing is told.
+   * Told when a pooled connection fails (the server restarted, went away, or ended the session), idle or in use: the
+   * pool drops that connection and the next query opens a new one, and a query or transaction that held it fails on
+   * its own promise, so this is a report, not a failure. Default: nothing is told.
    */
   readonly onIdleError?: (err: Error) => void;
 }
@@ -86,6 +87,10 @@ async function connect<DB>(opts: DatabaseOptions): Promise<Kysely<DB>> {
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: 3000 });
   // Without a listener, an idle connection the server ends (a restart, a terminated session) crashes the process.
   pool.on('error', (err) => opts.onIdleError?.(err));
+  // The same for a connection that ends while handed out (a transaction between two statements, say): pg fails the
+  // query in flight and then emits the error on the client, where the pool listens only while the client is idle, so
+  // a database that went away would crash the process instead of failing the work, which retries once it is back.
+  pool.on('connect', (client) => client.on('error', (err) => opts.onIdleError?.(err)));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);

@@ -5,7 +5,15 @@
  * the access table before they run.
  */
 import type { MsgHdrs } from '@nats-io/transport-node';
-import { Authenticator, JwtVerifier, serviceIdentity, UnauthenticatedError, type ApiKeyVerifier, type Identity, type ServiceIdentity } from '@ormuz/auth';
+import {
+  Authenticator,
+  JwtVerifier,
+  serviceIdentity,
+  UnauthenticatedError,
+  type ApiKeyVerifier,
+  type Identity,
+  type ServiceIdentity,
+} from '@ormuz/auth';
 import { identifierProblem, SERVICES } from '@ormuz/contracts';
 import type { BaseConfig } from './config.js';
 
@@ -34,7 +42,10 @@ export async function callerOf(
 ): Promise<Identity | undefined> {
   if (!internal) return authenticator.fromHeader(headers?.get(AUTHORIZATION_HEADER) || undefined);
   const stated = headers?.get(IDENTITY_HEADER);
-  if (!stated) throw new UnauthenticatedError(`A command on an internal subject must state the service's identity (${IDENTITY_HEADER}).`);
+  if (!stated)
+    throw new UnauthenticatedError(
+      `A command on an internal subject must state the service's identity (${IDENTITY_HEADER}).`,
+    );
   let parsed: { service?: unknown; tenant?: unknown; agent_id?: unknown };
   try {
     parsed = JSON.parse(stated) as typeof parsed;

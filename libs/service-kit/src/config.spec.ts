@@ -24,3 +24,34 @@ describe('loadBaseConfig: NATS credentials', () => {
     }
   });
 });
+
+describe('loadBaseConfig: the probes listener', () => {
+  it('serves no probes unless HEALTH_PORT is set', () => {
+    expect(loadBaseConfig({}).health).toBeUndefined();
+    expect(loadBaseConfig({ HEALTH_PORT: '' }).health).toBeUndefined();
+  });
+
+  it('reads the port, the address, the lag bound and the check timeout, with their defaults', () => {
+    expect(loadBaseConfig({ HEALTH_PORT: '9090' }).health).toEqual({
+      port: 9090,
+      host: '127.0.0.1',
+      maxLag: 10_000,
+      checkTimeoutMs: 2000,
+    });
+    expect(
+      loadBaseConfig({ HEALTH_PORT: '0', HEALTH_HOST: '0.0.0.0', HEALTH_MAX_LAG: '0', HEALTH_CHECK_TIMEOUT_MS: '500' })
+        .health,
+    ).toEqual({ port: 0, host: '0.0.0.0', maxLag: 0, checkTimeoutMs: 500 });
+  });
+
+  it('refuses a port, a bound or a timeout that is not a whole number in range, naming the variable', () => {
+    expect(() => loadBaseConfig({ HEALTH_PORT: 'http' })).toThrow(
+      /HEALTH_PORT=http is not an integer between 0 and 65535/,
+    );
+    expect(() => loadBaseConfig({ HEALTH_PORT: '70000' })).toThrow(/HEALTH_PORT=70000/);
+    expect(() => loadBaseConfig({ HEALTH_PORT: '9090', HEALTH_MAX_LAG: '-1' })).toThrow(/HEALTH_MAX_LAG=-1/);
+    expect(() => loadBaseConfig({ HEALTH_PORT: '9090', HEALTH_CHECK_TIMEOUT_MS: '0' })).toThrow(
+      /HEALTH_CHECK_TIMEOUT_MS=0/,
+    );
+  });
+});

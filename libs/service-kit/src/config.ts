@@ -35,6 +35,23 @@ export interface BaseConfig {
    * `ORMUZ_AUTH_ISSUER` is unset (libs/auth `loadAuthSettings`).
    */
   readonly auth: AuthSettings;
+  /** The probes' HTTP listener (`/livez`, `/readyz`); undefined when `HEALTH_PORT` is unset. */
+  readonly health: HealthSettings | undefined;
+}
+
+/** Where the probes listen and what readiness tolerates (decision 0030). */
+export interface HealthSettings {
+  /** Env `HEALTH_PORT` (0: any free port). Unset: no probe listener (health stays a NATS command only). */
+  readonly port: number;
+  /** Bind address. Env `HEALTH_HOST`, default 127.0.0.1; `0.0.0.0` in a pod, where the kubelet probes the pod's IP. */
+  readonly host: string;
+  /**
+   * The most messages a running consumer of the log may have after its checkpoint before the process is not ready.
+   * Env `HEALTH_MAX_LAG`, default 10000 (a few tenths of a second of a busy projection's throughput).
+   */
+  readonly maxLag: number;
+  /** How long one readiness check may take, in milliseconds, before it counts as failed. Env `HEALTH_CHECK_TIMEOUT_MS`, default 2000. */
+  readonly checkTimeoutMs: number;
 }
 
 /** Raised at boot when the environment is invalid; the message names the variable and the fix. */
@@ -93,6 +110,17 @@ export function loadBaseConfig(env: Env): BaseConfig {
     namespace,
     logLevel: env.LOG_LEVEL || 'info',
     auth: authSettings(env),
+    health: healthSettings(env),
+  });
+}
+
+function healthSettings(env: Env): HealthSettings | undefined {
+  if (env.HEALTH_PORT === undefined || env.HEALTH_PORT === '') return undefined;
+  return Object.freeze({
+    port: intFrom(env, 'HEALTH_PORT', 0, 0, 65535),
+    host: env.HEALTH_HOST || '127.0.0.1',
+    maxLag: intFrom(env, 'HEALTH_MAX_LAG', 10_000, 0),
+    checkTimeoutMs: intFrom(env, 'HEALTH_CHECK_TIMEOUT_MS', 2000, 1, 60_000),
   });
 }
 

@@ -1,4 +1,12 @@
-export { loadBaseConfig, defaultDatabaseUrl, intFrom, ConfigError, type BaseConfig, type Env } from './config.js';
+export {
+  loadBaseConfig,
+  defaultDatabaseUrl,
+  intFrom,
+  ConfigError,
+  type BaseConfig,
+  type Env,
+  type HealthSettings,
+} from './config.js';
 export { createLogger, PinoNestLogger } from './logger.js';
 export {
   callRpc,
@@ -39,3 +47,5 @@ export {
 export { ToolCalls, type CallCausation } from './tool-calls.js';
 export { startService, runServiceMain, type ServiceOptions, type RunningService } from './run-service.js';
 export { LogConsumers, type OperatedConsumer, type RetryParkedReply } from './log-consumers.js';
+export { ReadinessCheck, type ReadinessBounds } from './readiness.js';
+export { ProbeServer } from './probe-server.js';

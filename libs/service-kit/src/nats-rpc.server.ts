@@ -153,7 +153,10 @@ export function httpExceptionBody(exception: HttpException, request: RequestLine
       return { code: 'malformed_json', message: `The request body is not valid JSON: ${exception.message}.` };
     case 'entity.too.large': {
       const size = typeof cause.length === 'number' ? `${cause.length} bytes` : 'larger than allowed';
-      return { code: 'payload_too_large', message: `The request body is ${size}; the limit is ${String(cause.limit)}.` };
+      return {
+        code: 'payload_too_large',
+        message: `The request body is ${size}; the limit is ${String(cause.limit)}.`,
+      };
     }
     case 'encoding.unsupported':
     case 'charset.unsupported':

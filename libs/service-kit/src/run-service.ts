@@ -10,9 +10,16 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { commandSubject, type ServiceHealthV1 } from '@ormuz/contracts';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
-import { migratedSchemas, openInfrastructure, type Infrastructure, type InfrastructureOptions } from './infrastructure.js';
+import {
+  migratedSchemas,
+  openInfrastructure,
+  type Infrastructure,
+  type InfrastructureOptions,
+} from './infrastructure.js';
 import { MAX_RPC_BYTES } from './rpc.js';
 import { PinoNestLogger } from './logger.js';
+import { ProbeServer } from './probe-server.js';
+import { ReadinessCheck } from './readiness.js';
 
 export interface ServiceOptions extends InfrastructureOptions {
   /** The root module, given the opened infrastructure. */
@@ -33,6 +40,8 @@ export interface RunningService {
   readonly app: INestApplicationContext;
   /** The HTTP URL when the service serves HTTP. */
   readonly httpUrl: string | undefined;
+  /** The probes' URL (`/livez`, `/readyz`) when `HEALTH_PORT` is set. */
+  readonly healthUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -87,6 +96,22 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   });
   // The server has every subscription once it answers a ping: from here on, a request reaches this service.
   await infra.nc.flush();
+  // Probes last: a pod is ready only once everything above serves.
+  let probes: ProbeServer | undefined;
+  const health = opts.config.health;
+  if (health !== undefined) {
+    try {
+      const readiness = new ReadinessCheck(infra, opts.streams, health);
+      probes = await ProbeServer.listen(opts.service, readiness, health.port, health.host);
+    } catch (err) {
+      await app.close();
+      await infra.close();
+      throw new Error(`the probes cannot listen on ${health.host}:${health.port} (HEALTH_PORT): ${String(err)}`, {
+        cause: err,
+      });
+    }
+    infra.endpoints.health = probes.url;
+  }
   infra.logger.info({ namespace: opts.config.namespace, endpoints: infra.endpoints }, `${opts.service} ready`);
   // Closing twice (a test that stops a replica early, then its teardown) waits for the first close.
   let closing: Promise<void> | undefined;
@@ -94,8 +119,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     infra,
     app,
     httpUrl,
+    healthUrl: probes?.url,
     close() {
       closing ??= (async () => {
+        // Probes first, so that an orchestrator stops sending work before the rest goes.
+        await probes?.close();
         await app.close();
         await infra.close();
       })();

@@ -41,3 +41,17 @@ export {
   type ScriptedStop,
   type ScriptedToolCall,
 } from './model-servers/index.js';
+export {
+  counter,
+  countersTableMigration,
+  countIncrement,
+  INCREMENTED,
+  isIncremented,
+  LimitReachedError,
+  NOTED,
+  resetCounters,
+  type CounterCommand,
+  type CountersDB,
+  type CounterState,
+  type Incremented,
+} from './counter.js';

@@ -132,7 +132,11 @@ describe('device-bridge under faults', () => {
     const state = (await calls.load(TENANT, callId)).state as unknown as { unknown: { cause: string } };
     expect(['reboot', 'connection_lost']).toContain(state.unknown.cause);
     // Reconnected on the new boot: the journal says interrupted, and the device runs the next call normally.
-    await waitFor(() => handle.client.requestState(callId) === 'interrupted', { message: 'the journal to say interrupted' });
+    // After the device's reconnect backoff, which a busy machine stretches well past the default wait.
+    await waitFor(() => handle.client.requestState(callId) === 'interrupted', {
+      timeoutMs: 30_000,
+      message: 'the journal to say interrupted',
+    });
     const next = await authorize('op-after-reboot', 'device.screen_observe', {}, 'phone-4');
     await waitFor(async () => (await status(next.callId)) === 'succeeded', { message: 'the next call' });
     expect(await status(callId)).toBe('outcome_unknown');

@@ -9,7 +9,13 @@
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { WebSocket } from 'ws';
-import { ToolCallEventType, parseDeviceFrame, type DeviceFrame, type ReportRefusedV1 } from '@ormuz/contracts';
+import {
+  DeviceRequestState,
+  ToolCallEventType,
+  parseDeviceFrame,
+  type DeviceFrame,
+  type ReportRefusedV1,
+} from '@ormuz/contracts';
 import { replay, streamName } from '@ormuz/event-log';
 import type { ToolCalls } from '@ormuz/service-kit';
 import { waitFor } from '@ormuz/testing';
@@ -27,18 +33,6 @@ const SEED = 20261201;
 /** Frames the bridge sends on its own, not as answers. */
 const COMMANDS = new Set(['submit', 'status_query', 'seal', 'cancel']);
 const DEVICE_TYPES = new Set(['hello', 'start_claim', 'progress', 'outcome', 'status_report', 'heartbeat', 'error']);
-const STATES = [
-  'received',
-  'claimed',
-  'started',
-  'interrupted',
-  'succeeded',
-  'failed',
-  'refused',
-  'rejected',
-  'sealed',
-  'unknown',
-];
 
 describe('fuzzing the device endpoint', () => {
   let bridge: BridgeUnderTest;
@@ -117,7 +111,7 @@ describe('fuzzing the device endpoint', () => {
         {
           type: fc.constant('status_report'),
           request_id: anyId,
-          state: fc.constantFrom(...STATES),
+          state: fc.constantFrom(...DeviceRequestState.enum),
           payload_sha256: fc.constantFrom(...hashes.values(), 'f'.repeat(64)),
           reason: wireError,
         },

@@ -1,5 +1,6 @@
 import { ConfigError } from '@ormuz/service-kit';
-import { loadModelProvidersConfig } from './config.js';
+import { loadModelLoopConfig, loadModelProvidersConfig } from './config.js';
+import { priceOf } from './providers/common/prices.js';
 
 describe('loadModelProvidersConfig', () => {
   it('defaults to the public APIs with their usual key variables, and no compatible server', () => {
@@ -41,5 +42,53 @@ describe('loadModelProvidersConfig', () => {
     );
     expect(() => loadModelProvidersConfig({ ORMUZ_MODEL_MAX_TOOL_CALLS_PER_TURN: '65' })).toThrow(ConfigError);
     expect(() => loadModelProvidersConfig({ ORMUZ_OPENAI_BASE_URL: 'not a url' })).toThrow(/not a URL/);
+  });
+});
+
+describe('cost bound and price table', () => {
+  it('has no cost bound by default, and prices the scripted models at nothing and known models at list price', () => {
+    const config = loadModelLoopConfig({});
+    expect(config.limits.maxCostUsd).toBeNull();
+    expect(priceOf(config.prices, 'scripted:demo')).toEqual({ input_usd_per_mtok: 0, output_usd_per_mtok: 0 });
+    expect(priceOf(config.prices, 'openai:gpt-4o-mini')).toEqual({
+      input_usd_per_mtok: 0.15,
+      output_usd_per_mtok: 0.6,
+    });
+    expect(priceOf(config.prices, 'openai-compatible:llama3')).toBeNull();
+  });
+
+  it('reads the bound in dollars and merges MODEL_LOOP_MODEL_PRICES over the defaults, a provider wildcard included', () => {
+    const config = loadModelLoopConfig({
+      MODEL_LOOP_MAX_COST_USD: '0.50',
+      MODEL_LOOP_MODEL_PRICES: JSON.stringify({
+        'openai:gpt-4o': { input: 2, output: 8 },
+        'openai-compatible:*': { input: 0, output: 0 },
+      }),
+    });
+    expect(config.limits.maxCostUsd).toBe(0.5);
+    expect(priceOf(config.prices, 'openai:gpt-4o')).toEqual({ input_usd_per_mtok: 2, output_usd_per_mtok: 8 });
+    expect(priceOf(config.prices, 'openai-compatible:llama3')).toEqual({
+      input_usd_per_mtok: 0,
+      output_usd_per_mtok: 0,
+    });
+    expect(priceOf(config.prices, 'openai:gpt-4o-mini')).toEqual({
+      input_usd_per_mtok: 0.15,
+      output_usd_per_mtok: 0.6,
+    });
+  });
+
+  it('refuses a bound that is not an amount and a price table it cannot read, saying how to write it', () => {
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_MAX_COST_USD: '-1' })).toThrow(/not an amount of US dollars/);
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_MAX_COST_USD: '$2' })).toThrow(ConfigError);
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_MODEL_PRICES: '{not json' })).toThrow(/not JSON.*per 1M input/);
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_MODEL_PRICES: '{"gpt-4o": {"input": 1, "output": 2}}' })).toThrow(
+      /"gpt-4o" is not a model name/,
+    );
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_MODEL_PRICES: '{"openai:x": {"input": -1, "output": 2}}' })).toThrow(
+      /entry of "openai:x"/,
+    );
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_MODEL_PRICES: '{"openai:x": {"input": 1}}' })).toThrow(
+      /entry of "openai:x"/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { splitToolName } from '@ormuz/catalog';
 import { ConfigError, intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
 import type { ConversationLimits } from './domain/conversation.js';
+import { DEFAULT_PRICES, parsePrices, type PriceTable } from './providers/common/prices.js';
 
 /** Where one HTTP model API is and which environment variable holds its key (never the key itself). */
 export interface ModelApiConfig {
@@ -71,12 +72,18 @@ export interface ModelLoopConfig extends BaseConfig {
   readonly pinnedTools: Readonly<Record<string, readonly string[]>>;
   /** The HTTP model providers; see {@link ModelProvidersConfig}. */
   readonly models: ModelProvidersConfig;
+  /**
+   * US dollars per million input and output tokens, per model: the defaults of `providers/common/prices.ts` with
+   * `MODEL_LOOP_MODEL_PRICES` (JSON, e.g. `{"openai:gpt-4o": {"input": 2.5, "output": 10}}`) merged over them.
+   */
+  readonly prices: PriceTable;
 }
 
 /**
  * Reads the configuration. Limits: `MODEL_LOOP_MAX_STEPS` (model turns, default 12), `MODEL_LOOP_MAX_TOOL_CALLS`
  * (default 32), `MODEL_LOOP_MAX_TOKENS` (input plus output over all turns, default 200,000) and
- * `MODEL_LOOP_MAX_WALL_TIME_MS` (default 1 hour, long enough for an owner to answer a 15-minute approval).
+ * `MODEL_LOOP_MAX_WALL_TIME_MS` (default 1 hour, long enough for an owner to answer a 15-minute approval) and
+ * `MODEL_LOOP_MAX_COST_USD` (US dollars per conversation, priced from {@link ModelLoopConfig.prices}; default none).
  * Throws ConfigError naming the variable.
  */
 export function loadModelLoopConfig(env: Env): ModelLoopConfig {
@@ -87,6 +94,7 @@ export function loadModelLoopConfig(env: Env): ModelLoopConfig {
       maxToolCalls: intFrom(env, 'MODEL_LOOP_MAX_TOOL_CALLS', 32, 0, 10_000),
       maxTokens: intFrom(env, 'MODEL_LOOP_MAX_TOKENS', 200_000, 1, 1_000_000_000),
       maxWallTimeMs: intFrom(env, 'MODEL_LOOP_MAX_WALL_TIME_MS', 3_600_000, 1000, 7 * 24 * 3_600_000),
+      maxCostUsd: dollarsFrom(env, 'MODEL_LOOP_MAX_COST_USD'),
     }),
     toolResultMaxBytes: intFrom(env, 'MODEL_LOOP_TOOL_RESULT_MAX_BYTES', 8 * 1024, 256, 64 * 1024),
     modelAttempts: intFrom(env, 'MODEL_LOOP_MODEL_ATTEMPTS', 3, 1, 20),
@@ -94,7 +102,25 @@ export function loadModelLoopConfig(env: Env): ModelLoopConfig {
     toolsCacheMs: intFrom(env, 'MODEL_LOOP_TOOLS_CACHE_MS', 5000, 0, 60_000),
     pinnedTools: pinnedToolsFrom(env.MODEL_LOOP_PINNED_TOOLS),
     models: loadModelProvidersConfig(env),
+    prices: pricesFrom(env.MODEL_LOOP_MODEL_PRICES),
   });
+}
+
+function dollarsFrom(env: Env, name: string): number | null {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return null;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(value <= 1_000_000_000)) {
+    throw new ConfigError(`${name}=${raw} is not an amount of US dollars such as 2 or 0.50 (unset it for no bound).`);
+  }
+  return value;
+}
+
+function pricesFrom(raw: string | undefined): PriceTable {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_PRICES;
+  const table = parsePrices(raw);
+  if (table instanceof Error) throw new ConfigError(`MODEL_LOOP_MODEL_PRICES is not a price table: ${table.message}`);
+  return table;
 }
 
 /** Reads the HTTP model providers' settings; throws ConfigError naming the variable. */

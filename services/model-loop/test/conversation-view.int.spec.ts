@@ -57,7 +57,7 @@ describe('conversation view: messages of several events', () => {
           model: 'scripted:demo',
           task: 'Tell Alice I am late.',
           device_id: null,
-          limits: { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000 },
+          limits: { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000, maxCostUsd: null },
         },
       },
       cause,
@@ -126,7 +126,7 @@ describe('conversation view: messages of several events', () => {
           model: 'scripted:demo',
           task: 'Tell Bob I am late.',
           device_id: null,
-          limits: { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000 },
+          limits: { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000, maxCostUsd: null },
         },
       },
       otherCause,
@@ -188,5 +188,74 @@ describe('conversation view: messages of several events', () => {
         .where('conversation_id', '=', other)
         .executeTakeFirst(),
     ).toEqual({ status: 'running', turns: 2, last_seq: both.version });
+  });
+
+  it('sums what a conversation used at its recorded price, and keeps the bound that stopped it with its figures', async () => {
+    const priced = 'conv_00000000000000000000000000000c05';
+    const c = { correlationid: priced, causationid: 'test' };
+    const price = { input_usd_per_mtok: 2, output_usd_per_mtok: 10 };
+    const started = await conversations.execute(
+      tenant,
+      priced,
+      {
+        type: 'StartConversation',
+        data: {
+          conversation_id: priced,
+          agent_id: 'agent-1',
+          model: 'openai:gpt-4o',
+          task: 'Look at the screen.',
+          device_id: null,
+          limits: { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000, maxCostUsd: 0.01 },
+          price,
+        },
+      },
+      c,
+    );
+    const at = { source: '/test', tenant, subject: priced, ...c, time: new Date() };
+    const call = {
+      index: 0,
+      name: 'device.screen_observe',
+      arguments: {},
+      call_id: 'call_00000000000000000000000000000c05',
+    };
+    const bound = { bound: 'cost' as const, limit: 0.01, used: 0.014 };
+    const finished = await store.append(
+      conversations.subject(tenant, priced),
+      [
+        envelope(
+          {
+            type: E.MessageAdded,
+            data: {
+              turn: 0,
+              message: { role: 'assistant', content: '', tool_calls: [call] },
+              usage: { input_tokens: 2000, output_tokens: 1000 },
+            },
+          },
+          at,
+        ),
+        envelope({ type: E.Completed, data: { final_text: 'The agent stopped.', reason: 'cost_limit', bound } }, at),
+      ],
+      started.version,
+    );
+    const runner = new ProjectionRunner(jetstream(nc), jsm, db, conversationViewProjection(ns));
+    await runner.start();
+    await runner.waitFor(finished.version);
+    await runner.stop();
+
+    const row = await db
+      .withSchema(MODEL_LOOP_SCHEMA)
+      .selectFrom('conversations')
+      .select(['completion_reason', 'turns', 'tool_calls_used', 'tokens_used', 'price', 'cost_usd', 'bound'])
+      .where('conversation_id', '=', priced)
+      .executeTakeFirstOrThrow();
+    expect({ ...row, tokens_used: Number(row.tokens_used) }).toEqual({
+      completion_reason: 'cost_limit',
+      turns: 1,
+      tool_calls_used: 1,
+      tokens_used: 3000,
+      price,
+      cost_usd: 0.014,
+      bound,
+    });
   });
 });

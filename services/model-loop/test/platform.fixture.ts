@@ -46,9 +46,9 @@ export class TestPlatform {
     this.owner = new ToolCalls(this.store, this.namespace, '/ormuz/approvals');
   }
 
-  /** Starts model-loop (again, after a stop: a restart). */
-  async startLoop(deps?: ModelLoopDeps): Promise<RunningService> {
-    const config = loadModelLoopConfig(this.env());
+  /** Starts model-loop (again, after a stop: a restart), with `env` added to its environment. */
+  async startLoop(deps?: ModelLoopDeps, env: Record<string, string> = {}): Promise<RunningService> {
+    const config = loadModelLoopConfig({ ...this.env(), ...env });
     const loop = await startService(modelLoopService(config, deps));
     await waitUntilServing(this.nc, this.namespace, 'model-loop');
     return loop;

@@ -52,13 +52,13 @@ describe('model-loop with a real model adapter', () => {
     }
     return out;
   };
-  const start = (task: string) =>
+  const start = (task: string, model = 'openai-compatible:local-llm') =>
     rpc('model-loop.start', {
       tenant,
       agent_id: 'agent-1',
       task,
       device_id: 'phone-1',
-      model: 'openai-compatible:local-llm',
+      model,
     });
 
   beforeAll(async () => {
@@ -80,7 +80,17 @@ describe('model-loop with a real model adapter', () => {
       },
       { LOCAL_LLM_KEY: KEY },
     );
-    loop = await platform.startLoop({ modelProviders: [provider] });
+    // Every conversation may spend $1: local-llm costs nothing, pricey-llm 10 cents a token, other-llm has no price.
+    loop = await platform.startLoop(
+      { modelProviders: [provider] },
+      {
+        MODEL_LOOP_MAX_COST_USD: '1',
+        MODEL_LOOP_MODEL_PRICES: JSON.stringify({
+          'openai-compatible:local-llm': { input: 0, output: 0 },
+          'openai-compatible:pricey-llm': { input: 100_000, output: 100_000 },
+        }),
+      },
+    );
     await rpc('policy.grants.set', { tenant, agent_id: 'agent-1', allow: ['ormuz', 'device'] });
   }, TIMEOUT);
 
@@ -200,6 +210,48 @@ describe('model-loop with a real model adapter', () => {
       const done = await viewWhen(id, (v) => v.status === 'completed', 'the conversation to complete');
       expect(done.final_text).toMatch(/withheld by its provider's content filter/);
       expect((await replies(id)).map((r) => r.stop_reason)).toEqual(['content_filter']);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'stops at the cost bound, priced from the table, and shows which bound with its figures',
+    async () => {
+      // Each turn: 4 input and 2 output tokens at 10 cents a token, 60 cents; the second turn passes $1.
+      const observe = (ref: string) => ({
+        kind: 'reply' as const,
+        tool_calls: [{ name: 'ormuz__search_tools', arguments: { query: ref } }],
+        usage: { input: 4, output: 2 },
+      });
+      server.script(observe('a'), observe('b'), { kind: 'reply', text: 'Never asked.' });
+      const { conversation_id: id } = await start('Look around, twice.', 'openai-compatible:pricey-llm');
+      const done = await viewWhen(id, (v) => v.status === 'completed', 'the conversation to stop at its cost bound');
+      expect(done).toMatchObject({
+        completion_reason: 'cost_limit',
+        bound: { bound: 'cost', limit: 1 },
+        usage: { steps: 2, tool_calls: 2, tokens: 12 },
+      });
+      expect(done.bound!.used).toBeCloseTo(1.2, 10);
+      expect(done.usage.cost_usd).toBeCloseTo(1.2, 10);
+      expect(done.final_text).toMatch(/spending \$1\.20 on the model \(this conversation allows \$1\.00\)/);
+      expect((await replies(id)).map((r) => r.usage)).toEqual([
+        { input_tokens: 4, output_tokens: 2 },
+        { input_tokens: 4, output_tokens: 2 },
+      ]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'refuses to start a conversation on a model with no price while a cost bound is set, and records nothing',
+    async () => {
+      const messages = async () =>
+        (await platform.jsm.streams.info(streamName(namespace, 'conversations'))).state.messages;
+      const before = await messages();
+      const refused = await start('Anything.', 'openai-compatible:other-llm').catch((err: unknown) => err);
+      expect(refused).toMatchObject({ code: 'model_unpriced' });
+      expect((refused as Error).message).toMatch(/no price for "openai-compatible:other-llm".*MODEL_LOOP_MODEL_PRICES/);
+      expect(await messages()).toBe(before);
     },
     TIMEOUT,
   );

@@ -1,4 +1,11 @@
-import { Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  Inject,
+} from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
 import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
@@ -50,32 +57,37 @@ class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown
 @Module({})
 export class PolicyModule {
   static with(infra: Infrastructure, config: PolicyConfig): DynamicModule {
+    const commands = config.roles.has('commands');
     return {
       module: PolicyModule,
       imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot()],
-      controllers: [PolicyController],
+      controllers: commands ? [PolicyController] : [],
       providers: [
         { provide: POLICY_CONFIG, useValue: config },
-        { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
-        catalogProvider,
-        GrantsRepository,
-        RiskAppsRepository,
-        DeviceScreensRepository,
-        apiKeyStoreProvider,
-        SubmitCallHandler,
-        SealCallHandler,
-        SetGrantHandler,
-        SetRiskAppsHandler,
-        IssueApiKeyHandler,
-        RotateApiKeyHandler,
-        RevokeApiKeysHandler,
-        ApiKeysHandler,
-        RiskAppsHandler,
-        CallStatusHandler,
-        IdentifyCallsHandler,
-        OfferedToolsHandler,
-        SearchToolsHandler,
-        PolicyProjections,
+        ...(commands
+          ? [
+              { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
+              catalogProvider,
+              GrantsRepository,
+              RiskAppsRepository,
+              DeviceScreensRepository,
+              apiKeyStoreProvider,
+              SubmitCallHandler,
+              SealCallHandler,
+              SetGrantHandler,
+              SetRiskAppsHandler,
+              IssueApiKeyHandler,
+              RotateApiKeyHandler,
+              RevokeApiKeysHandler,
+              ApiKeysHandler,
+              RiskAppsHandler,
+              CallStatusHandler,
+              IdentifyCallsHandler,
+              OfferedToolsHandler,
+              SearchToolsHandler,
+            ]
+          : []),
+        ...(config.roles.has('read-models') ? [PolicyProjections] : []),
       ],
     };
   }

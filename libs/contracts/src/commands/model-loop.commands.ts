@@ -3,6 +3,7 @@
  * stay readable when a new one is added. Replies use the shared `{ ok, data } | { ok: false, error }` shape.
  */
 import {
+  BoundReachedV1,
   CompletionReasonV1,
   conversationMessageSchema,
   MODEL_NAME_SCHEMA,
@@ -66,6 +67,15 @@ export const ConversationViewV1 = Struct({
   final_text: Nullable(Type.String()),
   /** Why the loop stopped; null until completed. */
   completion_reason: Nullable(CompletionReasonV1),
+  /** The bound that stopped the loop, with its figures; null while running and when no bound stopped it. */
+  bound: Nullable(BoundReachedV1),
+  /** What the conversation used so far: model turns, tool calls requested, tokens, and cost (null when unpriced). */
+  usage: Struct({
+    steps: Type.Integer({ minimum: 0 }),
+    tool_calls: Type.Integer({ minimum: 0 }),
+    tokens: Type.Integer({ minimum: 0 }),
+    cost_usd: Nullable(Type.Number({ minimum: 0 })),
+  }),
 });
 export type ConversationViewV1 = Static<typeof ConversationViewV1>;
 

@@ -56,6 +56,37 @@ export const RetryParkedReplyV1 = Struct({
 });
 export type RetryParkedReplyV1 = Static<typeof RetryParkedReplyV1>;
 
+/**
+ * One check of a readiness probe (`GET /readyz` on the probes' port, `HEALTH_PORT`): `nats` (connected, answering a
+ * ping), `streams` (the streams the service writes or reads exist), `postgres` (answers a query), `consumers` (every
+ * projection and reactor the process runs is running, with its lag within `HEALTH_MAX_LAG`).
+ */
+export const ProbeCheckV1 = Struct({
+  name: Type.Enum(['nats', 'streams', 'postgres', 'consumers']),
+  ok: Type.Boolean(),
+  /** Why it failed, in words (the dependency and its error, or each consumer that is stopped or lags). */
+  error: Type.Optional(Type.String()),
+  /** `consumers`: each one's name, whether it runs and its lag (null: its NATS consumer did not say). */
+  consumers: Type.Optional(
+    List(Struct({ name: Type.String(), running: Type.Boolean(), lag: Nullable(Type.Integer()) })),
+  ),
+});
+export type ProbeCheckV1 = Static<typeof ProbeCheckV1>;
+
+/** The body of `GET /readyz`: HTTP 200 when `ready`, 503 otherwise, naming the checks that failed. */
+export const ReadinessV1 = Struct({
+  service: Type.String(),
+  ready: Type.Boolean(),
+  /** Names of the failed checks, in the order of `checks`. */
+  failed: List(Type.String()),
+  checks: List(ProbeCheckV1),
+});
+export type ReadinessV1 = Static<typeof ReadinessV1>;
+
+/** The body of `GET /livez`: HTTP 200 whenever the process's event loop answers; it checks no dependency. */
+export const LivenessV1 = Struct({ service: Type.String(), alive: Type.Boolean(), pid: Type.Integer() });
+export type LivenessV1 = Static<typeof LivenessV1>;
+
 export const SERVICE_HEALTH_V1 = 'service.health.v1';
 export const SERVICE_CONSUMERS_STATUS_V1 = 'service.consumers.status.v1';
 export const SERVICE_CONSUMERS_RETRY_V1 = 'service.consumers.retry.v1';

@@ -88,6 +88,13 @@ export const ConversationLimitsV1 = Struct({
   max_tokens: count(1),
   /** RFC 3339 instant after which no further model turn starts. */
   deadline: fragments.time,
+  /** The wall time the deadline was set from, in ms. Absent in events written before it was recorded. */
+  max_wall_time_ms: Type.Optional(count(1)),
+  /**
+   * Most spent on the model, in US dollars, priced with the start event's `price`. Absent: no cost bound. A
+   * conversation is never started with a cost bound and no price (the bound could not be enforced).
+   */
+  max_cost_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000_000 })),
 });
 export type ConversationLimitsV1 = Static<typeof ConversationLimitsV1>;
 
@@ -213,6 +220,35 @@ export const PendingConfirmationV1 = Struct({
 });
 export type PendingConfirmationV1 = Static<typeof PendingConfirmationV1>;
 
+/** What one model costs, in US dollars per million tokens, as the price table held it when a conversation started. */
+export const ModelPriceV1 = Struct({
+  input_usd_per_mtok: Type.Number({ minimum: 0, maximum: 1_000_000 }),
+  output_usd_per_mtok: Type.Number({ minimum: 0, maximum: 1_000_000 }),
+});
+export type ModelPriceV1 = Static<typeof ModelPriceV1>;
+
+/** Every {@link BoundNameV1}. */
+export const BOUND_NAMES = Object.freeze(['steps', 'tool_calls', 'tokens', 'wall_time', 'cost'] as const);
+
+/**
+ * A bound of the loop: `steps` (model turns), `tool_calls`, `tokens` (input plus output), `wall_time` (ms since the
+ * start), `cost` (US dollars, from the model's price).
+ */
+export const BoundNameV1 = Type.Enum([...BOUND_NAMES]);
+export type BoundNameV1 = Static<typeof BoundNameV1>;
+
+/**
+ * The bound that stopped a conversation, with its figures: `limit` is the bound, `used` what the conversation had
+ * used when the loop checked it (before the model turn it did not start), in the bound's unit (turns, calls, tokens,
+ * ms, US dollars).
+ */
+export const BoundReachedV1 = Struct({
+  bound: BoundNameV1,
+  limit: Type.Number({ minimum: 0 }),
+  used: Type.Number({ minimum: 0 }),
+});
+export type BoundReachedV1 = Static<typeof BoundReachedV1>;
+
 /** Every {@link CompletionReasonV1}. */
 export const COMPLETION_REASONS = Object.freeze([
   'answered',
@@ -220,6 +256,7 @@ export const COMPLETION_REASONS = Object.freeze([
   'tool_limit',
   'time_limit',
   'token_limit',
+  'cost_limit',
   'failed',
 ] as const);
 
@@ -249,6 +286,12 @@ export const ConversationStartedV1 = Struct({
    * Canonical names, at most 32. Absent in events written before pinning existed; read that as `[]`.
    */
   pinned_tools: Type.Optional(PINNED_TOOLS_SCHEMA),
+  /**
+   * The model's price when the conversation started (the price table may change later; a running conversation keeps
+   * this one). Absent when the table has no price for the model (its cost is then not known), and in events written
+   * before prices were recorded.
+   */
+  price: Type.Optional(ModelPriceV1),
 });
 export type ConversationStartedV1 = Static<typeof ConversationStartedV1>;
 
@@ -287,6 +330,8 @@ export const ConversationCompletedV1 = Struct({
   /** The model's final answer, or a sentence saying which bound stopped the loop; at most 65,536 characters. */
   final_text: content,
   reason: CompletionReasonV1,
+  /** The bound and its figures when a bound stopped the loop; absent otherwise (and in events written before). */
+  bound: Type.Optional(BoundReachedV1),
 });
 export type ConversationCompletedV1 = Static<typeof ConversationCompletedV1>;
 

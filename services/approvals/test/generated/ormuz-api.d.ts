@@ -1008,7 +1008,19 @@ export interface components {
                 summary: string;
             }[];
             final_text: string | null;
-            completion_reason: ("answered" | "step_limit" | "tool_limit" | "time_limit" | "token_limit" | "failed") | null;
+            completion_reason: ("answered" | "step_limit" | "tool_limit" | "time_limit" | "token_limit" | "cost_limit" | "failed") | null;
+            bound: {
+                /** @enum {unknown} */
+                bound: "steps" | "tool_calls" | "tokens" | "wall_time" | "cost";
+                limit: number;
+                used: number;
+            } | null;
+            usage: {
+                steps: number;
+                tool_calls: number;
+                tokens: number;
+                cost_usd: number | null;
+            };
         };
         ApprovalsListReply: {
             approvals: {

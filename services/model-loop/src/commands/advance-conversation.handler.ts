@@ -17,12 +17,7 @@ import {
   type LoopAction,
 } from '../domain/conversation.js';
 import { isConversationStateError, ModelUnavailableError } from '../domain/errors.js';
-import {
-  ModelProviders,
-  type ModelProvider,
-  type ModelReply,
-  type ModelRequest,
-} from '../domain/model-provider.js';
+import { ModelProviders, type ModelProvider, type ModelReply, type ModelRequest } from '../domain/model-provider.js';
 import { turnText } from '../domain/turn-text.js';
 import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 import { Conversations } from '../persistence/conversations.js';
@@ -86,7 +81,12 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
         case 'complete':
           await this.apply(cmd, {
             type: 'CompleteConversation',
-            data: { conversation_id, reason: action.reason, final_text: action.final_text },
+            data: {
+              conversation_id,
+              reason: action.reason,
+              final_text: action.final_text,
+              ...(action.bound ? { bound: action.bound } : {}),
+            },
           });
           break;
         default:

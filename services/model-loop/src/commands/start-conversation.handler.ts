@@ -6,6 +6,7 @@ import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import { UnknownModelError } from '../domain/errors.js';
 import { ModelProviders } from '../domain/model-provider.js';
 import { Conversations } from '../persistence/conversations.js';
+import { priceOf } from '../providers/common/prices.js';
 
 export class StartConversationCommand extends Command<StartConversationReplyV1> {
   constructor(readonly request: StartConversationRequestV1) {
@@ -25,6 +26,7 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
     @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
   ) {}
 
+  /** A cost bound with no price for the model is refused by the decider (`model_unpriced`), before anything is recorded. */
   async execute({ request: r }: StartConversationCommand): Promise<StartConversationReplyV1> {
     if (!this.models.for(r.model)) throw new UnknownModelError(r.model, this.models.examples());
     const id = r.conversation_id ?? `conv_${randomUUID().replaceAll('-', '')}`;
@@ -41,6 +43,7 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
           device_id: r.device_id,
           pinned_tools: r.pinned_tools ?? [],
           limits: this.config.limits,
+          price: priceOf(this.config.prices, r.model),
         },
       },
       { correlationid: id, causationid: randomUUID() },

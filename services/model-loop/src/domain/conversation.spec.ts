@@ -13,12 +13,13 @@ import {
   ConversationStateError,
   InvalidConversationCommandError,
   UnknownToolCallError,
+  UnpricedModelError,
 } from './errors.js';
 import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const ID = 'conv_1';
-const LIMITS = { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000 };
+const LIMITS = { maxSteps: 4, maxToolCalls: 4, maxTokens: 10_000, maxWallTimeMs: 60_000, maxCostUsd: null };
 const OBSERVE = 'call_00000000000000000000000000000001';
 const SEND = 'call_00000000000000000000000000000002';
 const OTHER = 'call_00000000000000000000000000000003';
@@ -116,7 +117,13 @@ describe('start', () => {
             task: 'Tell Alice I am late',
             device_id: 'phone-1',
             pinned_tools: [],
-            limits: { max_steps: 4, max_tool_calls: 4, max_tokens: 10_000, deadline: '2030-01-01T00:01:00.000Z' },
+            limits: {
+              max_steps: 4,
+              max_tool_calls: 4,
+              max_tokens: 10_000,
+              deadline: '2030-01-01T00:01:00.000Z',
+              max_wall_time_ms: 60_000,
+            },
           },
         },
         {
@@ -426,7 +433,11 @@ describe('bounds', () => {
       commands.push(cmd.reply(turn, [id]), cmd.result(id, outcome.succeeded));
     }
     const used = after(...commands);
-    expect(nextAction(used.state, NOW)).toMatchObject({ kind: 'complete', reason: 'step_limit' });
+    expect(nextAction(used.state, NOW)).toMatchObject({
+      kind: 'complete',
+      reason: 'step_limit',
+      bound: { bound: 'steps', limit: 4, used: 4 },
+    });
     used.when(cmd.reply(LIMITS.maxSteps)).thenThrows(ConversationStateError, /step limit/);
   });
 
@@ -436,7 +447,11 @@ describe('bounds', () => {
       cmd.reply(0, [OBSERVE], '', LIMITS.maxTokens),
       cmd.result(OBSERVE, outcome.succeeded),
     );
-    expect(nextAction(state, NOW)).toMatchObject({ kind: 'complete', reason: 'token_limit' });
+    expect(nextAction(state, NOW)).toMatchObject({
+      kind: 'complete',
+      reason: 'token_limit',
+      bound: { bound: 'tokens', limit: 10_000, used: 10_000 },
+    });
   });
 
   it('stops with time_limit at the deadline instead of starting another model turn', () => {
@@ -445,9 +460,10 @@ describe('bounds', () => {
       kind: 'call_model',
       turn: 0,
     });
-    expect(nextAction(state, new Date(NOW.getTime() + LIMITS.maxWallTimeMs))).toMatchObject({
+    expect(nextAction(state, new Date(NOW.getTime() + LIMITS.maxWallTimeMs + 5))).toMatchObject({
       kind: 'complete',
       reason: 'time_limit',
+      bound: { bound: 'wall_time', limit: 60_000, used: 60_005 },
     });
   });
 
@@ -461,7 +477,110 @@ describe('bounds', () => {
     ];
     const { state } = after(cmd.start(), cmd.reply(0, ids));
     expect(live(state).calls).toEqual({});
-    expect(nextAction(state, NOW)).toMatchObject({ kind: 'complete', reason: 'tool_limit' });
+    expect(nextAction(state, NOW)).toMatchObject({
+      kind: 'complete',
+      reason: 'tool_limit',
+      bound: { bound: 'tool_calls', limit: 4, used: 0 },
+    });
+  });
+
+  describe('cost', () => {
+    // $2 per million input tokens, $10 per million output tokens; the conversation may spend 3 cents.
+    const PRICE = { input_usd_per_mtok: 2, output_usd_per_mtok: 10 };
+    const startPriced = (maxCostUsd: number | null, price: typeof PRICE | null): ConversationCommand => ({
+      type: 'StartConversation',
+      data: {
+        conversation_id: ID,
+        agent_id: 'agent-1',
+        model: 'openai:gpt-4o',
+        task: 'Tell Alice I am late',
+        device_id: 'phone-1',
+        limits: { ...LIMITS, maxCostUsd },
+        price,
+      },
+    });
+    const spend = (turn: number, callId: string, input: number, output: number): ConversationCommand => ({
+      type: 'AddModelReply',
+      data: {
+        conversation_id: ID,
+        turn,
+        content: '',
+        tool_calls: [{ index: 0, name: 'device.screen_observe', arguments: {}, call_id: callId }],
+        usage: { input_tokens: input, output_tokens: output },
+      },
+    });
+
+    it('records the bound and the price at start, so a later price change does not retarget the conversation', () => {
+      const started = given().when(startPriced(0.03, PRICE));
+      expect(started.events[0]).toMatchObject({
+        data: { limits: { max_cost_usd: 0.03 }, price: PRICE },
+      });
+      expect(live(started.state).facts.price).toEqual(PRICE);
+    });
+
+    it('refuses to start with a cost bound on a model that has no price, since the bound could not be enforced', () => {
+      given()
+        .when(startPriced(0.03, null))
+        .thenThrows(UnpricedModelError, /no price for "openai:gpt-4o"/);
+      expect(given().when(startPriced(null, null)).events[0]).not.toHaveProperty('data.price');
+    });
+
+    it('counts each turn at the recorded price and stops with cost_limit before the turn that would pass it', () => {
+      // 2,000 input and 1,000 output tokens: 0.004 + 0.01 = $0.014 a turn.
+      const first = after(
+        startPriced(0.03, PRICE),
+        spend(0, OBSERVE, 2000, 1000),
+        cmd.result(OBSERVE, outcome.succeeded),
+      );
+      expect(live(first.state).cost_usd).toBeCloseTo(0.014, 10);
+      expect(nextAction(first.state, NOW)).toEqual({ kind: 'call_model', turn: 1 });
+      const { state } = after(
+        startPriced(0.03, PRICE),
+        spend(0, OBSERVE, 2000, 1000),
+        cmd.result(OBSERVE, outcome.succeeded),
+        spend(1, SEND, 2000, 1000),
+        cmd.result(SEND, outcome.succeeded),
+        spend(2, OTHER, 2000, 1000),
+        cmd.result(OTHER, outcome.succeeded),
+      );
+      const action = nextAction(state, NOW);
+      expect(action).toMatchObject({ kind: 'complete', reason: 'cost_limit', bound: { bound: 'cost', limit: 0.03 } });
+      expect(action.kind === 'complete' && action.bound?.used).toBeCloseTo(0.042, 10);
+      expect(action.kind === 'complete' && action.final_text).toMatch(/spending \$0\.04 .*allows \$0\.03/);
+    });
+
+    it('records the bound and its figures in the completion event', () => {
+      after(cmd.start())
+        .when({
+          type: 'CompleteConversation',
+          data: {
+            conversation_id: ID,
+            reason: 'cost_limit',
+            final_text: 'The agent stopped.',
+            bound: { bound: 'cost', limit: 0.03, used: 0.042 },
+          },
+        })
+        .then([
+          {
+            type: E.Completed,
+            data: {
+              reason: 'cost_limit',
+              final_text: 'The agent stopped.',
+              bound: { bound: 'cost', limit: 0.03, used: 0.042 },
+            },
+          },
+        ]);
+    });
+
+    it('leaves the cost at 0 and unbounded for a model without a price and no cost bound', () => {
+      const { state } = after(
+        startPriced(null, null),
+        spend(0, OBSERVE, 2000, 1000),
+        cmd.result(OBSERVE, outcome.succeeded),
+      );
+      expect(live(state).cost_usd).toBe(0);
+      expect(nextAction(state, NOW)).toEqual({ kind: 'call_model', turn: 1 });
+    });
   });
 
   it('ignores a reply that arrives after the loop stopped', () => {

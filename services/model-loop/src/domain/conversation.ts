@@ -20,8 +20,10 @@
 import {
   ConversationEventType as E,
   isConversationEvent,
+  type BoundReachedV1,
   type CompletionReasonV1,
   type ConversationEventDraft,
+  type ModelPriceV1,
   type ModelStopReasonV1,
   type ConversationLimitsV1,
   type PendingConfirmationV1,
@@ -35,6 +37,7 @@ import {
   ConversationStateError,
   InvalidConversationCommandError,
   UnknownToolCallError,
+  UnpricedModelError,
 } from './errors.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -42,7 +45,7 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Version of the state's shape; snapshots of another version are ignored and the state is rebuilt from events. */
-export const CONVERSATION_STATE_VERSION = 2;
+export const CONVERSATION_STATE_VERSION = 3;
 
 /** What a conversation was started with; fixed for its life. */
 export interface ConversationFacts {
@@ -53,6 +56,8 @@ export interface ConversationFacts {
   readonly device_id: string | null;
   /** Tools the owner pinned at start (canonical names); `[]` when none. */
   readonly pinned_tools: readonly string[];
+  /** The model's price when the conversation started; `null` when it had none (cost unknown). */
+  readonly price: ModelPriceV1 | null;
 }
 
 /** The tool the activation call names: the core tool whose successful run records an activation. */
@@ -89,13 +94,19 @@ export interface LiveConversation {
   /** The last reply asked for more tool calls than the conversation allows; none of them was tracked or run. */
   readonly tool_budget_exceeded: boolean;
   readonly tokens_used: number;
+  /** US dollars spent on the model, from `facts.price`; 0 when the price is unknown. */
+  readonly cost_usd: number;
   /** Every tool request by call id, in request order. */
   readonly calls: Readonly<Record<string, TrackedCall>>;
   /** Tools activated with `ormuz.activate_tool`: canonical name → the version offered when it was activated. */
   readonly activated: Readonly<Record<string, number>>;
   /** Content of the most recent model reply. */
   readonly last_reply: string;
-  readonly completion: { readonly reason: CompletionReasonV1; readonly final_text: string } | null;
+  readonly completion: {
+    readonly reason: CompletionReasonV1;
+    readonly final_text: string;
+    readonly bound: BoundReachedV1 | null;
+  } | null;
 }
 
 export type ConversationState = { readonly status: 'absent' } | LiveConversation;
@@ -110,6 +121,13 @@ export interface ConversationLimits {
   readonly maxTokens: number;
   /** Milliseconds from the start after which no model turn starts. */
   readonly maxWallTimeMs: number;
+  /** Most US dollars spent on the model; `null` for no cost bound. */
+  readonly maxCostUsd: number | null;
+}
+
+/** US dollars one model turn cost at `price`. */
+export function costOf(usage: TokenUsageV1, price: ModelPriceV1): number {
+  return (usage.input_tokens * price.input_usd_per_mtok + usage.output_tokens * price.output_usd_per_mtok) / 1_000_000;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -119,10 +137,12 @@ export interface ConversationLimits {
 /** Begin a conversation: record its facts and the task as the first user message. */
 export interface StartConversation {
   readonly type: 'StartConversation';
-  readonly data: Omit<ConversationFacts, 'pinned_tools'> & {
+  readonly data: Omit<ConversationFacts, 'pinned_tools' | 'price'> & {
     readonly limits: ConversationLimits;
     /** Default `[]`. */
     readonly pinned_tools?: readonly string[];
+    /** The model's price from the price table; `null` (or absent) when it has none. Needed for a cost bound. */
+    readonly price?: ModelPriceV1 | null;
   };
 }
 
@@ -191,7 +211,13 @@ export interface ActivateTool {
 /** Stop the loop for good: the model answered, a bound was reached, or the model kept failing. */
 export interface CompleteConversation {
   readonly type: 'CompleteConversation';
-  readonly data: { readonly conversation_id: string; readonly reason: CompletionReasonV1; readonly final_text: string };
+  readonly data: {
+    readonly conversation_id: string;
+    readonly reason: CompletionReasonV1;
+    readonly final_text: string;
+    /** The bound that stopped the loop, with its figures; absent when none did. */
+    readonly bound?: BoundReachedV1;
+  };
 }
 
 export type ConversationCommand =
@@ -240,6 +266,7 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
         task: d.task,
         device_id: d.device_id,
         pinned_tools: d.pinned_tools ?? [],
+        price: d.price ?? null,
       },
       limits: d.limits,
       has_task: false,
@@ -248,6 +275,7 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
       tool_calls_used: 0,
       tool_budget_exceeded: false,
       tokens_used: 0,
+      cost_usd: 0,
       calls: {},
       activated: {},
       last_reply: '',
@@ -266,7 +294,7 @@ export function evolve(state: ConversationState, event: ConversationEventDraft):
       return {
         ...state,
         status: 'completed',
-        completion: { reason: event.data.reason, final_text: event.data.final_text },
+        completion: { reason: event.data.reason, final_text: event.data.final_text, bound: event.data.bound ?? null },
       };
     case E.ToolActivated:
       return { ...state, activated: { ...state.activated, [event.data.tool]: event.data.version } };
@@ -291,6 +319,7 @@ function withMessage(
         ...state,
         turns: d.turn + 1,
         tokens_used: state.tokens_used + (d.usage ? d.usage.input_tokens + d.usage.output_tokens : 0),
+        cost_usd: state.cost_usd + (d.usage && state.facts.price ? costOf(d.usage, state.facts.price) : 0),
         last_reply: m.content,
       };
       if (requested.length === 0) return { ...base, phase: 'answered' };
@@ -381,13 +410,18 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
     if (differences.length > 0) throw new ConversationConflictError(d.conversation_id, differences);
     return state.has_task ? [] : [taskMessage];
   }
-  const { maxSteps, maxToolCalls, maxTokens, maxWallTimeMs } = d.limits;
-  if (!(maxSteps >= 1 && maxToolCalls >= 0 && maxTokens >= 1 && maxWallTimeMs >= 1)) {
+  const { maxSteps, maxToolCalls, maxTokens, maxWallTimeMs, maxCostUsd } = d.limits;
+  if (
+    !(maxSteps >= 1 && maxToolCalls >= 0 && maxTokens >= 1 && maxWallTimeMs >= 1) ||
+    (maxCostUsd !== null && !(maxCostUsd >= 0))
+  ) {
     throw new InvalidConversationCommandError(
       'StartConversation',
-      'every limit must be positive (tool calls may be 0)',
+      'every limit must be positive (tool calls and cost may be 0)',
     );
   }
+  const price = d.price ?? null;
+  if (maxCostUsd !== null && price === null) throw new UnpricedModelError(d.model, maxCostUsd);
   return [
     {
       type: E.Started,
@@ -403,7 +437,10 @@ function start({ data: d }: StartConversation, state: ConversationState, now: Da
           max_tool_calls: maxToolCalls,
           max_tokens: maxTokens,
           deadline: new Date(now.getTime() + maxWallTimeMs).toISOString(),
+          max_wall_time_ms: maxWallTimeMs,
+          ...(maxCostUsd !== null ? { max_cost_usd: maxCostUsd } : {}),
         },
+        ...(price ? { price } : {}),
       },
     },
     taskMessage,
@@ -561,7 +598,12 @@ function resume({ data: d }: ResumeConversation, s: LiveConversation): Conversat
 
 function complete({ data: d }: CompleteConversation, s: LiveConversation): ConversationEventDraft[] {
   if (s.status === 'completed') return [];
-  return [{ type: E.Completed, data: { reason: d.reason, final_text: d.final_text } }];
+  return [
+    {
+      type: E.Completed,
+      data: { reason: d.reason, final_text: d.final_text, ...(d.bound ? { bound: d.bound } : {}) },
+    },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -577,7 +619,13 @@ export type LoopAction =
   | { readonly kind: 'call_model'; readonly turn: number }
   | { readonly kind: 'pause' }
   | { readonly kind: 'resume' }
-  | { readonly kind: 'complete'; readonly reason: CompletionReasonV1; readonly final_text: string };
+  | {
+      readonly kind: 'complete';
+      readonly reason: CompletionReasonV1;
+      readonly final_text: string;
+      /** The bound reached, with its figures; absent when the model answered. */
+      readonly bound?: BoundReachedV1;
+    };
 
 /** The next step of the loop for `state` at `now`. Bounds are enforced here, before each model turn. */
 export function nextAction(state: ConversationState, now: Date): LoopAction {
@@ -604,6 +652,7 @@ function nextWhileRunning(s: LiveConversation, now: Date): LoopAction {
       final_text:
         `The agent stopped: its last reply asked for more tool calls than this conversation allows ` +
         `(${l.max_tool_calls} in all, ${s.tool_calls_used} already used), so nothing from that reply was run.`,
+      bound: { bound: 'tool_calls', limit: l.max_tool_calls, used: s.tool_calls_used },
     };
   }
   const outstanding = outstandingCalls(s);
@@ -620,6 +669,7 @@ function nextWhileRunning(s: LiveConversation, now: Date): LoopAction {
           kind: 'complete',
           reason: 'step_limit',
           final_text: `The agent stopped after ${l.max_steps} model turns, this conversation's limit, before giving a final answer.`,
+          bound: { bound: 'steps', limit: l.max_steps, used: s.turns },
         };
       }
       if (s.tokens_used >= l.max_tokens) {
@@ -627,6 +677,15 @@ function nextWhileRunning(s: LiveConversation, now: Date): LoopAction {
           kind: 'complete',
           reason: 'token_limit',
           final_text: `The agent stopped after using ${s.tokens_used} model tokens (this conversation allows ${l.max_tokens}) before giving a final answer.`,
+          bound: { bound: 'tokens', limit: l.max_tokens, used: s.tokens_used },
+        };
+      }
+      if (l.max_cost_usd !== undefined && s.cost_usd >= l.max_cost_usd) {
+        return {
+          kind: 'complete',
+          reason: 'cost_limit',
+          final_text: `The agent stopped after spending ${usd(s.cost_usd)} on the model (this conversation allows ${usd(l.max_cost_usd)}) before giving a final answer.`,
+          bound: { bound: 'cost', limit: l.max_cost_usd, used: s.cost_usd },
         };
       }
       if (now.getTime() >= Date.parse(l.deadline)) {
@@ -634,6 +693,15 @@ function nextWhileRunning(s: LiveConversation, now: Date): LoopAction {
           kind: 'complete',
           reason: 'time_limit',
           final_text: `The agent stopped at ${l.deadline}, when this conversation's time ran out, before giving a final answer.`,
+          ...(l.max_wall_time_ms !== undefined
+            ? {
+                bound: {
+                  bound: 'wall_time',
+                  limit: l.max_wall_time_ms,
+                  used: now.getTime() - (Date.parse(l.deadline) - l.max_wall_time_ms),
+                },
+              }
+            : {}),
         };
       }
       return { kind: 'call_model', turn: s.turns };
@@ -645,6 +713,11 @@ function nextWhileRunning(s: LiveConversation, now: Date): LoopAction {
 // ---------------------------------------------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------------------------------------------
+
+/** Dollars as people read them: cents, or more digits for sums under a cent. */
+function usd(amount: number): string {
+  return amount >= 0.01 || amount === 0 ? `$${amount.toFixed(2)}` : `$${amount.toPrecision(2)}`;
+}
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);

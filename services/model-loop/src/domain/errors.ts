@@ -74,6 +74,21 @@ export class UnknownModelError extends OrmuzError {
   }
 }
 
+/** A cost bound is configured but the price table has no price for the model: the bound could not be enforced. */
+export class UnpricedModelError extends OrmuzError {
+  readonly code = 'model_unpriced';
+  constructor(
+    readonly model: string,
+    readonly maxCostUsd: number,
+  ) {
+    super(
+      `Conversations are bounded to $${maxCostUsd} each, but the price table has no price for "${model}", so its ` +
+        'cost could not be counted. Add the model to MODEL_LOOP_MODEL_PRICES (US dollars per million input and ' +
+        'output tokens), or use a priced model.',
+    );
+  }
+}
+
 /** The provider could not produce a reply (network, rate limit, malformed answer). Retried, then the loop fails. */
 export class ModelUnavailableError extends OrmuzError {
   readonly code = 'model_unavailable';

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import type {
+  BoundReachedV1,
   CompletionReasonV1,
   ConversationMessageViewV1,
   ConversationStatusV1,
@@ -66,6 +67,13 @@ export class ConversationViewRepository {
       pending: row.pending as PendingConfirmationV1[],
       final_text: row.final_text,
       completion_reason: row.completion_reason as CompletionReasonV1 | null,
+      bound: row.bound as BoundReachedV1 | null,
+      usage: {
+        steps: row.turns,
+        tool_calls: row.tool_calls_used,
+        tokens: Number(row.tokens_used),
+        cost_usd: row.cost_usd,
+      },
     };
   }
 }

@@ -1,5 +1,11 @@
 import type { ColumnType } from 'kysely';
-import type { PendingConfirmationV1, RequestedToolCallV1, ToolResultProvenanceV1 } from '@ormuz/contracts';
+import type {
+  BoundReachedV1,
+  ModelPriceV1,
+  PendingConfirmationV1,
+  RequestedToolCallV1,
+  ToolResultProvenanceV1,
+} from '@ormuz/contracts';
 
 /** Tables of the `model_loop` schema that hold the conversation read model. jsonb columns are written as JSON text. */
 export interface ConversationViewDB {
@@ -14,6 +20,14 @@ export interface ConversationViewDB {
     final_text: string | null;
     completion_reason: string | null;
     turns: number;
+    /** Tool calls the model requested. */
+    tool_calls_used: ColumnType<number, number | undefined, number>;
+    /** Input plus output tokens over every model turn (bigint: read back as a string). */
+    tokens_used: ColumnType<string | number, number | undefined, number>;
+    price: ModelPriceV1 | string | null;
+    /** `null` when the model had no price. */
+    cost_usd: number | null;
+    bound: BoundReachedV1 | string | null;
     last_seq: number;
     started_at: Date;
     updated_at: Date;

@@ -74,4 +74,24 @@ export const modelLoopMigrations: Record<string, Migration> = {
       );
     },
   },
+  '0004_conversation_usage': {
+    // What each conversation used (for the bounds) and the bound that stopped it. Rows written before hold 0 and NULL
+    // until the view is rebuilt from the log (`ormuz projections` after a reset), which fills them in.
+    async up(db) {
+      await db.schema
+        .alterTable('conversations')
+        .addColumn('tool_calls_used', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens_used', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('price', 'jsonb')
+        .addColumn('cost_usd', 'double precision')
+        .addColumn('bound', 'jsonb')
+        .execute();
+      await sql`comment on column ${sql.id(MODEL_LOOP_SCHEMA, 'conversations', 'cost_usd')} is 'US dollars spent on the model, priced with the start event''s price; NULL when the model had no price.'`.execute(
+        db,
+      );
+      await sql`comment on column ${sql.id(MODEL_LOOP_SCHEMA, 'conversations', 'bound')} is 'The bound that stopped the conversation, with its limit and what was used; NULL when none did.'`.execute(
+        db,
+      );
+    },
+  },
 };

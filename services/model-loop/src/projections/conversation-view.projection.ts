@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction, type UpdateObject } from 'kysely';
 import {
   contextFilter,
   ConversationEventType as E,
@@ -28,7 +28,7 @@ export function conversationViewProjection(namespace: string): Projection<Conver
       const tenant = e.tenant;
       const conversationId = e.subject;
       const time = new Date(e.time);
-      const update = (set: Partial<ConversationViewDB['conversations']>) =>
+      const update = (set: UpdateObject<ConversationViewDB, 'conversations'>) =>
         t
           .updateTable('conversations')
           .set({ ...set, last_seq: seq, updated_at: time })
@@ -53,6 +53,9 @@ export function conversationViewProjection(namespace: string): Projection<Conver
               final_text: null,
               completion_reason: null,
               turns: 0,
+              price: e.data.price ? JSON.stringify(e.data.price) : null,
+              cost_usd: e.data.price ? 0 : null,
+              bound: null,
               last_seq: seq,
               started_at: time,
               updated_at: time,
@@ -82,7 +85,14 @@ export function conversationViewProjection(namespace: string): Projection<Conver
             .onConflict((oc) => oc.columns(['tenant', 'conversation_id', 'seq', 'idx']).doNothing())
             .execute();
           if (m.role === 'assistant') {
-            await update({ turns: e.data.turn + 1 });
+            const u = e.data.usage ?? { input_tokens: 0, output_tokens: 0 };
+            // Priced in SQL with the price the start recorded, in the order the decider's costOf sums it.
+            await update({
+              turns: e.data.turn + 1,
+              tool_calls_used: sql<number>`tool_calls_used + ${m.tool_calls?.length ?? 0}`,
+              tokens_used: sql<number>`tokens_used + ${u.input_tokens + u.output_tokens}`,
+              cost_usd: sql<number>`cost_usd + (${u.input_tokens}::float8 * (price->>'input_usd_per_mtok')::float8 + ${u.output_tokens}::float8 * (price->>'output_usd_per_mtok')::float8) / 1000000`,
+            });
           } else if (m.role === 'tool' && m.provenance) {
             const p = m.provenance;
             const pending = (await currentPending(t, tenant, conversationId)).filter((c) => c.call_id !== p.call_id);
@@ -100,7 +110,12 @@ export function conversationViewProjection(namespace: string): Projection<Conver
           await update({ status: 'running' });
           return;
         case E.Completed:
-          await update({ status: 'completed', final_text: e.data.final_text, completion_reason: e.data.reason });
+          await update({
+            status: 'completed',
+            final_text: e.data.final_text,
+            completion_reason: e.data.reason,
+            bound: e.data.bound ? JSON.stringify(e.data.bound) : null,
+          });
           return;
         case E.ToolActivated:
           // The view does not list activations (the model's requests do); the row only advances past the event.

@@ -95,6 +95,26 @@ describe('OpenAI Responses adapter', () => {
     expect(await responses().complete(turn(MODEL))).toMatchObject({ content: 'No.', stop_reason: 'refusal' });
   });
 
+  it('runs at most the configured number of parallel calls per turn; the rest are answered with an error', async () => {
+    server.script({
+      kind: 'reply',
+      tool_calls: Array.from({ length: 50 }, (_, i) => ({ name: 'device__tap', arguments: { ref: `e${i}` } })),
+    });
+    const reply = await responses({ maxToolCallsPerTurn: 4, stream: true }).complete(turn(MODEL));
+    expect(reply.tool_calls.map((c) => c.invalid === undefined)).toEqual(Array.from({ length: 50 }, (_, i) => i < 4));
+    expect(reply.tool_calls[4]!.invalid).toMatch(/at most 4 are run per turn/);
+  });
+
+  it('reads an empty reply as no text and no requests, which the loop asks again', async () => {
+    server.script({ kind: 'reply', text: '' }, { kind: 'reply', text: '' });
+    expect(await responses().complete(turn(MODEL))).toMatchObject({
+      content: '',
+      tool_calls: [],
+      stop_reason: 'end_turn',
+    });
+    expect(await responses({ stream: true }).complete(turn(MODEL))).toMatchObject({ content: '', tool_calls: [] });
+  });
+
   it('answers argument text that is not JSON with an error for the model', async () => {
     server.script({ kind: 'reply', tool_calls: [{ name: 'device__tap', arguments: '{not json' }] });
     const reply = await responses().complete(turn(MODEL));

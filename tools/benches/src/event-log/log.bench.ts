@@ -21,20 +21,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import {
-  aggregateSubject,
-  envelope,
-  hasSchema,
-  registerSchema,
-  tenantFilter,
-  type ContextName,
-  type EventDraft,
-  type OrmuzEvent,
-} from '@ormuz/contracts';
+import { aggregateSubject, envelope, tenantFilter, type ContextName, type OrmuzEvent } from '@ormuz/contracts';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
+import {
+  counter,
+  countersTableMigration,
+  countIncrement,
+  INCREMENTED,
+  resetCounters,
+  type CounterCommand,
+  type CounterState,
+} from '@ormuz/testing';
 import {
   connectNats,
   EventStore,
@@ -45,7 +45,6 @@ import {
   SNAPSHOT_HEADER,
   SNAPSHOT_VERSION_HEADER,
   streamName,
-  type Decider,
   type Projection,
 } from '@ormuz/event-log';
 import {
@@ -99,39 +98,13 @@ const WATCHDOG_MS = 180_000;
 
 const JSON_OUT = flag('json');
 /** `--only=load,projection` runs just those sections (ids: sequential, concurrent, load, projection). */
-/**
- * `--no-async-traces`: connect with nats.js's `noAsyncTraces` (no Error object with a stack captured per request) to
- * show what that connection option buys; otherwise the library's `connectNats` is used as is.
- */
-const NO_ASYNC_TRACES = flag('no-async-traces');
 const ONLY = option('only')?.split(',');
 const NATS_URL = natsUrl();
 const ADMIN_DB_URL = adminDbUrl();
 
 // ---------------------------------------------------------------------------------------------------------------
-// A tiny aggregate (a copy of the test fixture's counter; a bench must not import tests).
+// The counter of @ormuz/testing: a tiny aggregate, and its read model.
 
-const INCREMENTED = 'ormuz.bench.incremented.v1';
-if (!hasSchema(INCREMENTED)) {
-  registerSchema(INCREMENTED, {
-    type: 'object',
-    additionalProperties: false,
-    required: ['by', 'total'],
-    properties: { by: { type: 'integer', minimum: 1 }, total: { type: 'integer' } },
-  });
-}
-type Incremented = EventDraft<typeof INCREMENTED, { by: number; total: number }>;
-interface CounterState {
-  total: number;
-  count: number;
-}
-type CounterCommand = { type: 'Increment'; by: number };
-const counter: Decider<CounterState, CounterCommand, Incremented> = {
-  initialState: { total: 0, count: 0 },
-  stateVersion: 1,
-  evolve: (s, e) => ({ total: e.data.total, count: s.count + 1 }),
-  decide: (c, s) => [{ type: INCREMENTED, data: { by: c.by, total: s.total + c.by } }],
-};
 /** Same logic, another state version: every stored snapshot is ignored and loads fold the subject. */
 const counterNoSnapshot: typeof counter = { ...counter, stateVersion: 2 };
 const INCREMENT: CounterCommand = { type: 'Increment', by: 1 };
@@ -603,15 +576,7 @@ async function benchProjection(js: JetStreamClient, jsm: JetStreamManager, rows:
     '001_bookkeeping': projectionBookkeepingMigration,
     '002_counters': {
       async up(d) {
-        await d.schema
-          .createTable('counters')
-          .addColumn('projection', 'text', (c) => c.notNull())
-          .addColumn('id', 'text', (c) => c.notNull())
-          .addColumn('total', 'integer', (c) => c.notNull())
-          .addColumn('events', 'integer', (c) => c.notNull())
-          .addColumn('last_seq', 'bigint', (c) => c.notNull())
-          .addPrimaryKeyConstraint('counters_pk', ['projection', 'id'])
-          .execute();
+        await countersTableMigration.up(d);
         await d.schema
           .createTable('raw_rows')
           .addColumn('id', 'text', (c) => c.primaryKey())
@@ -629,15 +594,7 @@ async function benchProjection(js: JetStreamClient, jsm: JetStreamManager, rows:
     stream: projStream,
     filterSubject: tenantFilter(ns, 'conversations', tenant),
     async apply(trx, event: OrmuzEvent, seq) {
-      const { total } = event.data as { total: number };
-      await trx
-        .withSchema('bench')
-        .insertInto('counters')
-        .values({ projection: name, id: event.subject, total, events: 1, last_seq: seq })
-        .onConflict((oc) =>
-          oc.columns(['projection', 'id']).doUpdateSet({ total, events: sql`counters.events + 1`, last_seq: seq }),
-        )
-        .execute();
+      await countIncrement(trx, 'bench', name, event, seq);
     },
     // The batch path folds the batch by aggregate and writes it with one multi-row upsert: what a projection that
     // cares about throughput implements. Per-event `apply` stays for the one-by-one path that parks bad messages.
@@ -662,7 +619,7 @@ async function benchProjection(js: JetStreamClient, jsm: JetStreamManager, rows:
         .execute();
     },
     async reset(trx) {
-      await trx.withSchema('bench').deleteFrom('counters').where('projection', '=', name).execute();
+      await resetCounters(trx, 'bench', name);
     },
   });
 
@@ -949,20 +906,7 @@ async function main() {
 
   const started = now();
   const load0 = loadavg()[0]!;
-  nc = NO_ASYNC_TRACES
-    ? // connectNats's options, plus noAsyncTraces.
-      await connect({
-        servers: NATS_URL.split(','),
-        name: 'ormuz-bench-log',
-        timeout: 3000,
-        reconnect: true,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 250,
-        reconnectJitter: 100,
-        pingInterval: 10_000,
-        noAsyncTraces: true,
-      })
-    : await connectNats({ url: NATS_URL, name: 'ormuz-bench-log' });
+  nc = await connectNats({ url: NATS_URL, name: 'ormuz-bench-log' });
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
   jsmRef = jsm;
@@ -992,7 +936,7 @@ async function main() {
 
   log('');
   log(
-    `event-log bench — node ${process.version}, NATS ${nc.info?.version ?? '?'}, namespace ${ns}${NO_ASYNC_TRACES ? ', noAsyncTraces' : ''}, ` +
+    `event-log bench — node ${process.version}, NATS ${nc.info?.version ?? '?'}, namespace ${ns}, ` +
       `${fmt(seconds, 1)} s, loadavg(1m) ${fmt(load0, 2)} → ${fmt(load1, 2)}`,
   );
   printTable(rows);
@@ -1004,7 +948,6 @@ async function main() {
         bench: 'event-log',
         node: process.version,
         nats: nc.info?.version,
-        noAsyncTraces: NO_ASYNC_TRACES,
         namespace: ns,
         seconds,
         loadavg: [load0, load1],

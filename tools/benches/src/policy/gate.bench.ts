@@ -22,7 +22,12 @@
  *     the request and the gate's decision are one message, docs/decisions/0015), with its bytes, and the full I/O
  *     floor of a submit (that, with the grant SELECT, the direct get that finds no call yet, and the library's
  *     msgID/expected-sequence/snapshot headers). Kinds run in interleaved, rotating blocks.
+ *     Policy runs as a deployment would that answers submits without projection work on its event loop
+ *     (docs/decisions/0021-policy-roles.md): the commands role in this process, the read-models role (call status,
+ *     device screens) in a child process that consumes every submitted message meanwhile. `--read-models=here` runs
+ *     both roles in this process instead, as `npm start` does.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { jetstream, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
@@ -91,6 +96,11 @@ const TARGET_P99_US = 200;
 const TARGET_RATIO = 3;
 
 const JSON_OUT = flag('json');
+const READ_MODELS = option('read-models') ?? 'apart';
+if (READ_MODELS !== 'apart' && READ_MODELS !== 'here') {
+  process.stderr.write(`--read-models must be apart (default) or here, not ${READ_MODELS}\n`);
+  process.exit(2);
+}
 const ONLY = option('only')?.split(',');
 const NATS_URL = natsUrl();
 const ADMIN_DB_URL = adminDbUrl();
@@ -125,6 +135,8 @@ const stream = streamName(ns, 'calls');
  */
 const rawStream = streamName(ns, 'conversations');
 let svc: RunningService | undefined;
+/** Policy's read-models role, when it runs apart. */
+let readModels: ChildProcess | undefined;
 let client: NatsConnection | undefined;
 let jsmRef: JetStreamManager | undefined;
 let pgClient: pg.Client | undefined;
@@ -137,6 +149,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await bounded('closing the bench pg client', pgClient?.end() ?? Promise.resolve());
     await bounded('stopping policy', svc?.close() ?? Promise.resolve(), 10_000);
+    await bounded('stopping policy read models', stopChild(readModels), 10_000);
     if (jsmRef) for (const s of [stream, rawStream]) await bounded(`deleting stream ${s}`, jsmRef.streams.delete(s));
     await bounded('closing the NATS connection', client?.close() ?? Promise.resolve());
     if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName));
@@ -145,6 +158,29 @@ function cleanup(): Promise<void> {
 }
 
 cleanUpOnSignals(cleanup);
+
+/** SIGTERM, then the exit; SIGKILL if it has not exited within 8 s. */
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 8_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts policy's read-models role as its own process (the built `main.js` beside the package's entry). */
+function startReadModels(env: Record<string, string>): ChildProcess {
+  const main = new URL('./main.js', import.meta.resolve('@ormuz/policy'));
+  const child = spawn(process.execPath, [main.pathname], {
+    env: { ...process.env, ...env, POLICY_ROLES: 'read-models' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  child.once('exit', (code, signal) => {
+    if (!cleaning) progress(`policy read models exited early (${signal ?? code})`);
+  });
+  return child;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. In-process decisions.
@@ -404,7 +440,9 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
   const jsm = await jetstreamManager(client);
   jsmRef = jsm;
   await ensureStreams(jsm, ns, ['conversations']);
-  const config = loadPolicyConfig({ NATS_URL, DATABASE_URL: dbUrl(dbName), ORMUZ_NAMESPACE: ns, LOG_LEVEL: 'silent' });
+  const env = { NATS_URL, DATABASE_URL: dbUrl(dbName), ORMUZ_NAMESPACE: ns, LOG_LEVEL: 'silent' };
+  const apart = READ_MODELS === 'apart';
+  const config = loadPolicyConfig({ ...env, POLICY_ROLES: apart ? 'commands' : 'commands,read-models' });
   const tStart = now();
   svc = await startService(policyService(config));
   const startMs = now() - tStart;
@@ -415,6 +453,28 @@ async function benchNats(rows: Row[], out: Record<string, unknown>) {
   // conversation sends them, from model-loop on the internal subject, which is the governed call's hot path.
   const issuer = await DevIssuer.open(config.auth.devIssuerDir ?? devIssuerDir(process.env));
   const admin: Credential = { bearer: await issuer.sign({ tenant, roles: ['admin'], subject: 'bench@acme' }) };
+  if (apart) {
+    readModels = startReadModels(env);
+    // Ready once its two projections run (only the read-models role answers `consumers.status` with any).
+    const platform: Credential = { bearer: await issuer.sign({ tenant: '*', roles: ['admin'], subject: 'bench' }) };
+    for (const until = now() + 30_000; ;) {
+      const status = await callService<{ consumers: { running: boolean }[] }>(
+        nc,
+        ns,
+        'policy',
+        'consumers.status',
+        {},
+        {
+          credential: platform,
+          timeoutMs: 500,
+        },
+      ).catch(() => undefined);
+      if (status && status.consumers.length === 2 && status.consumers.every((c) => c.running)) break;
+      if (now() > until) throw new Error('policy read models did not start within 30 s');
+      if (readModels.exitCode !== null) throw new Error(`policy read models exited (${readModels.exitCode})`);
+    }
+  }
+  out.readModels = READ_MODELS;
   const modelLoop: Credential = { service: serviceIdentity('model-loop', tenant, agent) };
   const call = <T>(name: string, body: unknown, credential: Credential = modelLoop) =>
     callService<T>(nc, ns, 'policy', name, body, { credential });

@@ -30,7 +30,7 @@ import { claimNamespace, DatabaseMissingError, openDatabase, PostgresUnavailable
 import { runSimulatedDevice } from '@ormuz/device-sdk';
 import type { BaseConfig } from '@ormuz/service-kit';
 import type { CliContext, CliDefaults } from '../context.js';
-import { conversationLines } from '../demo/conversation-print.js';
+import { conversationLines, standingLines } from '../demo/conversation-print.js';
 import { assertStreamsMatchDatabase, readStreamEnds, readStreamEndsOver } from '../demo/store-check.js';
 import { DEFAULT_MAX_RESTARTS, ServiceSupervisor } from '../demo/supervisor.js';
 import {
@@ -324,6 +324,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         const done = await poll(get, (v) => v.status === 'completed', remaining(), 'the conversation to complete');
         out('\n── conversation ─────────────────────────────────────────');
         for (const line of conversationLines(done.messages)) out(line);
+        for (const line of standingLines(done)) out(line);
         const callIds = [...new Set(done.messages.flatMap((m) => m.tool_calls?.map((t) => t.call_id) ?? []))];
         out('\n── call timelines ───────────────────────────────────────');
         for (const callId of callIds) {

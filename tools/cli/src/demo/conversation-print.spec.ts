@@ -1,4 +1,4 @@
-import { conversationLines, shortenFencedData, type PrintedMessage } from './conversation-print.js';
+import { conversationLines, shortenFencedData, standingLines, type PrintedMessage } from './conversation-print.js';
 
 const fenced = (callId: string, data: string): string =>
   [
@@ -81,6 +81,42 @@ describe('conversationLines', () => {
       'tool (call_b): {"status":"pending_confirmation"}',
       'assistant: Waiting for approval.',
       'tool (call_b): {"status":"succeeded"}',
+    ]);
+  });
+});
+
+describe('standingLines', () => {
+  const usage = { steps: 3, tool_calls: 5, tokens: 12_345, cost_usd: 0.0421 };
+
+  it('names the bound that stopped the conversation with its figures, in its unit', () => {
+    expect(
+      standingLines({
+        status: 'completed',
+        completion_reason: 'cost_limit',
+        bound: { bound: 'cost', limit: 0.04, used: 0.0421 },
+        usage,
+      }),
+    ).toEqual([
+      'status: completed (cost_limit)',
+      'used: 3 model turns, 5 tool calls, 12,345 tokens, $0.04',
+      'stopped by the cost bound: used $0.0421 of $0.0400',
+    ]);
+    expect(
+      standingLines({
+        status: 'completed',
+        completion_reason: 'time_limit',
+        bound: { bound: 'wall_time', limit: 60_000, used: 61_500 },
+        usage,
+      })[2],
+    ).toBe('stopped by the wall_time bound: used 61.5 s of 60.0 s');
+  });
+
+  it('says the cost is unknown for a model without a price, and names no bound while running', () => {
+    expect(
+      standingLines({ status: 'running', completion_reason: null, bound: null, usage: { ...usage, cost_usd: null } }),
+    ).toEqual([
+      'status: running',
+      'used: 3 model turns, 5 tool calls, 12,345 tokens, cost unknown (the model has no price)',
     ]);
   });
 });

@@ -74,3 +74,43 @@ export function shortenFencedData(content: string, maxChars = DEFAULT_MAX_DATA_C
     ...lines.slice(end + 1),
   ].join('\n');
 }
+
+/** Where a conversation stands and what it used, as model-loop's `get` returns it. */
+export interface PrintedStanding {
+  readonly status: string;
+  readonly completion_reason: string | null;
+  readonly bound: { readonly bound: string; readonly limit: number; readonly used: number } | null;
+  readonly usage: {
+    readonly steps: number;
+    readonly tool_calls: number;
+    readonly tokens: number;
+    readonly cost_usd: number | null;
+  };
+}
+
+const UNITS: Readonly<Record<string, (n: number) => string>> = {
+  steps: (n) => `${n} model turns`,
+  tool_calls: (n) => `${n} tool calls`,
+  tokens: (n) => `${n.toLocaleString('en')} tokens`,
+  wall_time: (n) => `${(n / 1000).toFixed(1)} s`,
+  cost: (n) => `$${n.toFixed(4)}`,
+};
+
+/** The lines saying where a conversation stands, what it used, and, when a bound stopped it, which one and its figures. */
+export function standingLines(v: PrintedStanding): string[] {
+  const u = v.usage;
+  const lines = [
+    `status: ${v.status}${v.completion_reason ? ` (${v.completion_reason})` : ''}`,
+    `used: ${u.steps} model turns, ${u.tool_calls} tool calls, ${u.tokens.toLocaleString('en')} tokens, ` +
+      (u.cost_usd === null ? 'cost unknown (the model has no price)' : dollars(u.cost_usd)),
+  ];
+  if (v.bound) {
+    const unit = UNITS[v.bound.bound] ?? String;
+    lines.push(`stopped by the ${v.bound.bound} bound: used ${unit(v.bound.used)} of ${unit(v.bound.limit)}`);
+  }
+  return lines;
+}
+
+function dollars(n: number): string {
+  return n >= 0.01 || n === 0 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`;
+}

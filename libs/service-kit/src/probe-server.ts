@@ -1,0 +1,56 @@
+/**
+ * The probes' HTTP listener (decision 0030): `GET /livez` answers 200 whenever the event loop does (it checks no
+ * dependency, so a restart is never the answer to an outage elsewhere), `GET /readyz` answers 200 or 503 with the
+ * {@link ReadinessCheck}'s result as JSON. A port of its own, apart from any edge the service serves: probes need no
+ * credential, and a NetworkPolicy can keep them off the public routes.
+ */
+import { createServer, type Server } from 'node:http';
+import type { LivenessV1 } from '@ormuz/contracts';
+import type { ReadinessCheck } from './readiness.js';
+
+export class ProbeServer {
+  private constructor(
+    private readonly server: Server,
+    /** `http://<host>:<port>` it listens on. */
+    readonly url: string,
+  ) {}
+
+  /** Listens on `host:port` (0: any free port). Rejects with the listen error (a port in use, say). */
+  static async listen(service: string, readiness: ReadinessCheck, port: number, host: string): Promise<ProbeServer> {
+    const server = createServer((req, res) => {
+      const reply = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(body));
+      };
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        reply(405, { error: `${req.method} is not served here: probes are GET /livez and GET /readyz` });
+      } else if (path === '/livez') {
+        const body: LivenessV1 = { service, alive: true, pid: process.pid };
+        reply(200, body);
+      } else if (path === '/readyz') {
+        void readiness.evaluate().then((r) => reply(r.ready ? 200 : 503, r));
+      } else {
+        reply(404, { error: `${path} is not served here: probes are GET /livez and GET /readyz` });
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as { port: number };
+    const shown = host.includes(':') ? `[${host}]` : host;
+    return new ProbeServer(server, `http://${shown}:${address.port}`);
+  }
+
+  /** Stops listening and ends open connections, so that probes fail from here on. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
