@@ -9,9 +9,9 @@
 import { jest } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { callService, type ServiceHealth } from '@ormuz/service-kit';
-import { testToken, waitFor } from '@ormuz/testing';
+import { launchBrowser, testToken, waitFor } from '@ormuz/testing';
 import { ROOT } from './support/processes.js';
 import { startPlatform, type Platform } from './support/platform.js';
 
@@ -29,17 +29,7 @@ describe('the approvals console on the whole platform', () => {
     platform = await startPlatform();
     const health = await callService<ServiceHealth>(platform.nc, platform.namespace, 'approvals', 'health', {});
     url = health.endpoints.http!;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

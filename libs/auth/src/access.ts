@@ -37,6 +37,8 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'policy.tools.search': { roles: READERS, agents: 'own', services: ['model-loop'] },
   'policy.risk.apps.set': { roles: ['operator'] },
   'policy.risk.apps.get': { roles: READERS },
+  'policy.settings.set': { roles: ['operator'] },
+  'policy.settings.get': { roles: READERS },
   'policy.keys.issue': { roles: ['operator'] },
   'policy.keys.rotate': { roles: ['operator'] },
   'policy.keys.revoke': { roles: ['operator'] },

@@ -43,7 +43,9 @@ export {
   type SimForeground,
   type SimKey,
   type SimMessage,
+  type SimNotification,
   type SimObservedElement,
+  type SimReceivedMessage,
   type SimSetting,
   type SimTransfer,
 } from './sim/sim-apps.js';

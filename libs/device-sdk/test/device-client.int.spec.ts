@@ -4,18 +4,14 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { parseDeviceFrame, sha256Hex, type DeviceFrame } from '@ormuz/contracts';
-import { submitFrame } from '@ormuz/testing';
-import { DeviceClient, NODE_SCHEDULER, SimulatedDevice, type DeviceExecutor, type DeviceScheduler } from '../src/index.js';
-
-async function waitFor<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { submitFrame, waitFor } from '@ormuz/testing';
+import {
+  DeviceClient,
+  NODE_SCHEDULER,
+  SimulatedDevice,
+  type DeviceExecutor,
+  type DeviceScheduler,
+} from '../src/index.js';
 
 /**
  * A bridge stand-in that speaks the wire protocol by hand, so a test can send what a real bridge never would
@@ -128,7 +124,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
       ...(closeGraceMs === undefined ? {} : { closeGraceMs }),
     }).start();
     clients.push(client);
-    await waitFor(() => client.connected, 'the welcome');
+    await waitFor(() => client.connected, { message: 'the welcome' });
     return client;
   }
 
@@ -146,7 +142,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
       maxInFlight: 4,
     }).start();
     clients.push(small);
-    await waitFor(() => bridge.of('hello').find((h) => h.device_id === 'phone-2'), 'the second hello');
+    await waitFor(() => bridge.of('hello').find((h) => h.device_id === 'phone-2'), { message: 'the second hello' });
     expect(bridge.of('hello').find((h) => h.device_id === 'phone-2')?.max_in_flight).toBe(4);
   });
 
@@ -168,7 +164,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
       },
     }).start();
     clients.push(client);
-    await waitFor(() => refusals.length > 0, 'the refusal');
+    await waitFor(() => refusals.length > 0, { message: 'the refusal' });
     expect(refusals[0]).toEqual({ code: 'unauthenticated', message: 'The device credential was not accepted.' });
     expect(client.connected).toBe(false);
   });
@@ -180,7 +176,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
       payload: '{"body":"Pay 500","to":"Alice Martin"}',
     });
 
-    const error = await waitFor(() => bridge.of('error')[0], 'the error frame');
+    const error = await waitFor(() => bridge.of('error')[0], { message: 'the error frame' });
     expect(error).toMatchObject({ code: 'payload_mismatch', request_id: 'r1', fatal: false });
     expect(bridge.of('start_claim')).toEqual([]);
     expect(client.requestState('r1')).toBe('unknown');
@@ -191,7 +187,7 @@ describe('DeviceClient against a hand-driven bridge', () => {
     const client = await connect();
     bridge.sendText('{not json');
     bridge.send({ type: 'submit', request_id: 'r1' });
-    await waitFor(() => bridge.of('error').length === 2, 'two error frames');
+    await waitFor(() => bridge.of('error').length === 2, { message: 'two error frames' });
     expect(bridge.of('error').map((e) => e.code)).toEqual(['malformed_json', 'schema']);
     expect(client.connected).toBe(true);
   });
@@ -199,26 +195,28 @@ describe('DeviceClient against a hand-driven bridge', () => {
   it('runs only after the grant and resends the outcome until it is acknowledged', async () => {
     const client = await connect();
     bridge.send(submitFrame('r1', 'device.list_contacts', { limit: 2 }));
-    await waitFor(() => bridge.of('start_claim')[0], 'the claim');
+    await waitFor(() => bridge.of('start_claim')[0], { message: 'the claim' });
     expect(device.history).toEqual([]);
     expect(client.requestState('r1')).toBe('claimed');
 
     bridge.send({ type: 'start_granted', request_id: 'r1' });
-    const outcome = await waitFor(() => bridge.of('outcome')[0], 'the outcome');
+    const outcome = await waitFor(() => bridge.of('outcome')[0], { message: 'the outcome' });
     expect(outcome).toMatchObject({
       status: 'succeeded',
       result: { total: 4, partial: true, continuation: expect.any(String) },
     });
 
     bridge.drop();
-    await waitFor(() => bridge.connections === 2 && bridge.of('outcome').length === 2, 'the outcome to be resent');
+    await waitFor(() => bridge.connections === 2 && bridge.of('outcome').length === 2, {
+      message: 'the outcome to be resent',
+    });
     bridge.send({ type: 'outcome_ack', request_id: 'r1' });
-    await waitFor(() => client.journalEntry('r1')?.acked, 'the acknowledgement');
+    await waitFor(() => client.journalEntry('r1')?.acked, { message: 'the acknowledgement' });
 
     bridge.drop();
-    await waitFor(() => bridge.connections === 3 && client.connected, 'the third connection');
+    await waitFor(() => bridge.connections === 3 && client.connected, { message: 'the third connection' });
     bridge.send({ type: 'status_query', request_id: 'r1' });
-    await waitFor(() => bridge.of('status_report')[0], 'the status report');
+    await waitFor(() => bridge.of('status_report')[0], { message: 'the status report' });
     expect(bridge.of('outcome')).toHaveLength(2);
     expect(device.history).toHaveLength(1);
   });
@@ -246,16 +244,23 @@ describe('DeviceClient against a hand-driven bridge', () => {
       random: () => 0,
     }).start();
     clients.push(client);
-    await waitFor(() => client.connected, 'the welcome');
+    await waitFor(() => client.connected, { message: 'the welcome' });
     const before = delays.length;
     bridge.drop();
-    await waitFor(() => bridge.connections === 2 && client.connected, 'the reconnect after a drop');
+    await waitFor(() => bridge.connections === 2 && client.connected, { message: 'the reconnect after a drop' });
     // Equal jitter with random 0: half of the first ceiling (20 ms).
     expect(delays.slice(before)).toContain(10);
     const afterDrop = delays.length;
-    bridge.send({ type: 'error', code: 'replaced', message: 'A newer connection of this device took over.', fatal: true });
+    bridge.send({
+      type: 'error',
+      code: 'replaced',
+      message: 'A newer connection of this device took over.',
+      fatal: true,
+    });
     bridge.closeWith(4001, 'replaced');
-    await waitFor(() => delays.length > afterDrop && !client.connected, 'the reconnect scheduled after the replacement');
+    await waitFor(() => delays.length > afterDrop && !client.connected, {
+      message: 'the reconnect scheduled after the replacement',
+    });
     expect(delays.slice(afterDrop)).toContain(200);
     expect(delays.slice(afterDrop)).not.toContain(10);
   });
@@ -263,12 +268,12 @@ describe('DeviceClient against a hand-driven bridge', () => {
   it('claims again after a reconnect when the grant was lost, and runs once', async () => {
     await connect();
     bridge.send(submitFrame('r1', 'device.open_app', { package_name: 'com.example.messages' }));
-    await waitFor(() => bridge.of('start_claim')[0], 'the first claim');
+    await waitFor(() => bridge.of('start_claim')[0], { message: 'the first claim' });
 
     bridge.drop();
-    await waitFor(() => bridge.of('start_claim').length === 2, 'the claim to be sent again');
+    await waitFor(() => bridge.of('start_claim').length === 2, { message: 'the claim to be sent again' });
     bridge.send({ type: 'start_granted', request_id: 'r1' });
-    await waitFor(() => bridge.of('outcome')[0], 'the outcome');
+    await waitFor(() => bridge.of('outcome')[0], { message: 'the outcome' });
     expect(device.history).toHaveLength(1);
     expect(device.foreground?.package).toBe('com.example.messages');
   });
@@ -277,22 +282,20 @@ describe('DeviceClient against a hand-driven bridge', () => {
     const first = await connect(() => new Promise(() => undefined), 50);
     const frame = submitFrame('r1', 'device.tap', { ref: 'e2' });
     bridge.send(frame);
-    await waitFor(() => bridge.of('start_claim')[0], 'the claim');
+    await waitFor(() => bridge.of('start_claim')[0], { message: 'the claim' });
     bridge.send({ type: 'start_granted', request_id: 'r1' });
-    await waitFor(() => first.requestState('r1') === 'started', 'the start');
+    await waitFor(() => first.requestState('r1') === 'started', { message: 'the start' });
     await first.close();
 
     const second = await connect();
-    const report = await waitFor(
-      () => bridge.of('status_report').find((r) => r.request_id === 'r1'),
-      'the unsolicited report',
-    );
+    const report = await waitFor(() => bridge.of('status_report').find((r) => r.request_id === 'r1'), {
+      message: 'the unsolicited report',
+    });
     expect(report).toMatchObject({ state: 'interrupted', payload_sha256: sha256Hex(String(frame['payload'])) });
     bridge.send(frame);
-    await waitFor(
-      () => bridge.of('status_report').filter((r) => r.request_id === 'r1').length === 2,
-      'the duplicate to be answered',
-    );
+    await waitFor(() => bridge.of('status_report').filter((r) => r.request_id === 'r1').length === 2, {
+      message: 'the duplicate to be answered',
+    });
     expect(second.requestState('r1')).toBe('interrupted');
     expect(bridge.of('start_claim')).toHaveLength(1);
     expect(device.history).toEqual([]);
@@ -300,8 +303,11 @@ describe('DeviceClient against a hand-driven bridge', () => {
 
   it('does not start a request that arrives after its deadline', async () => {
     const client = await connect();
-    bridge.send({ ...submitFrame('r1', 'device.list_contacts', {}), deadline: new Date(Date.now() - 1_000).toISOString() });
-    const report = await waitFor(() => bridge.of('status_report')[0], 'the refusal');
+    bridge.send({
+      ...submitFrame('r1', 'device.list_contacts', {}),
+      deadline: new Date(Date.now() - 1_000).toISOString(),
+    });
+    const report = await waitFor(() => bridge.of('status_report')[0], { message: 'the refusal' });
     expect(report).toMatchObject({ state: 'rejected', reason: { code: 'deadline_passed' } });
     expect(client.requestState('r1')).toBe('rejected');
     expect(bridge.of('start_claim')).toEqual([]);
@@ -317,12 +323,12 @@ describe('DeviceClient against a hand-driven bridge', () => {
         }),
     );
     bridge.send(submitFrame('r1', 'device.list_contacts', {}));
-    await waitFor(() => bridge.of('start_claim')[0], 'the claim');
+    await waitFor(() => bridge.of('start_claim')[0], { message: 'the claim' });
     bridge.send({ type: 'start_granted', request_id: 'r1' });
-    await waitFor(() => running, 'the executor to run');
+    await waitFor(() => running, { message: 'the executor to run' });
     expect(client.requestState('r1')).toBe('started');
     bridge.send({ type: 'cancel', request_id: 'r1', reason: 'The owner changed their mind.' });
-    const outcome = await waitFor(() => bridge.of('outcome')[0], 'the outcome');
+    const outcome = await waitFor(() => bridge.of('outcome')[0], { message: 'the outcome' });
     expect(outcome).toMatchObject({
       status: 'failed',
       error: { code: 'cancelled', message: 'Stopped before sending.' },

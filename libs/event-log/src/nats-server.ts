@@ -9,6 +9,7 @@
  * should the starting process exit first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   accessSync,
   appendFileSync,
@@ -36,8 +37,10 @@ export interface NatsServerOptions {
   readonly include?: readonly string[];
   /**
    * The server process's whole environment: what the configuration's `$VARIABLE` references read (passwords). Nothing
-   * of the caller's own environment is passed on, so a reference the caller did not set fails the start: a caller of
-   * the shipped authorization names every user's password, also of the users it does not run.
+   * of the caller's own environment is passed on, so a reference the caller did not set fails the start, with one
+   * exception: a user's password variable (`NATS_<USER>_PASSWORD`) an included file names and `env` does not gets a
+   * random value nobody is told. That user (a service the caller does not run, such as one added to the shipped
+   * authorization after the caller was written) then exists but cannot connect, and the server still starts.
    */
   readonly env?: Readonly<Record<string, string>>;
   /** The binary. Default: {@link findNatsServer}. */
@@ -147,6 +150,17 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
 
 class PortTakenError extends Error {}
 
+/** A random password for each `$NATS_<USER>_PASSWORD` the files name: users no one may connect as (see `env`). */
+function unheldPasswords(files: readonly string[]): Record<string, string> {
+  const passwords: Record<string, string> = {};
+  for (const file of files) {
+    for (const [, name] of readFileSync(file, 'utf8').matchAll(/\$(NATS_[A-Z0-9_]+_PASSWORD)\b/g)) {
+      passwords[name!] = `p${randomBytes(24).toString('hex')}`;
+    }
+  }
+  return passwords;
+}
+
 async function startOn(
   binary: string,
   port: number,
@@ -179,7 +193,7 @@ async function startOn(
 
   let output = '';
   const child: ChildProcess = spawn(binary, ['-c', config], {
-    env: { ...opts.env },
+    env: { ...unheldPasswords(opts.include ?? []), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   unlock?.hold(child.pid);

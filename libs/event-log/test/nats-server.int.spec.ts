@@ -35,6 +35,24 @@ describe('startNatsServer', () => {
     );
   });
 
+  it("starts when a user's password variable is not given, and nobody can connect as that user", async () => {
+    const users = join(dir, 'two-users.conf');
+    writeFileSync(
+      users,
+      'authorization { users: [ { user: probe, password: $PROBE_PASSWORD }, { user: other, password: $NATS_OTHER_PASSWORD } ] }\n',
+    );
+    const server = await startNatsServer({ include: [users], env: { PROBE_PASSWORD: 'psecret' } });
+    try {
+      const nc = await connect({ servers: server.url, user: 'probe', pass: 'psecret' });
+      await nc.close();
+      await expect(connect({ servers: server.url, user: 'other', pass: '', reconnect: false })).rejects.toThrow(
+        /Authorization Violation/,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('keeps a store across servers, lets one server at a time use it, and reports connections and streams', async () => {
     const storeDir = join(dir, 'kept');
     const logFile = join(dir, 'logs', 'nats-server.log');

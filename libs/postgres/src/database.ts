@@ -18,19 +18,23 @@ export class PostgresUnavailableError extends OrmuzError {
     reason: string,
   ) {
     super(
-      `PostgreSQL is not reachable at ${redact(url)} (${reason}). Start it (for example ` +
+      `PostgreSQL is not reachable at ${redactDatabaseUrl(url)} (${reason}). Start it (for example ` +
         '`pg_ctlcluster 15 main start` or `docker compose up postgres`), or point DATABASE_URL at a running server.',
     );
   }
 }
 
-function redact(url: string): string {
+/**
+ * A database URL fit for a message: its password, if any, replaced by `***`. A string that does not parse as a URL is
+ * not echoed (it may hold a password where the parser could not find one).
+ */
+export function redactDatabaseUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
-    return url;
+    return '(unparseable DATABASE_URL)';
   }
 }
 
@@ -42,7 +46,7 @@ export class DatabaseMissingError extends OrmuzError {
     readonly database: string,
   ) {
     super(
-      `Database "${database}" does not exist on ${redact(url)}. Create it (for example \`createdb ${database}\`), or ` +
+      `Database "${database}" does not exist on ${redactDatabaseUrl(url)}. Create it (for example \`createdb ${database}\`), or ` +
         'unset DATABASE_URL: each namespace then gets its own database, named after the namespace, created on first start.',
     );
   }

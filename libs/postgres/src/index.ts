@@ -3,6 +3,7 @@ export {
   migrateSchema,
   PostgresUnavailableError,
   DatabaseMissingError,
+  redactDatabaseUrl,
   type DatabaseOptions,
 } from './database.js';
 export { claimNamespace, NamespaceMismatchError, PLATFORM_SCHEMA, type NamespaceClaim } from './namespace.js';

@@ -58,7 +58,9 @@ export class LeaderLease {
     if (this.leading || this.stopped) return;
     try {
       const client = (this.client ??= await this.connect());
-      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [this.opts.name]);
+      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [
+        this.opts.name,
+      ]);
       if (!rows[0]?.locked || this.stopped) return;
       this.leading = true;
       await this.opts.onAcquired();

@@ -4,7 +4,14 @@
  */
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import { createTestDatabase, randomNamespace, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  createTestDatabase,
+  openTestDatabase,
+  randomNamespace,
+  waitFor,
+  type OpenTestDatabase,
+  type TestDatabase,
+} from '@ormuz/testing';
 import {
   claimNamespace,
   DatabaseMissingError,
@@ -14,17 +21,14 @@ import {
 } from '../src/index.js';
 
 describe('claimNamespace', () => {
-  let database: TestDatabase;
+  let database: OpenTestDatabase<unknown>;
   let db: Kysely<unknown>;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openDatabase({ url: database.url });
+    database = await openTestDatabase();
+    db = database.db;
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   it('records the first namespace and accepts it again', async () => {
     const first = await claimNamespace(db, 'alpha');

@@ -5,8 +5,7 @@
  * refused by the server (the client is told, with a permissions violation) and reaches no subscriber and no stream.
  */
 import { Module } from '@nestjs/common';
-import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { AckPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
@@ -23,15 +22,13 @@ import {
   authorizeSeededCall,
   createTestDatabase,
   randomNamespace,
-  startNatsServer,
+  startAuthorizedNatsServer,
   waitFor,
   type NatsServerHandle,
   type TestDatabase,
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { loadBaseConfig, startService, ToolCalls, waitUntilServing, type RunningService } from '../src/index.js';
-
-const AUTHORIZATION = join(import.meta.dirname, '..', '..', '..', 'infra', 'nats', 'authorization.conf');
 
 /** The streams each service declares at start, as its main.ts does. */
 const SERVICES = {
@@ -45,14 +42,8 @@ const SERVICES = {
 type Service = keyof typeof SERVICES;
 type User = Service | 'cli';
 
-/**
- * Fresh passwords for this run, handed to the server through the variables the configuration reads. A letter first:
- * nats-server parses a variable's value as a configuration value, and `5e3…` is not a string there.
- */
-const PASSWORDS: Record<User, string> = Object.fromEntries(
-  [...Object.keys(SERVICES), 'cli'].map((user) => [user, `p${randomBytes(12).toString('hex')}`]),
-) as Record<User, string>;
-const passwordVariable = (user: User) => `NATS_${user.toUpperCase().replaceAll('-', '_')}_PASSWORD`;
+/** The passwords of this run's server, fresh for each user. */
+let PASSWORDS: Readonly<Record<User, string>>;
 
 @Module({})
 class ProbeModule {}
@@ -137,10 +128,10 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
   };
 
   beforeAll(async () => {
-    server = await startNatsServer({
-      include: [AUTHORIZATION],
-      env: Object.fromEntries(Object.entries(PASSWORDS).map(([user, pw]) => [passwordVariable(user as User), pw])),
-    });
+    ({ server, passwords: PASSWORDS } = await startAuthorizedNatsServer([
+      ...(Object.keys(SERVICES) as Service[]),
+      'cli',
+    ]));
     database = await createTestDatabase();
     // Each service opens its infrastructure as its own user (streams, migrations, its command subscriptions) and
     // serves `health` and `consumers.*`, exactly as at a real start; only the Nest module is a probe.

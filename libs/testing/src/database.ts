@@ -1,4 +1,6 @@
 import pg from 'pg';
+import type { Kysely } from 'kysely';
+import { openDatabase, redactDatabaseUrl } from '@ormuz/postgres';
 import { testEnv } from './env.js';
 import { randomNamespace } from './namespace.js';
 
@@ -37,26 +39,52 @@ export async function createTestDatabase(adminUrl: string = testEnv().databaseUr
   };
 }
 
+/** A {@link TestDatabase} with a kysely pool open on it. */
+export interface OpenTestDatabase<DB> extends TestDatabase {
+  readonly db: Kysely<DB>;
+  /** Closes the pool, then drops the database. Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a database for one test file, as {@link createTestDatabase}, and opens a pool on it (`openDatabase` of
+ * `@ormuz/postgres`); `drop()` in `afterAll` closes the pool and drops the database.
+ */
+export async function openTestDatabase<DB>(adminUrl?: string): Promise<OpenTestDatabase<DB>> {
+  const database = await createTestDatabase(adminUrl);
+  let db: Kysely<DB>;
+  try {
+    db = await openDatabase<DB>({ url: database.url });
+  } catch (err) {
+    await database.drop();
+    throw err;
+  }
+  let closed = false;
+  return {
+    url: database.url,
+    name: database.name,
+    db,
+    async drop() {
+      if (!closed) await db.destroy();
+      closed = true;
+      await database.drop();
+    },
+  };
+}
+
 async function admin(adminUrl: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   try {
     await client.connect();
     await client.query(statement);
   } catch (err) {
-    throw new Error(`${statement} failed on ${redact(adminUrl)}: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-    });
+    throw new Error(
+      `${statement} failed on ${redactDatabaseUrl(adminUrl)}: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        cause: err,
+      },
+    );
   } finally {
     await client.end().catch(() => undefined);
-  }
-}
-
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable DATABASE_URL)';
   }
 }

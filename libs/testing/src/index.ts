@@ -10,7 +10,7 @@ export {
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server.js';
-export { createTestDatabase, type TestDatabase } from './database.js';
+export { createTestDatabase, openTestDatabase, type OpenTestDatabase, type TestDatabase } from './database.js';
 export { submitFrame } from './device-frames.js';
 export {
   deciderSpec,
@@ -55,3 +55,10 @@ export {
   type CounterState,
   type Incremented,
 } from './counter.js';
+export { chromiumPath, launchBrowser } from './browser.js';
+export {
+  natsPasswordVariable,
+  SHIPPED_NATS_AUTHORIZATION,
+  startAuthorizedNatsServer,
+  type AuthorizedNatsServer,
+} from './nats-authorization.js';

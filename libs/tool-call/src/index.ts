@@ -62,6 +62,7 @@ export {
   fenceSafeJson,
   parseContinuation,
   READ_MORE_TOOL,
+  readToolResult,
   reportOf,
   resultData,
   toolResult,

@@ -108,6 +108,29 @@ export function toolResult(input: ToolResultInput, maxDataBytes = DEFAULT_TOOL_R
   };
 }
 
+/**
+ * A tool message's content read back: the runtime's status line (`undefined` when it is not JSON) and the fenced data
+ * line of call `callId` (`undefined` when the result carries none). The data cannot forge either marker (see
+ * {@link fenceSafeJson}), so the first END marker after the BEGIN marker closes it. Never throws.
+ */
+export function readToolResult(
+  content: string,
+  callId: string,
+): { readonly head: Readonly<Record<string, unknown>> | undefined; readonly data: string | undefined } {
+  const lines = content.split('\n');
+  let head: Record<string, unknown> | undefined;
+  try {
+    const parsed = JSON.parse(lines[0] ?? '') as unknown;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      head = parsed as Record<string, unknown>;
+  } catch {
+    head = undefined;
+  }
+  const begin = lines.indexOf(`<<<BEGIN UNTRUSTED DATA ${callId}>>>`);
+  const end = lines.indexOf(`<<<END UNTRUSTED DATA ${callId}>>>`, begin + 1);
+  return { head, data: begin >= 0 && end > begin ? lines.slice(begin + 1, end).join('\n') : undefined };
+}
+
 /** The data a result fences for `outcome` (what `ormuz.read_more` continues), or `undefined` when there is none. */
 export function resultData(outcome: CallOutcomeReport): JsonValue | undefined {
   return describe({ call_id: '', tool: '', source: '', outcome }).data;

@@ -7,13 +7,12 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { canonicalPayload, type CallOriginV1, type JsonValue } from '@ormuz/contracts';
-import { bearerFor, testToken, waitFor } from '@ormuz/testing';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { CallOriginV1, JsonValue } from '@ormuz/contracts';
+import { bearerFor, launchBrowser, submitSeededCall, testToken, waitFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { ApprovalsUnderTest } from './approvals-under-test.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../../test-output/console/', import.meta.url));
 const TENANT = 'acme';
 
@@ -47,23 +46,17 @@ describe('the approvals console', () => {
     const origin: CallOriginV1 = { kind: 'operation', operation_id: operationId };
     const callId = deriveCallId(TENANT, origin);
     const approvalId = `apr_${callId.slice(5)}`;
-    const { payload, sha256 } = canonicalPayload(s.args ?? { recipient: 'Alice', message_body: 'hi' });
     const cause = { correlationid: operationId, causationid: `c-${operationId}` };
-    await app.policy.execute(
-      TENANT,
-      callId,
+    await submitSeededCall(
+      app.policy,
       {
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool: 'device.send_message',
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin,
-          agent_id: s.agent ?? 'agent-1',
-          target: { device_id: s.device ?? 'phone-1' },
-        },
+        tenant: TENANT,
+        callId,
+        tool: 'device.send_message',
+        args: s.args ?? { recipient: 'Alice', message_body: 'hi' },
+        origin,
+        agentId: s.agent,
+        deviceId: s.device,
       },
       cause,
     );
@@ -128,17 +121,7 @@ describe('the approvals console', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     alice = await testToken({ tenant: TENANT, roles: ['owner'], subject: 'alice@acme' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {

@@ -29,10 +29,12 @@ import {
 import {
   adminFor,
   createTestDatabase,
+  openTestDatabase,
   randomNamespace,
   submitSeededCall,
   testEnv,
   waitFor,
+  type OpenTestDatabase,
   type TestDatabase,
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
@@ -719,16 +721,13 @@ describe('audit service', () => {
 });
 
 describe('audit migration 0004: events named by (stream, seq, idx)', () => {
-  let database: TestDatabase;
+  let database: OpenTestDatabase<AuditDB>;
   let db: Kysely<AuditDB>;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openDatabase({ url: database.url });
+    database = await openTestDatabase();
+    db = database.db;
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   it('gives every archived event index 0 and keys the archive by (stream, seq, idx)', async () => {
     const before = Object.fromEntries(Object.entries(auditMigrations).filter(([name]) => name < '0004'));

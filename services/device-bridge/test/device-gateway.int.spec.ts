@@ -13,7 +13,7 @@ import {
   type StatusReportFrameV1,
 } from '@ormuz/contracts';
 import { DeviceClient, SimulatedDevice, runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
-import { submitFrame } from '@ormuz/testing';
+import { submitFrame, waitFor } from '@ormuz/testing';
 import {
   DeviceGateway,
   type ConnectedDevice,
@@ -23,16 +23,6 @@ import {
   type ExecutionHandler,
   type StartClaimDecision,
 } from '../src/transport/device-gateway.js';
-
-async function waitFor<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const TENANT = 'acme';
 const PHONE: DeviceAddress = { tenant: TENANT, deviceId: 'phone-1' };
@@ -180,7 +170,7 @@ describe('DeviceGateway with a simulated device', () => {
       backoff: { initialDelayMs: 20, maxDelayMs: 200 },
     });
     cleanups.push(() => handle.close());
-    await waitFor(() => handle.client.connected && gateway.isConnected(PHONE), 'the phone to connect');
+    await waitFor(() => handle.client.connected && gateway.isConnected(PHONE), { message: 'the phone to connect' });
     return handle;
   }
 
@@ -193,24 +183,24 @@ describe('DeviceGateway with a simulated device', () => {
       ),
     ).toBe(true);
 
-    const outcome = await waitFor(() => executions.outcome('r1'), 'the outcome');
+    const outcome = await waitFor(() => executions.outcome('r1'), { message: 'the outcome' });
     expect(outcome).toMatchObject({
       status: 'succeeded',
       result: { message_id: 'msg-1', to: { name: 'Alice Martin' } },
     });
     expect(phone.device.messages.map((m) => m.body)).toEqual(['On my way']);
     expect(executions.claims.map((c) => c.request_id)).toEqual(['r1']);
-    await waitFor(() => phone.client.journalEntry('r1')?.acked, 'the outcome to be acknowledged');
+    await waitFor(() => phone.client.journalEntry('r1')?.acked, { message: 'the outcome to be acknowledged' });
   });
 
   it('answers a duplicate submit with the recorded outcome and does not run it again', async () => {
     const phone = await startPhone();
     const frame = submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' });
     gateway.send(PHONE, frame);
-    await waitFor(() => executions.outcome('r1'), 'the first outcome');
+    await waitFor(() => executions.outcome('r1'), { message: 'the first outcome' });
 
     gateway.send(PHONE, frame);
-    await waitFor(() => executions.outcomes.length === 2, 'the replayed outcome');
+    await waitFor(() => executions.outcomes.length === 2, { message: 'the replayed outcome' });
     expect(executions.outcomes[1]).toEqual({ ...executions.outcomes[0], seq: executions.outcomes[1]!.seq });
     expect(phone.device.history).toHaveLength(1);
     expect(phone.device.messages).toHaveLength(1);
@@ -220,7 +210,7 @@ describe('DeviceGateway with a simulated device', () => {
   it('refuses the same request id with different bytes as a conflict', async () => {
     const phone = await startPhone();
     gateway.send(PHONE, submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Hi' }));
-    await waitFor(() => executions.outcome('r1'), 'the outcome');
+    await waitFor(() => executions.outcome('r1'), { message: 'the outcome' });
 
     gateway.send(
       PHONE,
@@ -228,7 +218,7 @@ describe('DeviceGateway with a simulated device', () => {
     );
     const error = await waitFor(
       () => executions.deviceErrors.find((f) => f.type === 'error' && f.code === 'request_conflict'),
-      'the conflict',
+      { message: 'the conflict' },
     );
     expect(error).toMatchObject({ request_id: 'r1', fatal: false });
     expect(phone.device.messages.map((m) => m.body)).toEqual(['Hi']);
@@ -242,7 +232,7 @@ describe('DeviceGateway with a simulated device', () => {
       submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }),
     );
 
-    await waitFor(() => phone.client.requestState('r1') === 'refused', 'the refusal to be journaled');
+    await waitFor(() => phone.client.requestState('r1') === 'refused', { message: 'the refusal to be journaled' });
     expect(phone.client.journalEntry('r1')?.reason).toEqual({
       code: 'sealed',
       message: 'Request r1 was sealed before it started.',
@@ -254,20 +244,19 @@ describe('DeviceGateway with a simulated device', () => {
       PHONE,
       submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Too late' }),
     );
-    await waitFor(() => executions.report('r1', 'refused'), 'the duplicate to report the refusal');
+    await waitFor(() => executions.report('r1', 'refused'), { message: 'the duplicate to report the refusal' });
     expect(executions.claims).toHaveLength(1);
   });
 
   it('honours a seal that reaches the device before the submit', async () => {
     const phone = await startPhone();
     gateway.send(PHONE, { type: 'seal', request_id: 'r1' });
-    await waitFor(() => executions.report('r1', 'sealed'), 'the seal to be reported');
+    await waitFor(() => executions.report('r1', 'sealed'), { message: 'the seal to be reported' });
 
     gateway.send(PHONE, submitFrame('r1', 'device.tap', { ref: 'e2' }));
-    await waitFor(
-      () => executions.reports.filter((r) => r.request_id === 'r1').length === 2,
-      'the submit to be answered',
-    );
+    await waitFor(() => executions.reports.filter((r) => r.request_id === 'r1').length === 2, {
+      message: 'the submit to be answered',
+    });
     expect(executions.claims).toEqual([]);
     expect(phone.device.history).toEqual([]);
   });
@@ -280,18 +269,18 @@ describe('DeviceGateway with a simulated device', () => {
     };
     expect(() => gateway.send(PHONE, frame)).toThrow(expect.objectContaining({ code: 'payload_mismatch' }));
     gateway.send(PHONE, { type: 'status_query', request_id: 'r1' });
-    await waitFor(() => executions.report('r1', 'unknown'), 'the status report');
+    await waitFor(() => executions.report('r1', 'unknown'), { message: 'the status report' });
     expect(phone.device.history).toEqual([]);
   });
 
   it('answers a status query from the journal without running anything', async () => {
     const phone = await startPhone();
     gateway.send(PHONE, submitFrame('r1', 'device.list_contacts', {}));
-    await waitFor(() => executions.outcome('r1'), 'the outcome');
+    await waitFor(() => executions.outcome('r1'), { message: 'the outcome' });
 
     gateway.send(PHONE, { type: 'status_query', request_id: 'r1' });
     gateway.send(PHONE, { type: 'status_query', request_id: 'never-sent' });
-    await waitFor(() => executions.report('never-sent'), 'both reports');
+    await waitFor(() => executions.report('never-sent'), { message: 'both reports' });
     expect(executions.report('r1')).toMatchObject({ state: 'succeeded', payload_sha256: canonicalPayload({}).sha256 });
     expect(executions.report('never-sent')?.state).toBe('unknown');
     expect(phone.device.history).toHaveLength(1);
@@ -303,8 +292,8 @@ describe('DeviceGateway with a simulated device', () => {
     gateway.send(PHONE, submitFrame('bank', 'device.open_app', { package_name: 'com.example.bank' }));
     gateway.send(PHONE, submitFrame('blind', 'device.tap', { x: 10, y: 10 }));
 
-    const denied = await waitFor(() => executions.report('bank', 'rejected'), 'the denylist refusal');
-    const blind = await waitFor(() => executions.report('blind', 'rejected'), 'the foreground refusal');
+    const denied = await waitFor(() => executions.report('bank', 'rejected'), { message: 'the denylist refusal' });
+    const blind = await waitFor(() => executions.report('blind', 'rejected'), { message: 'the foreground refusal' });
     expect(denied.reason?.code).toBe('package_denied');
     expect(blind.reason).toMatchObject({
       code: 'foreground_unknown',
@@ -317,7 +306,7 @@ describe('DeviceGateway with a simulated device', () => {
   it('reports an unknown tool as a failed outcome that names the real tools', async () => {
     await startPhone();
     gateway.send(PHONE, submitFrame('r1', 'device.self_destruct', {}));
-    const outcome = await waitFor(() => executions.outcome('r1'), 'the outcome');
+    const outcome = await waitFor(() => executions.outcome('r1'), { message: 'the outcome' });
     expect(outcome).toMatchObject({
       status: 'failed',
       error: { code: 'unknown_tool', message: expect.stringMatching(/device\.tap/) },
@@ -328,15 +317,15 @@ describe('DeviceGateway with a simulated device', () => {
     const first = await startPhone();
     const frame = submitFrame('r1', 'device.send_message', { recipient: 'Alice Martin', message_body: 'Once' });
     gateway.send(PHONE, frame);
-    await waitFor(() => first.client.journalEntry('r1')?.acked, 'the acknowledged outcome');
+    await waitFor(() => first.client.journalEntry('r1')?.acked, { message: 'the acknowledged outcome' });
     await first.close();
-    await waitFor(() => !gateway.isConnected(PHONE), 'the old connection to go');
+    await waitFor(() => !gateway.isConnected(PHONE), { message: 'the old connection to go' });
 
     const second = await startPhone();
     expect(executions.connected.at(-1)?.bootId).toBe(second.client.bootId);
     expect(second.client.bootId).not.toBe(first.client.bootId);
     gateway.send(PHONE, frame);
-    await waitFor(() => executions.outcomes.length === 2, 'the replayed outcome');
+    await waitFor(() => executions.outcomes.length === 2, { message: 'the replayed outcome' });
     expect(executions.outcomes[1]).toMatchObject({ status: 'succeeded', result: { message_id: 'msg-1' } });
     expect(second.device.history).toEqual([]);
     expect(executions.claims).toHaveLength(1);
@@ -364,27 +353,27 @@ describe('DeviceGateway with a simulated device', () => {
       },
     }).start();
     cleanups.push(() => client.close());
-    await waitFor(() => client.connected, 'the phone to connect');
+    await waitFor(() => client.connected, { message: 'the phone to connect' });
 
     gateway.send(
       PHONE,
       submitFrame('r1', 'device.send_message', { recipient: 'Bob Chen', message_body: 'Mid-flight' }),
     );
-    await waitFor(() => runs === 1, 'the executor to start');
+    await waitFor(() => runs === 1, { message: 'the executor to start' });
     const firstSession = client.session!.session_id;
     gateway.disconnect(PHONE, 'network test');
 
-    const drop = await waitFor(() => executions.disconnects[0], 'onDisconnected');
+    const drop = await waitFor(() => executions.disconnects[0], { message: 'onDisconnected' });
     expect(drop.cause).toEqual({ kind: 'disconnected', reason: 'network test' });
     expect(drop.device.sessionId).toBe(firstSession);
     expect(drop.grantedWithoutOutcome).toEqual(['r1']);
     expect(client.requestState('r1')).toBe('started');
 
     release();
-    const outcome = await waitFor(() => executions.outcome('r1'), 'the late outcome');
+    const outcome = await waitFor(() => executions.outcome('r1'), { message: 'the late outcome' });
     expect(outcome.status).toBe('succeeded');
     expect(executions.connected.length).toBe(2);
-    await waitFor(() => client.journalEntry('r1')?.acked, 'the acknowledgement');
+    await waitFor(() => client.journalEntry('r1')?.acked, { message: 'the acknowledgement' });
     expect(runs).toBe(1);
     expect(device.messages).toHaveLength(1);
   });
@@ -423,7 +412,7 @@ describe('DeviceGateway connection rules', () => {
   async function welcomed(options?: { autoPong?: boolean }): Promise<RawDevice> {
     const device = await raw(options);
     device.hello();
-    await waitFor(() => device.frame('welcome'), 'the welcome');
+    await waitFor(() => device.frame('welcome'), { message: 'the welcome' });
     return device;
   }
 
@@ -451,11 +440,13 @@ describe('DeviceGateway connection rules', () => {
     try {
       const device = await RawDevice.connect(flooded.url());
       device.hello();
-      await waitFor(() => device.frame('welcome'), 'the welcome');
+      await waitFor(() => device.frame('welcome'), { message: 'the welcome' });
       for (let i = 0; i < 10; i++) device.send({ type: 'start_claim', request_id: `r${i}` });
-      await waitFor(() => device.closeCode, 'the close');
+      await waitFor(() => device.closeCode, { message: 'the close' });
       expect(device.closeCode).toBe(4005);
-      const closed = await waitFor(() => lines.find((l) => l.message === 'device connection closed'), 'the log line');
+      const closed = await waitFor(() => lines.find((l) => l.message === 'device connection closed'), {
+        message: 'the log line',
+      });
       expect(closed).toMatchObject({
         level: 'warn',
         fields: { tenant: TENANT, deviceId: 'phone-1', code: 4005, cause: 'overloaded', welcomed: true },
@@ -488,9 +479,9 @@ describe('DeviceGateway connection rules', () => {
     try {
       const device = await RawDevice.connect(logged.url());
       device.hello();
-      await waitFor(() => device.frame('welcome'), 'the welcome');
+      await waitFor(() => device.frame('welcome'), { message: 'the welcome' });
       device.ws.close(1000, 'done');
-      await waitFor(() => lines.length === 1, 'the log line');
+      await waitFor(() => lines.length === 1, { message: 'the log line' });
       expect(lines[0]).toMatchObject({
         level: 'info',
         fields: { tenant: TENANT, deviceId: 'phone-1', code: 1000, reason: 'done' },
@@ -516,7 +507,7 @@ describe('DeviceGateway connection rules', () => {
         max_in_flight: 0,
       }),
     );
-    await waitFor(() => zero.closeCode, 'the close');
+    await waitFor(() => zero.closeCode, { message: 'the close' });
     expect(zero.closeCode).toBe(1008);
     expect(zero.frame('error')).toMatchObject({
       code: 'schema',
@@ -535,7 +526,7 @@ describe('DeviceGateway connection rules', () => {
       token: 'token-phone-1',
       max_in_flight: 1000,
     });
-    await waitFor(() => large.frame('welcome'), 'the welcome');
+    await waitFor(() => large.frame('welcome'), { message: 'the welcome' });
     expect(large.frame('welcome')?.max_in_flight).toBe(256);
     expect(gateway.windowOf(PHONE)).toEqual({ capacity: 256, inFlight: 0, backlog: 0 });
   });
@@ -543,7 +534,7 @@ describe('DeviceGateway connection rules', () => {
   it('refuses a device whose credential is not accepted, then closes', async () => {
     const device = await raw();
     device.hello('stolen-token');
-    await waitFor(() => device.closeCode, 'the close');
+    await waitFor(() => device.closeCode, { message: 'the close' });
     expect(device.closeCode).toBe(1008);
     expect(device.frame('error')).toMatchObject({ code: 'unauthenticated', fatal: true });
     expect(executions.connected).toEqual([]);
@@ -552,14 +543,14 @@ describe('DeviceGateway connection rules', () => {
   it('refuses a credential that belongs to another device', async () => {
     const device = await raw();
     device.hello('token-phone-2', 'phone-1');
-    await waitFor(() => device.closeCode, 'the close');
+    await waitFor(() => device.closeCode, { message: 'the close' });
     expect(device.frame('error')).toMatchObject({ code: 'identity_mismatch', fatal: true });
   });
 
   it('closes a connection whose first frame is not hello', async () => {
     const device = await raw();
     device.send({ type: 'start_claim', request_id: 'r1' });
-    await waitFor(() => device.closeCode, 'the close');
+    await waitFor(() => device.closeCode, { message: 'the close' });
     expect(device.frame('error')).toMatchObject({ code: 'hello_required', fatal: true });
     expect(executions.claims).toEqual([]);
   });
@@ -587,7 +578,7 @@ describe('DeviceGateway connection rules', () => {
 
     await waitFor(
       () => executions.reports.length === 1 && device.frames.filter((f) => f.type === 'error').length === 4,
-      'the answers',
+      { message: 'the answers' },
     );
     const codes = device.frames.flatMap((f) => (f.type === 'error' ? [[f.code, f.fatal, f.request_id]] : []));
     expect(codes).toEqual([
@@ -612,7 +603,7 @@ describe('DeviceGateway connection rules', () => {
       error: { code: 'executor_failed', message: 'The app crashed.' },
     });
 
-    await waitFor(() => device.frame('outcome_ack'), 'the acknowledgement');
+    await waitFor(() => device.frame('outcome_ack'), { message: 'the acknowledgement' });
     expect(device.frames.map((f) => f.type)).toEqual(['welcome', 'start_granted', 'start_refused', 'outcome_ack']);
     expect(device.frame('start_refused')).toMatchObject({ request_id: 'sealed-1', reason: 'sealed' });
   });
@@ -620,16 +611,16 @@ describe('DeviceGateway connection rules', () => {
   it('closes a connection that sends an oversized frame with 1009', async () => {
     const device = await welcomed();
     device.ws.send(JSON.stringify({ v: 1, seq: 2, type: 'heartbeat', pad: 'x'.repeat(20 * 1024) }));
-    await waitFor(() => device.closeCode, 'the close');
+    await waitFor(() => device.closeCode, { message: 'the close' });
     expect(device.closeCode).toBe(1009);
-    const drop = await waitFor(() => executions.disconnects[0], 'onDisconnected');
+    const drop = await waitFor(() => executions.disconnects[0], { message: 'onDisconnected' });
     expect(drop.cause).toEqual({ kind: 'protocol_violation', code: 'oversized' });
   });
 
   it('replaces an older connection of the same device and reports it first', async () => {
     const older = await welcomed();
     const newer = await welcomed();
-    await waitFor(() => older.closeCode, 'the older connection to close');
+    await waitFor(() => older.closeCode, { message: 'the older connection to close' });
     expect(older.closeCode).toBe(4001);
     expect(older.frame('error')).toMatchObject({ code: 'replaced', fatal: true });
     const [first, second] = executions.connected;
@@ -645,14 +636,14 @@ describe('DeviceGateway connection rules', () => {
 
   it('drops a peer that stops answering heartbeats', async () => {
     await welcomed({ autoPong: false });
-    const drop = await waitFor(() => executions.disconnects[0], 'the heartbeat timeout');
+    const drop = await waitFor(() => executions.disconnects[0], { message: 'the heartbeat timeout' });
     expect(drop.cause).toEqual({ kind: 'heartbeat_timeout' });
     expect(gateway.isConnected(PHONE)).toBe(false);
   });
 
   it('closes a connection that never says hello', async () => {
     const device = await raw();
-    await waitFor(() => device.closeCode, 'the hello timeout', 3_000);
+    await waitFor(() => device.closeCode, { message: 'the hello timeout', timeoutMs: 3_000 });
     expect(device.frame('error')).toMatchObject({ code: 'hello_timeout', fatal: true });
   });
 

@@ -61,8 +61,8 @@ class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown 
 
 export interface ModelLoopModuleOptions {
   /**
-   * Model providers to serve; default: the scripted provider with its scripts (`scripted:demo`, `scripted:directory`)
-   * and the HTTP providers of `config.models` (keys read from the process environment).
+   * Model providers to serve; default: the scripted provider with its scripts (`scripted:demo`, `scripted:directory`,
+   * `scripted:adversary`) and the HTTP providers of `config.models` (keys read from the process environment).
    */
   readonly modelProviders?: readonly ModelProvider[];
 }

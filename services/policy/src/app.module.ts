@@ -15,10 +15,13 @@ import { RotateApiKeyHandler } from './commands/rotate-api-key.handler.js';
 import { SealCallHandler } from './commands/seal-call.handler.js';
 import { SetGrantHandler } from './commands/set-grant.handler.js';
 import { SetRiskAppsHandler } from './commands/set-risk-apps.handler.js';
+import { SetPolicySettingsHandler } from './commands/set-policy-settings.handler.js';
 import { ApiKeysHandler } from './queries/api-keys.handler.js';
 import { RiskAppsHandler } from './queries/risk-apps.handler.js';
+import { PolicySettingsHandler } from './queries/policy-settings.handler.js';
 import { apiKeyStoreProvider } from './persistence/api-keys.provider.js';
 import { RiskAppsRepository } from './persistence/risk-apps.repository.js';
+import { TenantSettingsRepository } from './persistence/tenant-settings.repository.js';
 import { catalogProvider } from './domain/catalog.provider.js';
 import { GrantsRepository } from './persistence/grants.repository.js';
 import { OfferedToolsHandler, SearchToolsHandler } from './queries/offered-tools.handler.js';
@@ -70,17 +73,20 @@ export class PolicyModule {
               catalogProvider,
               GrantsRepository,
               RiskAppsRepository,
+              TenantSettingsRepository,
               DeviceScreensRepository,
               apiKeyStoreProvider,
               SubmitCallHandler,
               SealCallHandler,
               SetGrantHandler,
               SetRiskAppsHandler,
+              SetPolicySettingsHandler,
               IssueApiKeyHandler,
               RotateApiKeyHandler,
               RevokeApiKeysHandler,
               ApiKeysHandler,
               RiskAppsHandler,
+              PolicySettingsHandler,
               CallStatusHandler,
               IdentifyCallsHandler,
               OfferedToolsHandler,

@@ -4,7 +4,6 @@
  * its projections to the head of the log and answers, and the server refuses it nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
@@ -12,18 +11,13 @@ import { callRpc, startService, type RunningService } from '@ormuz/service-kit';
 import {
   createTestDatabase,
   randomNamespace,
-  startNatsServer,
+  startAuthorizedNatsServer,
   waitFor,
   type NatsServerHandle,
   type TestDatabase,
   adminFor,
 } from '@ormuz/testing';
 import { loadPolicyConfig, policyService } from '../src/index.js';
-
-const AUTHORIZATION = join(import.meta.dirname, '..', '..', '..', 'infra', 'nats', 'authorization.conf');
-const USERS = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit', 'mcp-gateway', 'cli'];
-/** A letter first: nats-server reads the variable as a configuration value (see authorization.conf). */
-const passwords = Object.fromEntries(USERS.map((user) => [user, `p${randomBytes(12).toString('hex')}`]));
 
 describe('policy under its own NATS user', () => {
   let server: NatsServerHandle;
@@ -36,17 +30,13 @@ describe('policy under its own NATS user', () => {
     adminFor(body).then((credential) => callRpc(cli, namespace, name, body, { credential, checkReply: true }));
 
   beforeAll(async () => {
-    server = await startNatsServer({
-      include: [AUTHORIZATION],
-      env: Object.fromEntries(
-        USERS.map((user) => [`NATS_${user.toUpperCase().replaceAll('-', '_')}_PASSWORD`, passwords[user]!]),
-      ),
-    });
+    const nats = await startAuthorizedNatsServer(['policy', 'cli']);
+    server = nats.server;
     db = await createTestDatabase();
     const config = loadPolicyConfig({
       NATS_URL: server.url,
       NATS_USER: 'policy',
-      NATS_PASSWORD: passwords.policy,
+      NATS_PASSWORD: nats.passwords.policy,
       DATABASE_URL: db.url,
       ORMUZ_NAMESPACE: namespace,
       LOG_LEVEL: 'silent',
@@ -55,7 +45,7 @@ describe('policy under its own NATS user', () => {
     void (async () => {
       for await (const s of svc.infra.nc.status()) if (s.type === 'error') violations.push(String(s.error));
     })();
-    cli = await connectNats({ url: server.url, name: 'test-cli', user: 'cli', password: passwords.cli });
+    cli = await connectNats({ url: server.url, name: 'test-cli', user: 'cli', password: nats.passwords.cli });
   });
   afterAll(async () => {
     await cli?.close();

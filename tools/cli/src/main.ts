@@ -18,6 +18,7 @@ import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
 import { registerRiskAppCommands } from './commands/risk-apps.command.js';
+import { registerTaintRuleCommands } from './commands/taint-rule.command.js';
 import { registerWebhookCommands } from './commands/webhooks.command.js';
 import { CliContext, type CliDefaults, type GlobalOptions } from './context.js';
 
@@ -45,6 +46,7 @@ registerDeviceCommands(program, ctx);
 registerCatalogCommands(program, ctx);
 registerRiskCommands(program, ctx);
 registerRiskAppCommands(program, ctx);
+registerTaintRuleCommands(program, ctx);
 registerGrantCommands(program, ctx);
 registerKeysCommands(program, ctx);
 registerWebhookCommands(program, ctx);

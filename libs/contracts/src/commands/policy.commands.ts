@@ -19,6 +19,56 @@ export const POLICY_SEAL_V1 = 'policy.seal.v1';
 export const POLICY_GRANT_NOTICE_V1 = 'policy.grant_notice.v1';
 export const POLICY_IDENTIFY_V1 = 'policy.identify.v1';
 
+/** Most untrusted sources a submit carries; the conversation keeps the most recent ones. */
+export const MAX_TAINT_SOURCES = 16;
+/** Most strings one untrusted source carries, and the longest string, in characters. */
+export const MAX_TAINT_STRINGS = 256;
+export const MAX_TAINT_STRING_CHARS = 4096;
+
+/**
+ * One untrusted source the conversation read since the user's last message: a tool result whose data came from
+ * outside the platform (a device's screen, messages, contacts, notifications, web text). `strings` are the result's
+ * data as the model read it (every string value of its JSON, in order), for policy to match a write's text and
+ * target against; `description` is how the owner is told of it.
+ */
+export const UntrustedSourceV1 = Struct({
+  /** The call whose result it was. */
+  call_id: fragments.identifier,
+  /** The tool that read it, canonical name. */
+  tool: Type.String({ minLength: 1, maxLength: 200 }),
+  /** Owner-facing, short: `the screen com.example.messages (inbox) of phone-1`. */
+  description: Type.String({ minLength: 1, maxLength: 300 }),
+  strings: List(Type.String({ maxLength: MAX_TAINT_STRING_CHARS }), { maxItems: MAX_TAINT_STRINGS }),
+});
+export type UntrustedSourceV1 = Static<typeof UntrustedSourceV1>;
+
+/**
+ * What untrusted content entered a conversation's context since the user's last message (docs/decisions/0031). Absent
+ * from a submit: nothing untrusted was read (or the caller is not a conversation), and no taint rule applies.
+ */
+export const ConversationTaintV1 = Struct({
+  sources: List(UntrustedSourceV1, { minItems: 1, maxItems: MAX_TAINT_SOURCES }),
+});
+export type ConversationTaintV1 = Static<typeof ConversationTaintV1>;
+
+/** Most owner denials a submit carries. */
+export const MAX_OWNER_DENIALS = 32;
+
+/**
+ * A request the owner denied earlier in the same conversation, as the model asked for it: policy refuses the same
+ * tool with the same canonical arguments again, quoting `reason`, without asking the owner a second time.
+ */
+export const OwnerDenialV1 = Struct({
+  call_id: fragments.identifier,
+  /** Tool name as recorded in the conversation. */
+  tool: Type.String({ minLength: 1, maxLength: 200 }),
+  /** Arguments as the model sent them. */
+  arguments: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+  /** The owner's reason, or null when they gave none. */
+  reason: Nullable(Type.String({ maxLength: 1000 })),
+});
+export type OwnerDenialV1 = Static<typeof OwnerDenialV1>;
+
 /** `policy.submit`: hand one tool request to the gate. Tenant and agent come from the caller's session. */
 export const SubmitCallRequestV1 = Struct({
   tenant: fragments.identifier,
@@ -36,6 +86,10 @@ export const SubmitCallRequestV1 = Struct({
   device_id: OneOf([fragments.identifier, Type.Null()]),
   /** Correlation id for the events (the conversation id, or the operation id). */
   correlation_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  /** Untrusted content the conversation read since the user's last message; absent when none. */
+  taint: Type.Optional(ConversationTaintV1),
+  /** Requests the owner denied earlier in this conversation; absent when none. */
+  denials: Type.Optional(List(OwnerDenialV1, { maxItems: MAX_OWNER_DENIALS })),
 });
 export type SubmitCallRequestV1 = Static<typeof SubmitCallRequestV1>;
 
@@ -294,7 +348,26 @@ export const RiskAppsV1 = Struct({
 });
 export type RiskAppsV1 = Static<typeof RiskAppsV1>;
 
+export const POLICY_SET_SETTINGS_V1 = 'policy.settings.set.v1';
+
+/**
+ * What a tenant's writes need while a conversation is tainted (untrusted content read since the user's last message).
+ * `matching` (the default): a write whose text or target appeared in the untrusted content waits for the owner;
+ * `every_write`: every write waits. High risk always waits.
+ */
+export const TaintRuleV1 = Type.Enum(['matching', 'every_write']);
+export type TaintRuleV1 = Static<typeof TaintRuleV1>;
+
+/** `policy.settings.set`: a tenant's policy settings, replacing the ones it had. */
+export const SetPolicySettingsRequestV1 = Struct({ tenant: fragments.identifier, taint_rule: TaintRuleV1 });
+export type SetPolicySettingsRequestV1 = Static<typeof SetPolicySettingsRequestV1>;
+
+/** `policy.settings.set` and `policy.settings.get`'s answer: the tenant's settings (the defaults when it set none). */
+export const PolicySettingsV1 = Struct({ tenant: Type.String(), taint_rule: TaintRuleV1 });
+export type PolicySettingsV1 = Static<typeof PolicySettingsV1>;
+
 registerSchema(POLICY_SET_RISK_APPS_V1, SetRiskAppsRequestV1);
+registerSchema(POLICY_SET_SETTINGS_V1, SetPolicySettingsRequestV1);
 registerSchema(POLICY_TENANT_V1, TenantRequestV1);
 
 export const POLICY_KEYS_ISSUE_V1 = 'policy.keys.issue.v1';

@@ -46,6 +46,21 @@ export interface SimContact {
   readonly name: string;
   /** E.164 phone number. */
   readonly number: string;
+  /** What was written about the contact (by the owner, or a sync); the contacts app shows it under the name. */
+  readonly note?: string;
+}
+
+/** A message the phone received; the messages app's inbox lists it. Its text is whatever the sender wrote. */
+export interface SimReceivedMessage {
+  /** The sender's number (or name, for a contact). */
+  readonly from: string;
+  readonly body: string;
+}
+
+/** A notification on the home screen: an app's label and the text it posted. */
+export interface SimNotification {
+  readonly app: string;
+  readonly text: string;
 }
 
 /** A message sent through `device.send_message`. */
@@ -115,6 +130,8 @@ export interface PlacedElement extends SimObservedElement {
 export interface SimAppData {
   readonly contacts: readonly SimContact[];
   readonly messages: readonly SimMessage[];
+  readonly received: readonly SimReceivedMessage[];
+  readonly notifications: readonly SimNotification[];
   readonly balanceCents: number;
   readonly settings: Readonly<Record<SimSetting, boolean>>;
   readonly recentApps: readonly string[];
@@ -178,11 +195,20 @@ export const APPS: Record<string, SimApp> = {
     label: 'Home',
     home: 'home',
     screens: {
-      home: () => [
+      home: (d) => [
         { role: 'header', text: 'Home' },
         ...Object.entries(APPS)
           .filter(([pkg, app]) => pkg !== SIM_PACKAGES.launcher && !app.hidden)
           .map(([pkg, app]) => button(app.label, { kind: 'open_app', package: pkg })),
+        ...(d.notifications.length === 0
+          ? []
+          : [
+              {
+                role: 'text',
+                text: 'Notifications',
+                children: d.notifications.map((n): Node => ({ role: 'list_item', text: `${n.app}: ${n.text}` })),
+              } satisfies Node,
+            ]),
       ],
     },
   },
@@ -200,6 +226,15 @@ export const APPS: Record<string, SimApp> = {
           text: d.messages.length === 0 ? 'No conversations yet' : 'Conversations',
           children: d.messages.map((m) => ({ role: 'list_item', text: `${m.to.name}: ${m.body.slice(0, 60)}` })),
         },
+        ...(d.received.length === 0
+          ? []
+          : [
+              {
+                role: 'text',
+                text: 'Received',
+                children: d.received.map((m): Node => ({ role: 'list_item', text: `From ${m.from}: ${m.body}` })),
+              } satisfies Node,
+            ]),
       ],
       compose: () => [
         { role: 'header', text: 'New message' },
@@ -216,7 +251,11 @@ export const APPS: Record<string, SimApp> = {
     screens: {
       list: (d) => [
         { role: 'header', text: 'Contacts' },
-        ...d.contacts.map((c): Node => ({ role: 'list_item', text: c.name })),
+        ...d.contacts.map((c): Node => ({
+          role: 'list_item',
+          text: c.name,
+          ...(c.note ? { children: [{ role: 'text', text: `Note: ${c.note}` }] } : {}),
+        })),
       ],
     },
   },

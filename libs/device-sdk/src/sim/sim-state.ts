@@ -14,6 +14,8 @@ import {
   type SimContact,
   type SimForeground,
   type SimMessage,
+  type SimNotification,
+  type SimReceivedMessage,
   type SimSetting,
   type SimTransfer,
 } from './sim-apps.js';
@@ -21,6 +23,8 @@ import {
 /** How a {@link SimState} starts. */
 export interface SimStateInit {
   readonly contacts: readonly SimContact[];
+  readonly received?: readonly SimReceivedMessage[];
+  readonly notifications?: readonly SimNotification[];
   readonly foreground: SimForeground | null;
   readonly now: () => Date;
   /** Called by `device.delete_contacts_verified` right before it re-reads each name. */
@@ -33,6 +37,10 @@ export class SimState implements SimAppData {
   readonly contacts: SimContact[];
   /** Messages sent so far (by `device.send_message` or the messages app's Send button), oldest first. */
   readonly messages: SimMessage[] = [];
+  /** Messages received, oldest first: the inbox lists them. Tests may edit it directly. */
+  readonly received: SimReceivedMessage[];
+  /** Notifications on the home screen, oldest first. Tests may edit it directly. */
+  readonly notifications: SimNotification[];
   /** Balance of the bank app's current account, in cents; Confirm transfer takes money out of it. */
   balanceCents = 231_055;
   /** Transfers confirmed in the bank app, oldest first. */
@@ -69,6 +77,8 @@ export class SimState implements SimAppData {
 
   constructor(init: SimStateInit) {
     this.contacts = [...init.contacts];
+    this.received = [...(init.received ?? [])];
+    this.notifications = [...(init.notifications ?? [])];
     this.fg = init.foreground;
     this.now = init.now;
     this.beforeContactCheck = init.beforeContactCheck;

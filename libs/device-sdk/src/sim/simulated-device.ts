@@ -19,6 +19,8 @@ import {
   type SimContact,
   type SimForeground,
   type SimMessage,
+  type SimNotification,
+  type SimReceivedMessage,
   type SimSetting,
   type SimTransfer,
 } from './sim-apps.js';
@@ -41,6 +43,10 @@ export const SIM_TOOLS = [
 /** Options of {@link SimulatedDevice}. */
 export interface SimulatedDeviceOptions {
   readonly contacts?: readonly SimContact[];
+  /** Messages already received (the inbox lists them); default none. */
+  readonly received?: readonly SimReceivedMessage[];
+  /** Notifications on the home screen; default none. */
+  readonly notifications?: readonly SimNotification[];
   /** Starting foreground app; defaults to the launcher's home screen. */
   readonly foreground?: SimForeground | null;
   /** Clock for message times; defaults to the system clock. */
@@ -66,6 +72,8 @@ export class SimulatedDevice {
     const check = options.beforeContactCheck;
     this.state = new SimState({
       contacts: options.contacts ?? DEFAULT_CONTACTS,
+      ...(options.received ? { received: options.received } : {}),
+      ...(options.notifications ? { notifications: options.notifications } : {}),
       foreground: options.foreground === undefined ? LAUNCHER_HOME : options.foreground,
       now: options.now ?? (() => new Date()),
       ...(check ? { beforeContactCheck: (name: string) => check(name, this) } : {}),
@@ -83,6 +91,16 @@ export class SimulatedDevice {
   /** Messages sent so far (by `device.send_message` or the messages app's Send button), oldest first. */
   get messages(): SimMessage[] {
     return this.state.messages;
+  }
+
+  /** Messages received, oldest first, as the inbox lists them. Tests may edit it directly. */
+  get received(): SimReceivedMessage[] {
+    return this.state.received;
+  }
+
+  /** Notifications on the home screen, oldest first. Tests may edit it directly. */
+  get notifications(): SimNotification[] {
+    return this.state.notifications;
   }
 
   /** Balance of the bank app's current account, in cents; Confirm transfer takes money out of it. */

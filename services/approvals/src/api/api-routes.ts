@@ -139,6 +139,13 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     summary: "Replace the tenant's finance app lists",
     body: true,
   }),
+  command('get', `${TENANT}/policy/settings`, 'policy.settings.get', {
+    summary: "The tenant's policy settings: its taint rule",
+  }),
+  command('put', `${TENANT}/policy/settings`, 'policy.settings.set', {
+    summary: "Replace the tenant's policy settings (taint_rule: matching or every_write)",
+    body: true,
+  }),
   command('get', `${TENANT}/devices`, 'device-bridge.devices', { summary: "The tenant's connected devices" }),
   command('get', `${TENANT}/device-credentials`, 'device-bridge.credentials.list', {
     summary: "The tenant's device credentials (never their tokens), or one device's",

@@ -149,6 +149,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant}/policy/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's policy settings: its taint rule
+         * @description Runs `policy.settings.get` with the caller's credential.
+         */
+        get: operations["policySettingsGet"];
+        /**
+         * Replace the tenant's policy settings (taint_rule: matching or every_write)
+         * @description Runs `policy.settings.set` with the caller's credential.
+         */
+        put: operations["policySettingsSet"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenant}/devices": {
         parameters: {
             query?: never;
@@ -607,6 +631,20 @@ export interface components {
             };
             device_id: string | null;
             correlation_id?: string;
+            taint?: {
+                sources: {
+                    call_id: string;
+                    tool: string;
+                    description: string;
+                    strings: string[];
+                }[];
+            };
+            denials?: {
+                call_id: string;
+                tool: string;
+                arguments: Record<string, never>;
+                reason: string | null;
+            }[];
         };
         PolicyStatusReply: {
             status: {
@@ -731,6 +769,20 @@ export interface components {
         PolicyRiskAppsSetBody: {
             finance: string[];
             not_finance: string[];
+        };
+        PolicySettingsGetReply: {
+            tenant: string;
+            /** @enum {unknown} */
+            taint_rule: "matching" | "every_write";
+        };
+        PolicySettingsSetReply: {
+            tenant: string;
+            /** @enum {unknown} */
+            taint_rule: "matching" | "every_write";
+        };
+        PolicySettingsSetBody: {
+            /** @enum {unknown} */
+            taint_rule: "matching" | "every_write";
         };
         DeviceBridgeDevicesReply: {
             devices: {
@@ -1536,6 +1588,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PolicyRiskAppsSetReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    policySettingsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicySettingsGetReply"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    policySettingsSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicySettingsSetBody"];
+            };
+        };
+        responses: {
+            /** @description The command's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicySettingsSetReply"];
                 };
             };
             400: components["responses"]["Error400"];

@@ -19,6 +19,7 @@ import {
 import { isConversationStateError, ModelUnavailableError } from '../domain/errors.js';
 import { ModelProviders, type ModelProvider, type ModelReply, type ModelRequest } from '../domain/model-provider.js';
 import { turnText } from '../domain/turn-text.js';
+import { contextOfTurn, conversationTaint, ownerDenials } from '../domain/taint.js';
 import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 import { Conversations } from '../persistence/conversations.js';
 import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
@@ -114,6 +115,10 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       const request = requested.get(callId);
       const tracked = state.calls[callId];
       if (!request || !tracked) throw new Error(`call ${callId} is tracked but missing from the transcript`);
+      // What the model had read when it asked: untrusted content since the user's last message, the owner's denials.
+      const context = contextOfTurn(messages, tracked.turn);
+      const taint = conversationTaint(context);
+      const denials = ownerDenials(context);
       // Everything the session has: policy decides from the tool's executor whether the call runs on the device.
       const outcome = await this.policy.submit(
         {
@@ -129,6 +134,8 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
           },
           device_id: state.facts.device_id,
           correlation_id: cmd.conversationId,
+          ...(taint ? { taint } : {}),
+          ...(denials.length > 0 ? { denials } : {}),
         },
         callId,
       );

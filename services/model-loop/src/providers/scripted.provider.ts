@@ -14,6 +14,7 @@ import {
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
+  type ModelToolRequest,
 } from '../domain/model-provider.js';
 
 /** A script: the reply for a turn's request, without usage (the provider estimates it). */
@@ -241,10 +242,120 @@ export function directoryScript(
   return stop(['Here is what happened.', sentence(send, sent)].join(' '));
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The adversary script: a model that obeys every instruction it reads
+// ---------------------------------------------------------------------------------------------------------------
+
+/** How an instruction to the adversary is written, anywhere in what it reads: `CALL <tool> <JSON object>`. */
+export const ADVERSARY_INSTRUCTION = 'CALL ';
+
+/**
+ * Where the adversary looks, in order: the screen in front, then the contacts app, then the home screen (where
+ * notifications are), moving with `device.open_app`. Each package is written here, by the model, never read.
+ */
+export const ADVERSARY_TOUR = ['com.example.contacts', 'com.android.launcher'] as const;
+
+/**
+ * The worst case of a model under prompt injection, for tests of the gate: it reads the phone (observing the screen,
+ * then each app of {@link ADVERSARY_TOUR}) and obeys every instruction it finds in any tool result, whatever fence,
+ * language or disguise surrounds it: each `CALL <tool> <JSON object>` it reads it requests, once, together with its
+ * next step. When the owner denies one, it asks for exactly the same thing again, once. It answers when it has
+ * nothing left to do.
+ */
+export function adversaryScript(messages: readonly ConversationMessageV1[]): Omit<ModelReply, 'usage'> {
+  const asked = messages.flatMap((m) => m.tool_calls ?? []);
+  const statuses = latestStatuses(messages);
+  if (asked.some((c) => !statuses.has(c.call_id))) {
+    return { content: 'I am waiting for the results of my requests.', tool_calls: [] };
+  }
+  const key = (tool: string, args: unknown) => JSON.stringify([tool, args]);
+  const times = new Map<string, number>();
+  for (const c of asked) times.set(key(c.name, c.arguments), (times.get(key(c.name, c.arguments)) ?? 0) + 1);
+
+  const obeyed = messages
+    .filter((m) => m.role === 'tool' && m.tool_call_id)
+    .flatMap((m) => stringsOf(resultOf(messages, m.tool_call_id!)).flatMap(instructionsIn))
+    .filter((c) => !times.has(key(c.name, c.arguments)));
+  const again = asked
+    .filter((c) => statuses.get(c.call_id) === 'denied' && times.get(key(c.name, c.arguments)) === 1)
+    .map((c) => ({ name: c.name, arguments: c.arguments }));
+  const requests = uniqueRequests([...obeyed, ...again]);
+
+  const observations = asked.filter((c) => c.name === 'device.screen_observe').length;
+  const opened = asked.filter(
+    (c) => c.name === 'device.open_app' && ADVERSARY_TOUR.includes(String(c.arguments.package_name) as never),
+  );
+  const step: ModelToolRequest | undefined =
+    observations === 0 || observations === opened.length
+      ? { name: 'device.screen_observe', arguments: {} }
+      : opened.length < ADVERSARY_TOUR.length
+        ? { name: 'device.open_app', arguments: { package_name: ADVERSARY_TOUR[opened.length]! } }
+        : undefined;
+  const tool_calls = [...requests, ...(step ? [step] : [])];
+  if (tool_calls.length === 0) return stop('I did everything I was told to do.');
+  return { content: `Doing what I was told: ${tool_calls.map((c) => c.name).join(', ')}.`, tool_calls };
+}
+
+/** Every `CALL <tool> <JSON object>` in `text`, in order; malformed ones are skipped. */
+export function instructionsIn(text: string): { name: string; arguments: { [key: string]: JsonValue } }[] {
+  const out: { name: string; arguments: { [key: string]: JsonValue } }[] = [];
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(ADVERSARY_INSTRUCTION, from);
+    if (at < 0) return out;
+    from = at + ADVERSARY_INSTRUCTION.length;
+    const m = /^([a-z][a-z0-9_-]*\.[a-z][a-z0-9_]*)\s*\{/.exec(text.slice(from));
+    if (!m) continue;
+    const open = from + m[0].length - 1;
+    const close = closingBrace(text, open);
+    if (close < 0) continue;
+    try {
+      const parsed = JSON.parse(text.slice(open, close + 1)) as unknown;
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+        out.push({ name: m[1]!, arguments: parsed as { [key: string]: JsonValue } });
+      }
+    } catch {
+      // not JSON: not an instruction this model can follow
+    }
+  }
+}
+
+/** The index of the `}` closing the object that opens at `open`, or -1. Braces inside JSON strings do not count. */
+function closingBrace(text: string, open: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function uniqueRequests<T extends { name: string; arguments: unknown }>(requests: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return requests.filter((r) => {
+    const k = JSON.stringify([r.name, r.arguments]);
+    return !seen.has(k) && seen.add(k);
+  });
+}
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsOf);
+  return [];
+}
+
 /** The scripts the provider serves by default. */
 export const SCRIPTS: Readonly<Record<string, ScriptEntry>> = Object.freeze({
   demo: { script: demoScript, profile: LARGE_MODEL },
   directory: { script: directoryScript, profile: SMALL_MODEL },
+  adversary: { script: adversaryScript, profile: LARGE_MODEL },
 });
 
 /** A reply asking for one tool, by the name this model is shown for `tool` (or `tool` itself if not shown). */

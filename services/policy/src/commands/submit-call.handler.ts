@@ -15,6 +15,7 @@ import { isScreenAction } from '../domain/screen-target.js';
 import { DeviceScreensRepository, ObservationLaggingError } from '../persistence/device-screens.repository.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
 import { RiskAppsRepository } from '../persistence/risk-apps.repository.js';
+import { TenantSettingsRepository, type TenantSettings } from '../persistence/tenant-settings.repository.js';
 
 export class SubmitCallCommand extends Command<SubmitCallReplyV1> {
   constructor(readonly request: SubmitCallRequestV1) {
@@ -36,16 +37,19 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     private readonly grants: GrantsRepository,
     private readonly screens: DeviceScreensRepository,
     private readonly riskApps: RiskAppsRepository,
+    private readonly settings: TenantSettingsRepository,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(POLICY_CONFIG) private readonly config: PolicyConfig,
   ) {}
 
   async execute({ request }: SubmitCallCommand): Promise<SubmitCallReplyV1> {
-    const [grant, apps] = await Promise.all([
+    const [grant, apps, settings] = await Promise.all([
       this.grants.effective(request.tenant, request.agent_id),
       this.riskApps.forTenant(request.tenant),
+      // Only a tainted request needs the tenant's taint rule.
+      request.taint ? this.settings.forTenant(request.tenant) : undefined,
     ]);
-    const gate = await this.decide(request, grant, apps);
+    const gate = await this.decide(request, grant, apps, settings);
     if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
     const callId = callIdOf(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
@@ -85,9 +89,22 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     request: SubmitCallRequestV1,
     grant: Grant,
     apps: TenantAppLists | undefined,
+    settings: TenantSettings | undefined,
   ): Promise<GateDecision> {
-    const ctx = { catalog: this.catalog, grant, approvalTtlMs: this.config.approvalTtlMs, ...(apps ? { apps } : {}) };
-    const gateRequest: GateRequest = { tool: request.tool, arguments: request.arguments, deviceId: request.device_id };
+    const ctx = {
+      catalog: this.catalog,
+      grant,
+      approvalTtlMs: this.config.approvalTtlMs,
+      ...(apps ? { apps } : {}),
+      ...(settings ? { taintRule: settings.taint_rule } : {}),
+    };
+    const gateRequest: GateRequest = {
+      tool: request.tool,
+      arguments: request.arguments,
+      deviceId: request.device_id,
+      ...(request.taint ? { taint: request.taint } : {}),
+      ...(request.denials ? { denials: request.denials } : {}),
+    };
     const first = decideGate(ctx, gateRequest, new Date());
     // A screen action judged without the observation is judged again with it: what the screen shows (account
     // numbers, a switch under the finger) can raise or lower its risk. Without one on record, the first decision holds.

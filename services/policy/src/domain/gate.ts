@@ -10,8 +10,21 @@
  * told is refused with the fix. A screen action is judged on what it will really act on (screen-target.ts): a tap by
  * coordinates or by ref without text is resolved against the device's latest observation, and the verdict says
  * which app and text it was judged on, for the device to check.
+ *
+ * Conversations add two rules. A request identical to one the owner denied earlier in the conversation is refused
+ * with the owner's reason, without asking again (denials.ts). While the conversation holds untrusted content (read
+ * since the user's last message), a write whose text or target appeared in it, or under the tenant's `every_write`
+ * rule any write, is staged whatever its risk level, the taint reason first among the verdict's reasons so the owner
+ * sees it (taint.ts, which defines the matching precisely).
  */
-import { canonicalPayload, type CanonicalPayload, type JudgedTargetV1 } from '@ormuz/contracts';
+import {
+  canonicalPayload,
+  type CanonicalPayload,
+  type ConversationTaintV1,
+  type JudgedTargetV1,
+  type OwnerDenialV1,
+  type TaintRuleV1,
+} from '@ormuz/contracts';
 import {
   prepareCall,
   recordableToolName,
@@ -22,7 +35,9 @@ import {
   type ToolExecutor,
 } from '@ormuz/catalog';
 import { classifyRisk, MAX_REASONS, type TenantAppLists } from '@ormuz/risk';
+import { repeatedDenial, repeatedDenialMessage } from './denials.js';
 import { observedScreen, resolveScreenTarget, type ScreenObservation } from './screen-target.js';
+import { taintFinding } from './taint.js';
 
 export interface GateRequest {
   readonly tool: string;
@@ -34,6 +49,10 @@ export interface GateRequest {
    * that needs it is then answered `needs_observation`, and the caller decides again with it.
    */
   readonly observation?: ScreenObservation | null;
+  /** Untrusted content the conversation read since the user's last message; absent when none. */
+  readonly taint?: ConversationTaintV1;
+  /** Requests the owner denied earlier in the conversation. */
+  readonly denials?: readonly OwnerDenialV1[];
 }
 
 interface Recorded {
@@ -88,6 +107,8 @@ export interface GateContext {
   readonly approvalTtlMs: number;
   /** The tenant's finance / not-finance app lists, when it set any (`policy.risk.apps.set`). */
   readonly apps?: TenantAppLists;
+  /** The tenant's taint rule (`policy.settings.set`); `matching` when it set none. */
+  readonly taintRule?: TaintRuleV1;
 }
 
 /**
@@ -95,7 +116,12 @@ export interface GateContext {
  * Throws only NonCanonicalValueError, for arguments that have no canonical bytes at all.
  */
 export function decideGate(ctx: GateContext, request: GateRequest, now: Date): GateDecision | NeedsObservation {
-  const prepared = prepareCall(ctx.catalog, ctx.grant, { tool: request.tool, arguments: request.arguments }, ctx.designer);
+  const prepared = prepareCall(
+    ctx.catalog,
+    ctx.grant,
+    { tool: request.tool, arguments: request.arguments },
+    ctx.designer,
+  );
   if (!prepared.ok) {
     // A known tool is recorded under its canonical name; an unknown one as it was sent, when that is a tool name.
     const tool = prepared.tool ?? recordableToolName(request.tool);
@@ -117,6 +143,17 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
     contractVersion: String(prepared.version),
     target: targetOf(entry.executor, request.deviceId),
   };
+  const denied = repeatedDenial(
+    ctx.catalog,
+    ctx.grant,
+    ctx.designer,
+    request.denials,
+    definition.name,
+    recorded.payload.sha256,
+  );
+  if (denied) {
+    return { ...recorded, kind: 'refuse', reasonCode: 'denied_by_owner', message: repeatedDenialMessage(denied) };
+  }
   if (entry.executor === 'device' && !request.deviceId) {
     return {
       ...recorded,
@@ -127,7 +164,8 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
   }
   const target = resolveScreenTarget(definition.name, args, request.observation);
   if (target?.kind === 'needs_observation') return target;
-  if (target?.kind === 'refuse') return { ...recorded, kind: 'refuse', reasonCode: target.reasonCode, message: target.message };
+  if (target?.kind === 'refuse')
+    return { ...recorded, kind: 'refuse', reasonCode: target.reasonCode, message: target.message };
   const targetText = target ? target.targetText : typeof args.target_text === 'string' ? args.target_text : null;
   const judged = target?.judged ? { judged_on: target.judged } : {};
   const foreground = typeof args.foreground_package === 'string' ? args.foreground_package : null;
@@ -148,7 +186,18 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
           ctx.apps,
         )
       : { level: definition.risk_level, reasons: [`${definition.name} is declared ${definition.risk_level} risk`] };
-  const verdict = { ...classified, reasons: [...(target?.reasons ?? []), ...classified.reasons].slice(0, MAX_REASONS) };
+  const tainted = taintFinding(
+    { definition, executor: entry.executor, args },
+    request.taint,
+    ctx.taintRule ?? 'matching',
+  );
+  const verdict = {
+    ...classified,
+    reasons: [...(tainted ? [tainted.reason] : []), ...(target?.reasons ?? []), ...classified.reasons].slice(
+      0,
+      MAX_REASONS,
+    ),
+  };
   if (verdict.level === 'refused') {
     return {
       ...recorded,
@@ -157,7 +206,7 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
       message: `${verdict.reasons.join('; ')}. ${'fix' in verdict && verdict.fix ? verdict.fix : ''}`.trim(),
     };
   }
-  if (verdict.level === 'high') {
+  if (verdict.level === 'high' || tainted) {
     return {
       ...recorded,
       kind: 'stage',

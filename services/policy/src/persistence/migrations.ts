@@ -80,4 +80,15 @@ export const policyMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_tenant_settings': {
+    async up(db) {
+      // Each tenant's policy settings (policy.settings.set): its taint rule, read at every submit.
+      await db.schema
+        .createTable('tenant_settings')
+        .addColumn('tenant', 'text', (c) => c.primaryKey())
+        .addColumn('taint_rule', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -154,7 +154,12 @@ export function callStatusProjection(namespace: string): Projection<CallStatusDB
       const approvalId = event.type === 'ormuz.toolcall.staged.v1' ? event.data.approval_id : undefined;
       await t
         .updateTable('call_status')
-        .set({ status: statusOf(event.type), last_seq: seq, updated_at: time, ...(approvalId ? { approval_id: approvalId } : {}) })
+        .set({
+          status: statusOf(event.type),
+          last_seq: seq,
+          updated_at: time,
+          ...(approvalId ? { approval_id: approvalId } : {}),
+        })
         .where('tenant', '=', event.tenant)
         .where('call_id', '=', event.subject)
         // `<=`: a decision's events share their message's sequence (the request and the gate's decision arrive

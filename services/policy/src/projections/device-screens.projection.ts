@@ -207,7 +207,12 @@ const key = (tenant: string, id: string) => `${tenant}/${id}`;
 
 /** The call a screen tool's request records, or undefined when `apply` records none. */
 function requestedCall(event: OrmuzEvent): ScreenCall | undefined {
-  const data = event.data as { call_id: string; tool?: string; payload?: string; target?: { device_id: string } | null };
+  const data = event.data as {
+    call_id: string;
+    tool?: string;
+    payload?: string;
+    target?: { device_id: string } | null;
+  };
   if (!data.tool || !SCREEN_TOOLS.has(data.tool) || !data.target) return undefined;
   let continued = false;
   try {
@@ -245,7 +250,10 @@ async function readState(
   const calls = new Map<string, ScreenCall>();
   const screens = new Map<string, ScreenRow>();
   if (callKeys.size === 0 && devices.size === 0) return { calls, screens };
-  const pairs = (m: Map<string, [string, string]>) => [[...m.values()].map((p) => p[0]), [...m.values()].map((p) => p[1])];
+  const pairs = (m: Map<string, [string, string]>) => [
+    [...m.values()].map((p) => p[0]),
+    [...m.values()].map((p) => p[1]),
+  ];
   const [callTenants, callIds] = pairs(callKeys);
   const [deviceTenants, deviceIds] = pairs(devices);
   const { rows } = await sql<{ calls: ScreenCall[]; screens: ScreenRow[] }>`
@@ -274,11 +282,7 @@ interface Folded {
 }
 
 /** Applies the batch's events in stream order to the rows read (see `apply`, which it follows step by step). */
-function fold(
-  items: readonly AppliedEvent[],
-  calls: Map<string, ScreenCall>,
-  screens: Map<string, ScreenRow>,
-): Folded {
+function fold(items: readonly AppliedEvent[], calls: Map<string, ScreenCall>, screens: Map<string, ScreenRow>): Folded {
   const inserted = new Map<string, ScreenCall>();
   const ended = new Map<string, { tenant: string; call_id: string }>();
   const changed = new Set<string>();
@@ -338,7 +342,11 @@ function fold(
       ended.set(k, { tenant: event.tenant, call_id: data.call_id });
     }
   }
-  return { open: [...inserted.values()], ended: [...ended.values()], screens: [...changed].map((d) => screens.get(d)!) };
+  return {
+    open: [...inserted.values()],
+    ended: [...ended.values()],
+    screens: [...changed].map((d) => screens.get(d)!),
+  };
 }
 
 /** The batch's writes in one statement, each conditioned on the checkpoint's move (`moved`). */

@@ -10,8 +10,10 @@ import { SealCallCommand } from '../commands/seal-call.handler.js';
 import { SubmitCallCommand } from '../commands/submit-call.handler.js';
 import { SetGrantCommand } from '../commands/set-grant.handler.js';
 import { SetRiskAppsCommand } from '../commands/set-risk-apps.handler.js';
+import { SetPolicySettingsCommand } from '../commands/set-policy-settings.handler.js';
 import { ApiKeysQuery } from '../queries/api-keys.handler.js';
 import { RiskAppsQuery } from '../queries/risk-apps.handler.js';
+import { PolicySettingsQuery } from '../queries/policy-settings.handler.js';
 import { CallStatusQuery } from '../queries/call-status.handler.js';
 import { IdentifyCallsQuery } from '../queries/identify-calls.handler.js';
 import { OfferedToolsQuery, SearchToolsQuery } from '../queries/offered-tools.handler.js';
@@ -75,6 +77,17 @@ export class PolicyController {
   @Rpc('policy.risk.apps.get')
   riskApps(request: RpcRequestOf<'policy.risk.apps.get'>) {
     return this.queries.execute(new RiskAppsQuery(request));
+  }
+
+  /** A tenant's policy settings: its taint rule. */
+  @Rpc('policy.settings.set')
+  setSettings(request: RpcRequestOf<'policy.settings.set'>) {
+    return this.commands.execute(new SetPolicySettingsCommand(request));
+  }
+
+  @Rpc('policy.settings.get')
+  settings(request: RpcRequestOf<'policy.settings.get'>) {
+    return this.queries.execute(new PolicySettingsQuery(request));
   }
 
   /** Agents' API keys: a key is shown once, in the answer to issue or rotate; only its hash is kept. */

@@ -2,8 +2,11 @@ import type { Command } from 'commander';
 import type { ApprovalListV1, ApprovalViewV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
 
-const line = (a: ApprovalViewV1) =>
-  `${a.approval_id}  ${a.status.padEnd(8)}  ${a.tool}  call ${a.call_id}\n    ${a.summary}\n    expires ${a.expires_at}` +
+// Why it waits comes first among the reasons (a taint reason says what the agent had read before it asked).
+export const approvalLine = (a: ApprovalViewV1) =>
+  `${a.approval_id}  ${a.status.padEnd(8)}  ${a.tool}  call ${a.call_id}\n    ${a.summary}\n` +
+  (a.risk_reasons.length > 0 ? `    why: ${a.risk_reasons.join('; ')}\n` : '') +
+  `    expires ${a.expires_at}` +
   (a.decided_by ? `; decided by ${a.decided_by} at ${a.decided_at}` : '');
 
 export function registerApprovalCommands(program: Command, ctx: () => CliContext): void {
@@ -19,7 +22,7 @@ export function registerApprovalCommands(program: Command, ctx: () => CliContext
         status: o.all ? 'all' : 'pending',
       });
       ctx().print(reply, (r: ApprovalListV1) =>
-        r.approvals.length === 0 ? 'no approvals' : r.approvals.map(line).join('\n'),
+        r.approvals.length === 0 ? 'no approvals' : r.approvals.map(approvalLine).join('\n'),
       );
     });
 
@@ -36,7 +39,7 @@ export function registerApprovalCommands(program: Command, ctx: () => CliContext
           approval_id: approvalId,
           ...(o.reason ? { reason: o.reason } : {}),
         });
-        ctx().print(reply, line);
+        ctx().print(reply, approvalLine);
       });
   }
 }

@@ -25,7 +25,11 @@ export function registerAuthCommands(program: Command, ctx: () => CliContext): v
     .requiredOption('--tenant <tenant>', 'tenant the token acts in (* for a platform administrator)', TENANT_OR_ALL)
     .requiredOption('--role <role>', `a role (repeatable): ${ROLES.join(', ')}`, role)
     .requiredOption('--sub <subject>', 'who it is (recorded as the approver of what they decide), e.g. alice@acme')
-    .option('--agent <agent>', 'an agent an owner decides for (repeatable; default: every agent)', (v: string, p: string[] = []) => [...p, v])
+    .option(
+      '--agent <agent>',
+      'an agent an owner decides for (repeatable; default: every agent)',
+      (v: string, p: string[] = []) => [...p, v],
+    )
     .option('--ttl <seconds>', 'lifetime in seconds (default 3600)', (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 30 * 86_400) throw new InvalidArgumentError('1 to 2592000 seconds');

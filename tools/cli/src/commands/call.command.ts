@@ -4,7 +4,9 @@ import { submitUnansweredHint } from '@ormuz/service-kit';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
 function renderStatus(r: CallStatusReplyV1): string {
-  const lines = Object.entries(r.status).map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+  const lines = Object.entries(r.status).map(
+    ([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
+  );
   if (r.timeline) {
     lines.push('  timeline:');
     for (const t of r.timeline) lines.push(`    #${t.seq} ${t.time} ${t.type} (${t.source})`);
@@ -20,33 +22,46 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
     .description('hand one tool request to the policy gate (as an API caller with an operation id)')
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--tool <name>', 'tool name, e.g. device.send_message')
-    .requiredOption('--operation-id <id>', 'your idempotency key: the call id is derived from it', identifier('--operation-id'))
+    .requiredOption(
+      '--operation-id <id>',
+      'your idempotency key: the call id is derived from it',
+      identifier('--operation-id'),
+    )
     .option('--args <json>', 'arguments as a JSON object', '{}')
     .option('--agent <id>', 'agent id', identifier('--agent'), 'cli')
     .option('--device <id>', 'device the call acts on', identifier('--device'))
-    .action(async (o: { tenant: string; tool: string; operationId: string; args: string; agent: string; device?: string }) => {
-      const request: SubmitCallRequestV1 = {
-        tenant: o.tenant,
-        agent_id: o.agent,
-        tool: o.tool,
-        arguments: parseJsonObjectOption('args', o.args),
-        origin: { kind: 'operation', operation_id: o.operationId },
-        device_id: o.device ?? null,
-        correlation_id: o.operationId,
-      };
-      const reply = await ctx().call('policy.submit', request, {
-        ifUnanswered: submitUnansweredHint(request),
-      });
-      ctx().print(reply, (r: SubmitCallReplyV1) =>
-        [
-          `call ${r.call_id}: ${r.status}${r.duplicate ? ' (duplicate: observed the original, nothing ran again)' : ''}`,
-          r.message ? `  ${r.message}` : '',
-          r.approval_id ? `  approval ${r.approval_id}: ${r.summary} (expires ${r.expires_at})` : '',
-        ]
-          .filter(Boolean)
-          .join('\n'),
-      );
-    });
+    .action(
+      async (o: {
+        tenant: string;
+        tool: string;
+        operationId: string;
+        args: string;
+        agent: string;
+        device?: string;
+      }) => {
+        const request: SubmitCallRequestV1 = {
+          tenant: o.tenant,
+          agent_id: o.agent,
+          tool: o.tool,
+          arguments: parseJsonObjectOption('args', o.args),
+          origin: { kind: 'operation', operation_id: o.operationId },
+          device_id: o.device ?? null,
+          correlation_id: o.operationId,
+        };
+        const reply = await ctx().call('policy.submit', request, {
+          ifUnanswered: submitUnansweredHint(request),
+        });
+        ctx().print(reply, (r: SubmitCallReplyV1) =>
+          [
+            `call ${r.call_id}: ${r.status}${r.duplicate ? ' (duplicate: observed the original, nothing ran again)' : ''}`,
+            r.message ? `  ${r.message}` : '',
+            r.approval_id ? `  approval ${r.approval_id}: ${r.summary} (expires ${r.expires_at})` : '',
+          ]
+            .filter(Boolean)
+            .join('\n'),
+        );
+      },
+    );
 
   call
     .command('status')

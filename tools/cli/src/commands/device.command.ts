@@ -32,7 +32,9 @@ function seconds(option: string, min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > 366 * 24 * 3600) {
-      throw new CliInputError(`${option} must be a whole number of seconds from ${min} to ${366 * 24 * 3600}, not ${value}.`);
+      throw new CliInputError(
+        `${option} must be a whole number of seconds from ${min} to ${366 * 24 * 3600}, not ${value}.`,
+      );
     }
     return n;
   };
@@ -50,11 +52,15 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
       ctx().print(reply, (r: ConnectedDevicesV1) =>
         r.devices.length === 0
           ? 'no devices connected'
-          : r.devices.map((d) => `${d.device_id}  boot ${d.boot_id}  since ${d.connected_at}  on ${d.replica}`).join('\n'),
+          : r.devices
+              .map((d) => `${d.device_id}  boot ${d.boot_id}  since ${d.connected_at}  on ${d.replica}`)
+              .join('\n'),
       );
     });
 
-  const credentials = device.command('credentials').description('device tokens: issue, rotate, revoke, list (only hashes are stored)');
+  const credentials = device
+    .command('credentials')
+    .description('device tokens: issue, rotate, revoke, list (only hashes are stored)');
   /** issue and rotate: a new token for a device, its lifetime, and what else the command takes. */
   const newToken = (name: 'issue' | 'rotate', description: string, extra: (cmd: Command) => Command = (cmd) => cmd) =>
     extra(
@@ -93,7 +99,9 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
         device_id: o.device,
         ...(o.credential ? { credential_id: o.credential } : {}),
       });
-      ctx().print(reply, (r: RevokedCredentialsV1) => (r.revoked.length === 0 ? 'nothing to revoke' : `revoked ${r.revoked.join(', ')}`));
+      ctx().print(reply, (r: RevokedCredentialsV1) =>
+        r.revoked.length === 0 ? 'nothing to revoke' : `revoked ${r.revoked.join(', ')}`,
+      );
     });
   credentials
     .command('list')
