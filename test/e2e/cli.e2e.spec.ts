@@ -148,6 +148,7 @@ describe('ormuz CLI against the running platform', () => {
       DATABASE_URL: database.url,
       ORMUZ_NAMESPACE: namespace,
       APPROVALS_PORT: '0',
+      MCP_GATEWAY_PORT: '0',
       DEVICE_BRIDGE_PORT: '0',
       DEVICE_TOKENS: `${TENANT}:phone-1:cli-e2e-token`,
       LOG_LEVEL: 'info',

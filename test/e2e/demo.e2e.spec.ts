@@ -1,5 +1,5 @@
 /**
- * The main job, end to end: five service processes, a simulated phone, the scripted agent (signed in with an API key
+ * The main job, end to end: six service processes, a simulated phone, the scripted agent (signed in with an API key
  * of its own) and an owner approving over HTTP, against the real Postgres and either the test NATS server (named with
  * NATS_URL) or, as a plain `npm start` does, a nats-server the demo runs itself under the shipped authorization.
  * Runs the built CLI exactly as `npm start` does.
@@ -8,6 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { chromium, type Browser } from 'playwright-core';
 import { claimNamespace, openDatabase } from '@ormuz/postgres';
 import {
@@ -45,7 +47,7 @@ describe('demo (npm start)', () => {
     for (const database of databases) await database.drop();
   });
 
-  it('runs one low-risk and one approved high-risk call through all five services and exits 0', async () => {
+  it('runs one low-risk and one approved high-risk call through all six services and exits 0', async () => {
     const r = await runCli(['demo', '--timeout', '60000'], {
       NATS_URL: natsUrl,
       DATABASE_URL: await freshDatabase(),
@@ -69,7 +71,7 @@ describe('demo (npm start)', () => {
     expect(r.stdout).toMatch(/the demo shortened this data: [\d,]+ more characters are not shown here/);
   }, 90_000);
 
-  it('with --keep-running leaves a staged call for the owner, approved here in the console in Chromium; stops on SIGINT', async () => {
+  it('with --keep-running leaves a staged call for the owner, approved here in the console in Chromium, and serves MCP with the key it prints; stops on SIGINT', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'ormuz-demo-keep-'));
     const demo = spawnTracked(process.execPath, [cliEntry(), 'demo', '--keep-running', '--timeout', '60000'], {
       NATS_URL: natsUrl,
@@ -95,6 +97,28 @@ describe('demo (npm start)', () => {
       // Only the call left for the owner is pending; the demo's own run approved its call.
       expect(demo.stdout()).toMatch(/owner approved apr_/);
       expect(demo.stdout()).not.toContain(`owner approved ${approvalId}`);
+
+      // An MCP client configured as the demo says: the printed endpoint and key list the demo agent's grant.
+      const printed = /\nMCP: (http:\S+\/mcp) serves .*\n.*\n +(ormz_\S+)\n/.exec(demo.stdout());
+      if (!printed) throw new Error(`no MCP endpoint and key printed\n${context()}`);
+      const [, mcpUrl, mcpKey] = printed;
+      expect(demo.stdout()).toContain(`"url": "${mcpUrl}"`);
+      expect(demo.stdout()).toContain(`"Authorization": "Bearer ${mcpKey}"`);
+      expect(demo.stdout()).toContain(`npx ormuz mcp --key ${mcpKey} --url ${mcpUrl} --device phone-1`);
+      const mcp = new Client({ name: 'demo-e2e', version: '1.0.0' });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(mcpUrl!), {
+          requestInit: { headers: { authorization: `Bearer ${mcpKey}`, 'ormuz-device': 'phone-1' } },
+        }),
+      );
+      try {
+        const { tools } = await mcp.listTools();
+        expect(tools.map((t) => t.name)).toEqual(
+          expect.arrayContaining(['device.screen_observe', 'device.send_message']),
+        );
+      } finally {
+        await mcp.close();
+      }
 
       browser = await chromium.launch({
         executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
@@ -260,7 +284,9 @@ describe('demo on its own nats-server (npm start without NATS_URL)', () => {
     for (const r of [first, second]) {
       expect(r.stdout).toMatch(/^Ormuz demo: namespace \w+, NATS nats:\/\/127\.0\.0\.1:\d+;/m);
       // The server's own account of who is connected (its /connz): each service as itself, the demo as cli.
-      expect(r.stdout).toMatch(/NATS users connected: approvals, audit, cli, device-bridge, model-loop, policy \(/);
+      expect(r.stdout).toMatch(
+        /NATS users connected: approvals, audit, cli, device-bridge, mcp-gateway, model-loop, policy \(/,
+      );
       expect(r.stdout).toMatch(/agent demo\/demo-agent signs in with API key \w+/);
       expect(r.stdout).toMatch(/device\.send_message: succeeded/);
       expect(r.stdout).toMatch(/audit row: status=succeeded decided_by=owner@demo/);

@@ -15,7 +15,7 @@ import {
 } from '@ormuz/testing';
 import { cliEntry, exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
 
-const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit'] as const;
+const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit', 'mcp-gateway'] as const;
 const variable = (user: string) => `NATS_${user.toUpperCase().replaceAll('-', '_')}_PASSWORD`;
 /** A letter first: nats-server reads the variable as a configuration value (see authorization.conf). */
 const passwords = Object.fromEntries(
@@ -55,7 +55,7 @@ describe('the platform under the shipped NATS authorization', () => {
     for (const database of databases) await database.drop();
   });
 
-  it('migrates as each service, then runs the demo through all five services without a permissions violation', async () => {
+  it('migrates as each service, then runs the demo through all six services without a permissions violation', async () => {
     const env = {
       NATS_URL: server.url,
       DATABASE_URL: await freshDatabase(),
@@ -64,10 +64,10 @@ describe('the platform under the shipped NATS authorization', () => {
       NATS_PASSWORD: passwords[variable('cli')],
       ...passwords,
     };
-    // Five services start at once: on a loaded two-core machine that alone can take half a minute.
+    // Six services start at once: on a loaded two-core machine that alone can take half a minute.
     const migrated = await runCli(['--json', 'migrate'], env, 90_000);
     if (migrated.code !== 0) throw new Error(`migrate exited ${migrated.code}\n${migrated.stdout}\n${migrated.stderr}`);
-    expect((JSON.parse(migrated.stdout) as { results: { ok: boolean }[] }).results).toHaveLength(5);
+    expect((JSON.parse(migrated.stdout) as { results: { ok: boolean }[] }).results).toHaveLength(SERVICES.length);
 
     const r = await runCli(['demo', '--timeout', '60000'], env);
     if (r.code !== 0) throw new Error(`demo exited ${r.code}\n${r.stdout}\n${r.stderr}\n${violations().join('\n')}`);

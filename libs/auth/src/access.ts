@@ -30,7 +30,7 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'policy.submit': { roles: ['operator'], agents: 'own', services: ['model-loop', 'mcp-gateway'] },
   'policy.status': { roles: READERS, agents: 'tenant', services: ['model-loop', 'mcp-gateway'] },
   'policy.identify': { roles: ['operator'], agents: 'own', services: ['model-loop', 'mcp-gateway'] },
-  'policy.seal': { roles: ['operator'] },
+  'policy.seal': { roles: ['operator'], services: ['mcp-gateway'] },
   'policy.grants.set': { roles: ['operator'] },
   'policy.grants.get': { roles: READERS, agents: 'own' },
   'policy.tools': { roles: READERS, agents: 'own', services: ['model-loop', 'mcp-gateway'] },

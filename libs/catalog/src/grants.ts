@@ -174,6 +174,7 @@ export function offeredToolsOf(catalog: Catalog, grant: Grant): OfferedToolV1[] 
     parameters: e.modelSchema,
     effect: e.definition.effect,
     risk_level: e.definition.risk_level,
+    executor: e.executor,
   }));
 }
 

@@ -62,3 +62,21 @@ export function commandSubject(namespace: string, service: string, name: string)
 export function internalCommandSubject(namespace: string, service: string, name: string): string {
   return `${namespace}.int.${service}.${name}`;
 }
+
+/**
+ * Subject of the notice "the grant of an agent of `tenant` changed": `<namespace>.notice.grants.<tenant>`, a core NATS
+ * message policy publishes once it has stored a grant (body {@link GrantChangedNoticeV1}), outside every stream's
+ * subjects. Nothing stores it: a listener that misses one learns the grant at its next question to policy, which
+ * checks every call against the grant anyway.
+ */
+export function grantNoticeSubject(namespace: string, tenant: string): string {
+  assertIdentifier('namespace', namespace);
+  assertIdentifier('tenant', tenant);
+  return `${namespace}.notice.grants.${tenant}`;
+}
+
+/** Every tenant's grant notices in `namespace` (see {@link grantNoticeSubject}). */
+export function grantNoticesFilter(namespace: string): string {
+  assertIdentifier('namespace', namespace);
+  return `${namespace}.notice.grants.*`;
+}

@@ -4,6 +4,7 @@ import { CallRunner } from './sessions/call-runner.js';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from './config.js';
 import { McpSessions } from './sessions/mcp-sessions.js';
 import { McpController } from './transport/mcp.controller.js';
+import { GrantNoticesListener } from './transport/grant-notices.listener.js';
 import { PolicyClient } from './transport/policy.client.js';
 
 @Module({})
@@ -13,7 +14,13 @@ export class McpGatewayModule {
       module: McpGatewayModule,
       imports: [InfrastructureModule.forRoot(infra)],
       controllers: [McpController],
-      providers: [{ provide: MCP_GATEWAY_CONFIG, useValue: config }, PolicyClient, CallRunner, McpSessions],
+      providers: [
+        { provide: MCP_GATEWAY_CONFIG, useValue: config },
+        PolicyClient,
+        CallRunner,
+        McpSessions,
+        GrantNoticesListener,
+      ],
     };
   }
 }

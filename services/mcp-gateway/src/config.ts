@@ -23,8 +23,19 @@ export interface McpGatewayConfig extends BaseConfig {
    * Env `MCP_CALL_WAIT_MS`, default 30000.
    */
   readonly callWaitMs: number;
+  /**
+   * How long a call run as a task (2025-11-25 tasks) is waited for, the owner's decision included, in ms; the task's
+   * TTL when the client asks for none. Env `MCP_TASK_WAIT_MS`, default 86400000 (a day).
+   */
+  readonly taskWaitMs: number;
   /** How often a running call's status is read while waiting, in ms. Env `MCP_CALL_POLL_MS`, default 200. */
   readonly callPollMs: number;
+  /**
+   * Most UTF-8 bytes of a call's data in one result (the text's fenced data; `structuredContent.outcome` is left out
+   * of a result cut short): the rest is read with `ormuz.read_more`. Env `MCP_RESULT_MAX_BYTES`, default 8192, as a
+   * model-loop conversation's.
+   */
+  readonly resultMaxBytes: number;
   /** Tools per `tools/list` page. Env `MCP_TOOLS_PAGE_SIZE`, default 100. */
   readonly toolsPageSize: number;
   /** Open sessions at most; a new one beyond is refused with 503. Env `MCP_MAX_SESSIONS`, default 1000. */
@@ -53,7 +64,9 @@ export function loadMcpGatewayConfig(env: Env): McpGatewayConfig {
     allowedOrigins: listFrom(env, 'MCP_ALLOWED_ORIGINS', []),
     maxBodyBytes: intFrom(env, 'MCP_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     callWaitMs: intFrom(env, 'MCP_CALL_WAIT_MS', 30_000, 0, 600_000),
+    taskWaitMs: intFrom(env, 'MCP_TASK_WAIT_MS', 86_400_000, 1000, 30 * 86_400_000),
     callPollMs: intFrom(env, 'MCP_CALL_POLL_MS', 200, 10, 60_000),
+    resultMaxBytes: intFrom(env, 'MCP_RESULT_MAX_BYTES', 8 * 1024, 256, 1024 * 1024),
     toolsPageSize: intFrom(env, 'MCP_TOOLS_PAGE_SIZE', 100, 1, 10_000),
     maxSessions: intFrom(env, 'MCP_MAX_SESSIONS', 1000, 1, 1_000_000),
     sessionIdleMs: intFrom(env, 'MCP_SESSION_IDLE_MS', 1_800_000, 1000, 86_400_000),

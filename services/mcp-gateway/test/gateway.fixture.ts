@@ -1,5 +1,6 @@
-// The MCP gateway under test, in-process on a fresh namespace and database, beside the real policy and device-bridge
-// and a simulated phone connected to the bridge. Tests talk to the gateway over HTTP with the SDK's own client.
+// The MCP gateway under test, in-process on a fresh namespace and database, beside the real policy, device-bridge,
+// model-loop (the executor of the platform's own tools) and approvals (the owner's decisions), and a simulated phone
+// connected to the bridge. Tests talk to the gateway over HTTP with the SDK's own client.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,10 @@ import { adminFor, createTestDatabase, randomNamespace, testEnv, waitFor, type T
 import { deviceBridgeService, loadDeviceBridgeConfig } from '../../device-bridge/src/index.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { loadPolicyConfig, policyService } from '../../policy/src/index.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { loadModelLoopConfig, modelLoopService } from '../../model-loop/src/index.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { approvalsService, loadApprovalsConfig } from '../../approvals/src/index.js';
 import { loadMcpGatewayConfig, mcpGatewayService } from '../src/index.js';
 
 /** A JSON-RPC error answer, as the gateway refuses a request (a body that is not JSON reads as its message). */
@@ -28,6 +33,8 @@ export interface JsonRpcAnswer {
 
 export const TENANT = 'acme';
 export const DEVICE = 'phone-1';
+/** A second phone with a credential, connected only when a test says so (until then its calls wait for it). */
+export const LATE_DEVICE = 'phone-2';
 
 export class GatewayPlatform {
   readonly namespace = randomNamespace('mcp');
@@ -38,12 +45,18 @@ export class GatewayPlatform {
   nc!: NatsConnection;
   jsm!: JetStreamManager;
   private readonly running: RunningService[] = [];
-  private phone: SimulatedDeviceHandle | undefined;
+  private readonly phones: SimulatedDeviceHandle[] = [];
+  private devicesUrl = '';
+  /** The environment the services were started with (a test starts the gateway as a process with it). */
+  env: Record<string, string> = {};
   private journals = '';
   private readonly clients: Client[] = [];
 
-  /** Starts policy, the bridge, the gateway (`extraEnv` on top) and a connected simulated phone. */
-  async open(extraEnv: Record<string, string> = {}): Promise<void> {
+  /**
+   * Starts policy, the bridge, model-loop, the gateway (`extraEnv` on top; none with `skipGateway`, for a test that
+   * runs it as a process) and a connected simulated phone.
+   */
+  async open(extraEnv: Record<string, string> = {}, skipGateway = false): Promise<void> {
     this.db = await createTestDatabase();
     this.nc = await connectNats({ url: testEnv().natsUrl, name: 'mcp-test' });
     this.jsm = await jetstreamManager(this.nc);
@@ -53,30 +66,45 @@ export class GatewayPlatform {
       ORMUZ_NAMESPACE: this.namespace,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DEVICE_BRIDGE_PORT: '0',
-      DEVICE_TOKENS: `${TENANT}:${DEVICE}:secret-1`,
+      DEVICE_TOKENS: `${TENANT}:${DEVICE}:secret-1,${TENANT}:${LATE_DEVICE}:secret-2`,
       MCP_GATEWAY_PORT: '0',
+      APPROVALS_PORT: '0',
       ...extraEnv,
     };
+    this.env = env;
     // One at a time: the first claims the database for the namespace; policy migrates the API keys' schema.
     this.running.push(await startService(policyService(loadPolicyConfig(env))));
     const bridge = await startService(deviceBridgeService(loadDeviceBridgeConfig(env)));
     this.running.push(bridge);
-    this.gateway = await startService(mcpGatewayService(loadMcpGatewayConfig(env)));
-    this.running.push(this.gateway);
-    this.url = new URL(`${this.gateway.httpUrl!}/mcp`);
+    this.running.push(await startService(modelLoopService(loadModelLoopConfig(env))));
+    this.running.push(await startService(approvalsService(loadApprovalsConfig(env))));
+    if (!skipGateway) {
+      this.gateway = await startService(mcpGatewayService(loadMcpGatewayConfig(env)));
+      this.running.push(this.gateway);
+      this.url = new URL(`${this.gateway.httpUrl!}/mcp`);
+    }
     this.journals = mkdtempSync(join(tmpdir(), 'mcp-gateway-test-'));
-    this.phone = runSimulatedDevice({
-      url: bridge.infra.endpoints.devices!,
-      tenant: TENANT,
-      deviceId: DEVICE,
-      token: 'secret-1',
-      journalDir: join(this.journals, DEVICE),
-      backoff: { initialDelayMs: 20, maxDelayMs: 200 },
-    });
-    await waitFor(async () => (await this.admin('device-bridge.devices', { tenant: TENANT })).devices.length === 1, {
-      timeoutMs: 20_000,
-      message: 'the phone to connect',
-    });
+    this.devicesUrl = bridge.infra.endpoints.devices!;
+    await this.connectPhone(DEVICE, 'secret-1');
+  }
+
+  /** Connects a simulated phone of the tenant and waits until the bridge has it. */
+  async connectPhone(deviceId: string, token = deviceId === LATE_DEVICE ? 'secret-2' : 'secret-1'): Promise<void> {
+    this.phones.push(
+      runSimulatedDevice({
+        url: this.devicesUrl,
+        tenant: TENANT,
+        deviceId,
+        token,
+        journalDir: join(this.journals, deviceId),
+        backoff: { initialDelayMs: 20, maxDelayMs: 200 },
+      }),
+    );
+    await waitFor(
+      async () =>
+        (await this.admin('device-bridge.devices', { tenant: TENANT })).devices.some((d) => d.device_id === deviceId),
+      { timeoutMs: 20_000, message: `${deviceId} to connect` },
+    );
   }
 
   /** A command run by an admin of the tenant. */
@@ -91,11 +119,11 @@ export class GatewayPlatform {
   }
 
   /** An SDK client connected to the gateway with `apiKey`, acting on the phone unless `device` says otherwise. */
-  async client(apiKey: string, device: string | null = DEVICE): Promise<Client> {
+  async client(apiKey: string, device: string | null = DEVICE, url: URL = this.url): Promise<Client> {
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
     if (device) headers['ormuz-device'] = device;
     const client = new Client({ name: 'ormuz-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(this.url, { requestInit: { headers } }));
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
     this.clients.push(client);
     return client;
   }
@@ -123,9 +151,9 @@ export class GatewayPlatform {
 
   async close(): Promise<void> {
     for (const client of this.clients) await client.close().catch(() => undefined);
-    await this.phone?.close();
+    for (const phone of this.phones) await phone.close();
     for (const svc of this.running.reverse()) await svc.close();
-    for (const context of ['calls', 'devices'] as const) {
+    for (const context of ['calls', 'devices', 'conversations'] as const) {
       await this.jsm?.streams.delete(streamName(this.namespace, context)).catch(() => false);
     }
     await this.nc?.close();

@@ -4,9 +4,18 @@
  * runs on the phone, a high-risk one stays staged), the endpoint refuses what it must, and one operation id is one
  * execution however many times it is sent.
  */
-import { McpError, EmptyResultSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  McpError,
+  EmptyResultSchema,
+  ErrorCode,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { callRpc } from '@ormuz/service-kit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DEVICE, GatewayPlatform, INITIALIZE, TENANT } from './gateway.fixture.js';
+import { bearerFor, waitFor } from '@ormuz/testing';
+import { DEVICE, GatewayPlatform, INITIALIZE, LATE_DEVICE, TENANT } from './gateway.fixture.js';
 
 const AGENT = 'mcp-agent';
 
@@ -27,7 +36,15 @@ describe('mcp-gateway', () => {
 
   beforeAll(async () => {
     // Two tools a page, so that listing the grant takes several pages.
-    await platform.open({ MCP_TOOLS_PAGE_SIZE: '2', MCP_MAX_BODY_BYTES: '65536', MCP_CALL_WAIT_MS: '20000' });
+    await platform.open({
+      MCP_TOOLS_PAGE_SIZE: '2',
+      MCP_MAX_BODY_BYTES: '65536',
+      MCP_CALL_WAIT_MS: '20000',
+      // Small enough that a screen observation is cut short; model-loop, which runs ormuz.read_more, reads on in parts
+      // of the same bound.
+      MCP_RESULT_MAX_BYTES: '256',
+      MODEL_LOOP_TOOL_RESULT_MAX_BYTES: '256',
+    });
     await platform.admin('policy.grants.set', {
       tenant: TENANT,
       agent_id: AGENT,
@@ -58,9 +75,10 @@ describe('mcp-gateway', () => {
     (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
 
   it('lists exactly what policy offers the agent, page by page, with titles and annotations', async () => {
-    // The platform's own tools come with every grant, but run only inside Ormuz's model loop.
+    // The platform's own tools come with every grant; of them, MCP is served the two that read calls (the directory
+    // tools are what tools/list itself is).
     const offered = (await platform.admin('policy.tools', { tenant: TENANT, agent_id: AGENT })).tools.filter(
-      (t) => !t.name.startsWith('ormuz.'),
+      (t) => t.executor === 'device' || t.name === 'ormuz.check_call_status' || t.name === 'ormuz.read_more',
     );
     const { tools, pages } = await listAll(client);
     expect(tools.map((t) => t.name)).toEqual(offered.map((t) => t.name));
@@ -68,7 +86,12 @@ describe('mcp-gateway', () => {
     const names = tools.map((t) => t.name);
     expect(names).toContain('device.list_contacts');
     expect(names).not.toContain('device.toggle_setting');
-    expect(names.some((n) => n.startsWith('ormuz.'))).toBe(false);
+    expect(names).toEqual(expect.arrayContaining(['ormuz.check_call_status', 'ormuz.read_more']));
+    expect(names).not.toContain('ormuz.search_tools');
+    expect(tools.find((t) => t.name === 'ormuz.check_call_status')!.annotations).toMatchObject({
+      readOnlyHint: true,
+      openWorldHint: false,
+    });
     const contacts = tools.find((t) => t.name === 'device.list_contacts')!;
     expect(contacts.title).toBe('Device: list contacts');
     expect(contacts.annotations).toMatchObject({
@@ -92,7 +115,7 @@ describe('mcp-gateway', () => {
   it('runs a low-risk device tool and answers its outcome, fenced, with progress while it waits', async () => {
     const progress: number[] = [];
     const result = await client.callTool(
-      { name: 'device.list_contacts', arguments: { name_query: 'a', limit: 5 } },
+      { name: 'device.list_contacts', arguments: { name_query: 'a', limit: 1 } },
       undefined,
       { onprogress: (p) => progress.push(p.progress) },
     );
@@ -123,6 +146,44 @@ describe('mcp-gateway', () => {
     const status = await platform.admin('policy.status', { tenant: TENANT, call_id: s.call_id! });
     expect(status.status.status).toBe('staged');
     expect(status.status.pending_approval?.approval_id).toBe(s.approval_id);
+    // What the answer says to do works over MCP: the platform reads the call's recorded status.
+    const check = await client.callTool({ name: 'ormuz.check_call_status', arguments: { call_id: s.call_id } });
+    expect(check.isError).toBe(false);
+    expect(structured(check)).toMatchObject({ status: 'succeeded', tool: 'ormuz.check_call_status' });
+    expect(structured(check).outcome).toMatchObject({ call_id: s.call_id, status: 'pending_confirmation' });
+  });
+
+  it('reads the rest of a result cut short with ormuz.read_more, part after part', async () => {
+    const first = await client.callTool({ name: 'device.screen_observe', arguments: {} });
+    expect(structured(first)).toMatchObject({ status: 'succeeded', partial: true, outcome: null });
+    let continuation = /"continuation":"([^"]+)"/.exec(text(first))?.[1];
+    expect(continuation).toBeDefined();
+    let parts = 0;
+    while (continuation) {
+      const more = await client.callTool({ name: 'ormuz.read_more', arguments: { continuation } });
+      expect(more.isError).toBe(false);
+      const part = structured(more).outcome as { content: string; partial: boolean; continuation?: string };
+      parts += 1;
+      continuation = part.partial ? part.continuation : undefined;
+    }
+    expect(parts).toBeGreaterThan(0);
+  });
+
+  it('leaves a staged call governed when its client goes away, and another session reads its outcome later', async () => {
+    const { apiKey: leavingKey } = await platform.key(AGENT);
+    const leaving = await platform.client(leavingKey);
+    const staged = await leaving.callTool({
+      name: 'device.send_message',
+      arguments: { recipient: 'Alice Martin', message_body: 'Left early.' },
+    });
+    const { call_id, status } = structured(staged);
+    expect(status).toBe('pending_confirmation');
+    await leaving.close();
+    // Still staged: nothing ran, nothing was dropped with the session.
+    expect((await platform.admin('policy.status', { tenant: TENANT, call_id: call_id! })).status.status).toBe('staged');
+    const later = await platform.client(apiKey);
+    const check = await later.callTool({ name: 'ormuz.check_call_status', arguments: { call_id } });
+    expect(structured(check).outcome).toMatchObject({ call_id, status: 'pending_confirmation' });
   });
 
   it('refuses a tool outside the grant, and a misspelt one naming the closest tools', async () => {
@@ -138,10 +199,11 @@ describe('mcp-gateway', () => {
     expect(text(misspelt)).toContain('device.list_contacts');
   });
 
-  it("refuses the platform's own tools, which run only inside the model loop, saying so", async () => {
-    const core = await client.callTool({ name: 'ormuz.search_tools', arguments: { query: 'contacts' } });
-    expect(core.isError).toBe(true);
-    expect(text(core)).toContain("runs only inside Ormuz's own model loop");
+  it('runs a platform tool it does not list like any granted call: through the gate, by the platform', async () => {
+    const search = await client.callTool({ name: 'ormuz.search_tools', arguments: { query: 'contacts' } });
+    expect(search.isError).toBe(false);
+    expect(structured(search).status).toBe('succeeded');
+    expect(text(search)).toContain('device.list_contacts');
   });
 
   it('refuses arguments of the wrong type with what to fix, running nothing', async () => {
@@ -232,4 +294,134 @@ describe('mcp-gateway', () => {
     expect(rebound.status).toBe(403);
     expect(rebound.json.error.message).toMatch(/origin/);
   });
+
+  /** The call id policy gives operation `operationId` of the agent (what the gateway submits under). */
+  const callIdOf = async (operationId: string, tool: string) =>
+    (
+      await platform.admin('policy.identify', {
+        tenant: TENANT,
+        calls: [{ tool, origin: { kind: 'operation', operation_id: operationId } }],
+      })
+    ).calls[0]!.call_id;
+
+  it('refuses a 10 MB argument before anything is recorded', async () => {
+    const _meta = { 'ormuz/operation_id': 'op-huge-1' };
+    await expect(
+      client.callTool({
+        name: 'device.send_message',
+        arguments: { recipient: 'Alice Martin', message_body: 'x'.repeat(10 * 1024 * 1024) },
+        _meta,
+      }),
+    ).rejects.toThrow(/413|larger than/);
+    const callId = await callIdOf('op-huge-1', 'device.send_message');
+    await expect(platform.admin('policy.status', { tenant: TENANT, call_id: callId })).rejects.toMatchObject({
+      code: 'call_not_found',
+    });
+    // The session is unharmed.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('seals a call the client cancels before it has started, so that it never runs', async () => {
+    // The call waits for a phone that is not connected: it is authorized and has not started.
+    const waiting = await platform.client(apiKey, LATE_DEVICE);
+    const _meta = { 'ormuz/operation_id': 'op-cancel-1' };
+    const callId = await callIdOf('op-cancel-1', 'device.list_contacts');
+    const abort = new AbortController();
+    const call = waiting.callTool({ name: 'device.list_contacts', arguments: { limit: 2 }, _meta }, undefined, {
+      signal: abort.signal,
+    });
+    await waitFor(
+      async () =>
+        (await platform.admin('policy.status', { tenant: TENANT, call_id: callId }).catch(() => undefined))?.status
+          .status === 'authorized',
+      { timeoutMs: 15_000, message: 'the call to be authorized' },
+    );
+    abort.abort('the user changed their mind');
+    await expect(call).rejects.toThrow();
+    await waitFor(
+      async () =>
+        (await platform.admin('policy.status', { tenant: TENANT, call_id: callId })).status.status === 'sealed',
+      { timeoutMs: 15_000, message: 'the cancelled call to be sealed' },
+    );
+    const status = await platform.admin('policy.status', { tenant: TENANT, call_id: callId, timeline: true });
+    expect(status.timeline!.map((e) => e.type.split('.')[2])).not.toContain('started');
+  }, 60_000);
+
+  it("tells open sessions that the tools changed when the agent's grant changes, and lists the new grant", async () => {
+    const watcher = await platform.client(apiKey);
+    let changed = 0;
+    watcher.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed += 1;
+    });
+    const before = (await listAll(watcher)).tools.map((t) => t.name);
+    expect(before).toContain('device.send_message');
+    await platform.admin('policy.grants.set', {
+      tenant: TENANT,
+      agent_id: AGENT,
+      allow: ['device'],
+      deny: ['device.toggle_setting', 'device.send_message'],
+    });
+    try {
+      await waitFor(() => changed > 0, { timeoutMs: 10_000, message: 'notifications/tools/list_changed' });
+      const { tools } = await listAll(watcher);
+      expect(tools.map((t) => t.name)).not.toContain('device.send_message');
+      expect(tools.map((t) => t.name)).toContain('device.list_contacts');
+    } finally {
+      await platform.admin('policy.grants.set', {
+        tenant: TENANT,
+        agent_id: AGENT,
+        allow: ['device'],
+        deny: ['device.toggle_setting'],
+      });
+    }
+  });
+
+  it('runs a high-risk call as a task: working while the owner decides, completed with the real outcome', async () => {
+    const send = (await listAll(client)).tools.find((t) => t.name === 'device.send_message')!;
+    expect(send.execution).toEqual({ taskSupport: 'optional' });
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'device.send_message',
+          arguments: { recipient: 'Alice Martin', message_body: 'On my way.' },
+          task: { ttl: 60_000 },
+          _meta: { 'ormuz/operation_id': 'op-task-1' },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    expect(taskId).toMatch(/^[0-9a-f]{32}$/);
+    const callId = await callIdOf('op-task-1', 'device.send_message');
+    const staged = await waitFor(
+      async () => {
+        const status = await platform
+          .admin('policy.status', { tenant: TENANT, call_id: callId })
+          .catch(() => undefined);
+        return status?.status.pending_approval ? status : undefined;
+      },
+      { timeoutMs: 15_000, message: 'the task call to be staged' },
+    );
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('working');
+    // Another key's session does not find the task.
+    const { apiKey: otherKey } = await platform.key(AGENT);
+    const other = await platform.client(otherKey);
+    await expect(other.experimental.tasks.getTask(taskId)).rejects.toThrow(/not found/i);
+
+    const owner = await bearerFor(TENANT, ['owner'], 'owner@acme');
+    await callRpc(
+      platform.nc,
+      platform.namespace,
+      'approvals.approve',
+      { tenant: TENANT, approval_id: staged.status.pending_approval!.approval_id },
+      { credential: owner },
+    );
+    await waitFor(async () => (await client.experimental.tasks.getTask(taskId)).status === 'completed', {
+      timeoutMs: 30_000,
+      message: 'the task to complete once the owner approved and the phone sent',
+    });
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ status: 'succeeded', call_id: callId });
+  }, 60_000);
 });

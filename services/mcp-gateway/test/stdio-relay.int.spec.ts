@@ -38,7 +38,12 @@ describe('ormuz mcp (stdio relay)', () => {
   it("lists the agent's grant and runs a call through the relay", async () => {
     const client = await relayed(['--key', apiKey, '--url', platform.url.href, '--device', DEVICE]);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['device.list_contacts']);
+    // The grant's device tool, and the platform's two that read calls.
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'device.list_contacts',
+      'ormuz.check_call_status',
+      'ormuz.read_more',
+    ]);
     const result = await client.callTool({ name: 'device.list_contacts', arguments: { limit: 2 } });
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toMatchObject({ status: 'succeeded', tool: 'device.list_contacts' });

@@ -21,7 +21,9 @@ import {
   testEnv,
   waitFor,
   type TestDatabase,
-  adminFor, testToken } from '@ormuz/testing';
+  adminFor,
+  testToken,
+} from '@ormuz/testing';
 import {
   SERVICES,
   spawnService,
@@ -86,6 +88,7 @@ export async function startPlatform(
     DATABASE_URL: database.url,
     ORMUZ_NAMESPACE: namespace,
     APPROVALS_PORT: '0',
+    MCP_GATEWAY_PORT: '0',
     // A fixed port, so that the phones find the bridge again after it restarts.
     DEVICE_BRIDGE_PORT: String(await freePort()),
     DEVICE_TOKENS: devices.map((d) => `${tenant}:${d}:e2e-${d}`).join(','),

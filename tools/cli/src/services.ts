@@ -1,5 +1,5 @@
 /**
- * Starts the five services as separate processes (the way they run in production, one process each) and waits for
+ * Starts the six services as separate processes (the way they run in production, one process each) and waits for
  * each to answer its health command over NATS.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,7 @@ import { waitUntilServing, type ServiceHealth } from '@ormuz/service-kit';
 
 export type { ServiceHealth };
 
-export const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit'] as const;
+export const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit', 'mcp-gateway'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** The repository root, found from this file's place in tools/cli/dist. */

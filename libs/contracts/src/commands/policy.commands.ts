@@ -15,6 +15,8 @@ import { fragments, List, Nullable, OneOf, Struct, Type, type Static } from '../
 export const POLICY_SUBMIT_V1 = 'policy.submit.v1';
 export const POLICY_STATUS_V1 = 'policy.status.v1';
 export const POLICY_SEAL_V1 = 'policy.seal.v1';
+/** Schema name of a grant notice's body. */
+export const POLICY_GRANT_NOTICE_V1 = 'policy.grant_notice.v1';
 export const POLICY_IDENTIFY_V1 = 'policy.identify.v1';
 
 /** Most untrusted sources a submit carries; the conversation keeps the most recent ones. */
@@ -266,8 +268,18 @@ export const OfferedToolV1 = Struct({
   parameters: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
   effect: Type.String(),
   risk_level: Type.String(),
+  /**
+   * Who runs a call of it, from its catalog entry: `device` (the device the call targets) or `platform` (the
+   * runtime itself: the core tools that read its records).
+   */
+  executor: Type.Union([Type.Literal('device'), Type.Literal('platform')]),
 });
 export type OfferedToolV1 = Static<typeof OfferedToolV1>;
+
+/** The body of a grant notice (`grantNoticeSubject`): whose grant changed. */
+export const GrantChangedNoticeV1 = Struct({ agent_id: fragments.identifier });
+export type GrantChangedNoticeV1 = Static<typeof GrantChangedNoticeV1>;
+registerSchema(POLICY_GRANT_NOTICE_V1, GrantChangedNoticeV1);
 
 /**
  * `policy.grants.set` and `policy.grants.get`'s answer: a grant as policy stores it (or the configured default when

@@ -20,14 +20,25 @@ export interface McpCallResult {
     readonly approval_id?: string;
     readonly summary?: string;
     readonly message?: string;
+    /** True when the data was cut short: the text holds the part shown and the continuation to read on with. */
+    readonly partial?: boolean;
   };
   readonly isError: boolean;
   readonly [key: string]: unknown;
 }
 
-/** A report of a call that has an outcome (or waits for one that is not the gateway's to wait for: the owner). */
-export function resultOf(callId: string, tool: string, source: string, report: CallOutcomeReport): McpCallResult {
-  const { content } = toolResult({ call_id: callId, tool, source, outcome: report });
+/**
+ * A report of a call that has an outcome (or waits for one that is not the gateway's to wait for: the owner), its
+ * data bounded to `maxDataBytes` UTF-8 bytes (see libs/tool-call `toolResult`).
+ */
+export function resultOf(
+  callId: string,
+  tool: string,
+  source: string,
+  report: CallOutcomeReport,
+  maxDataBytes?: number,
+): McpCallResult {
+  const { content, provenance } = toolResult({ call_id: callId, tool, source, outcome: report }, maxDataBytes);
   const lines = [content];
   let structured: McpCallResult['structuredContent'] = { status: report.status, call_id: callId, tool, outcome: null };
   switch (report.status) {
@@ -39,7 +50,7 @@ export function resultOf(callId: string, tool: string, source: string, report: C
       structured = { ...structured, approval_id: report.approval_id, summary: report.summary };
       break;
     case 'succeeded':
-      structured = { ...structured, outcome: report.result };
+      structured = provenance.truncated ? { ...structured, partial: true } : { ...structured, outcome: report.result };
       break;
     case 'failed':
       structured = { ...structured, outcome: { code: report.error.code, message: report.error.message } };

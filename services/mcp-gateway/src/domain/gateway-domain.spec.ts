@@ -11,6 +11,7 @@ const tool = (name: string, effect: string, risk_level: string): OfferedToolV1 =
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   effect,
   risk_level,
+  executor: name.startsWith('ormuz.') ? 'platform' : 'device',
 });
 
 describe('tool listing', () => {
@@ -58,6 +59,7 @@ describe('request guard', () => {
   it('serves loopback hosts on any port, without an origin or with an allowed one', () => {
     expect(originProblem('127.0.0.1:8083', undefined, hosts, [])).toBeUndefined();
     expect(originProblem('[::1]:1', 'https://app.example', hosts, ['https://app.example'])).toBeUndefined();
+    expect(originProblem('localhost:8083', 'http://localhost:8083', hosts, [])).toBeUndefined();
   });
   it('refuses another host (DNS rebinding), a missing one, and an origin not allowed', () => {
     expect(originProblem('evil.example:8083', undefined, hosts, [])).toMatch(/does not answer to host evil.example/);

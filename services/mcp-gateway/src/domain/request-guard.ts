@@ -2,8 +2,8 @@
  * Checks on an MCP request before anything reads its credential or body. Pure.
  *
  * Against DNS rebinding, the `Host` must name a host this gateway answers to (by host name, any port), and a browser's
- * `Origin`, when there is one, must be allowed: a page of another site that got the name to resolve to this gateway
- * is then refused. (The SDK's transport options for this are deprecated in favour of checks in front of it, which is
+ * `Origin`, when there is one, must be allowed or be of such a host: a page of another site that got the name to
+ * resolve to this gateway is then refused. (The SDK's transport options for this are deprecated in favour of checks in front of it, which is
  * what these are; the host check is the SDK's `hostHeaderValidation` rule, port-agnostic.)
  */
 
@@ -24,10 +24,19 @@ export function originProblem(
   if (!allowedHosts.includes(hostname)) {
     return `This MCP endpoint does not answer to host ${hostname} (MCP_ALLOWED_HOSTS names those it does).`;
   }
-  if (origin !== undefined && !allowedOrigins.includes(origin)) {
+  if (origin !== undefined && !allowedOrigins.includes(origin) && !allowedHosts.includes(originHost(origin))) {
     return `Requests from origin ${origin} are not allowed (MCP_ALLOWED_ORIGINS names those that are).`;
   }
   return undefined;
+}
+
+/** The host name of an `Origin` (a page served by a host this gateway answers to is its own), or '' for none. */
+function originHost(origin: string): string {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return '';
+  }
 }
 
 /** The header a session names the device it acts on with. */

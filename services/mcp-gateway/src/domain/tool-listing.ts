@@ -20,6 +20,8 @@ export interface McpTool {
     readonly idempotentHint: boolean;
     readonly openWorldHint: boolean;
   };
+  /** `taskSupport: 'optional'` for tools whose calls wait for the owner (2025-11-25 tasks). */
+  readonly execution?: { readonly taskSupport: 'optional' };
   readonly _meta: {
     readonly 'ormuz/version': number;
     readonly 'ormuz/effect': string;
@@ -27,16 +29,21 @@ export interface McpTool {
   };
 }
 
-/** The platform's own tools (`ormuz.*`) act on the runtime's records only; every other tool acts on a device. */
-const CORE_PREFIX = 'ormuz.';
+/**
+ * The platform's own tools an MCP client is served besides the device's: reading a call's recorded status (what a
+ * `pending_confirmation` or an unknown outcome says to do) and the next part of a result cut short (what a partial
+ * result's continuation is for). The platform runs them as it does for a conversation (model-loop executes every
+ * platform call, reading the calls of the same agent). The directory tools are not served: over MCP `tools/list` is
+ * the whole grant, so there is nothing to search or activate.
+ */
+export const PLATFORM_TOOLS_SERVED: ReadonlySet<string> = new Set(['ormuz.check_call_status', 'ormuz.read_more']);
 
 /**
- * Whether a tool is served over MCP. The platform's own tools (`ormuz.*`: search, activate, read more, check status)
- * run inside Ormuz's model loop, on a conversation's records; an MCP client gets the whole grant in `tools/list`
- * instead, so they are neither listed nor callable here.
+ * Whether an offered tool is served over MCP: every tool a device runs, and of the platform's own (its catalog entry's
+ * executor says which is which) those in {@link PLATFORM_TOOLS_SERVED}.
  */
-export function servedOverMcp(name: string): boolean {
-  return !name.startsWith(CORE_PREFIX);
+export function servedOverMcp(tool: Pick<OfferedToolV1, 'name' | 'executor'>): boolean {
+  return tool.executor !== 'platform' || PLATFORM_TOOLS_SERVED.has(tool.name);
 }
 
 /**
@@ -54,7 +61,7 @@ export function titleOf(name: string): string {
  * The MCP tool for an offered one. `readOnlyHint` for reads (`read`, `cursor_read`); a write is destructive unless
  * its risk is low (a `high` write always needs the owner, a `classify` one may); reads are idempotent, writes are
  * not (the same request twice may act twice, unless it carries the same operation id); device tools reach the world
- * outside the runtime (`openWorldHint`), the platform's own tools do not.
+ * outside the runtime (`openWorldHint`), the platform's own tools (executor `platform`) do not.
  */
 export function mcpToolOf(tool: OfferedToolV1): McpTool {
   const read = tool.effect === 'read' || tool.effect === 'cursor_read';
@@ -69,8 +76,11 @@ export function mcpToolOf(tool: OfferedToolV1): McpTool {
       readOnlyHint: read,
       destructiveHint: !read && tool.risk_level !== 'low',
       idempotentHint: read,
-      openWorldHint: !tool.name.startsWith(CORE_PREFIX),
+      openWorldHint: tool.executor !== 'platform',
     },
+    // A high-risk call always waits for the owner: a client that supports tasks may run it as one, polling until the
+    // owner has decided and the call has its real outcome.
+    ...(tool.risk_level === 'high' ? { execution: { taskSupport: 'optional' as const } } : {}),
     _meta: { 'ormuz/version': tool.version, 'ormuz/effect': tool.effect, 'ormuz/risk_level': tool.risk_level },
   };
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CallStatusReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import type { CallStatusReplyV1, OfferedToolV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { RemoteError, submitUnansweredHint } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { reportOfStatus, resultOf, SETTLED, stillRunning, type McpCallResult } from '../domain/call-result.js';
@@ -15,11 +15,18 @@ export interface SessionPrincipal {
 /** One `tools/call` as the gateway hands it on. */
 export interface CallAsked {
   readonly tool: string;
+  /** What the agent is offered: who runs the tool called (the provenance its result is fenced with). */
+  readonly offered: Promise<readonly OfferedToolV1[]>;
   readonly arguments: Record<string, unknown>;
   readonly operationId: string;
   /** Told each new status while the gateway waits (MCP progress notifications). */
   readonly onProgress?: (step: number, status: string) => Promise<void>;
   readonly signal?: AbortSignal;
+  /**
+   * Run as a task: a staged call is waited for past the owner's decision to its real outcome, for at most this many
+   * ms, instead of being answered at once as pending.
+   */
+  readonly taskWaitMs?: number;
 }
 
 // Errors that say nothing about the request (the same set model-loop retries): asking again may succeed.
@@ -48,13 +55,16 @@ export class CallRunner {
   async run(who: SessionPrincipal, asked: CallAsked): Promise<McpCallResult> {
     const { tenant, agentId } = who;
     const origin = { kind: 'operation' as const, operation_id: asked.operationId };
-    const [identified] = (
-      await this.policy.call('policy.identify', agentId, { tenant, calls: [{ tool: asked.tool, origin }] })
-    ).calls;
+    const [identify, offered] = await Promise.all([
+      this.policy.call('policy.identify', agentId, { tenant, calls: [{ tool: asked.tool, origin }] }),
+      asked.offered,
+    ]);
+    const [identified] = identify.calls;
     if (!identified) throw new Error('policy identified no call');
     const callId = identified.call_id;
     const tool = identified.tool;
-    const source = who.deviceId && !tool.startsWith('ormuz.') ? `device:${who.deviceId}` : 'ormuz';
+    const executor = offered.find((t) => t.name === tool)?.executor;
+    const source = who.deviceId && executor === 'device' ? `device:${who.deviceId}` : 'ormuz';
     const request: SubmitCallRequestV1 = {
       tenant,
       agent_id: agentId,
@@ -72,7 +82,7 @@ export class CallRunner {
     if (reply.status === 'refused') {
       return resultOf(callId, tool, 'ormuz', { status: 'refused', message: reply.message ?? 'The call was refused.' });
     }
-    if (reply.status === 'staged' && reply.approval_id && reply.summary) {
+    if (reply.status === 'staged' && reply.approval_id && reply.summary && asked.taskWaitMs === undefined) {
       return resultOf(callId, tool, 'ormuz', {
         status: 'pending_confirmation',
         approval_id: reply.approval_id,
@@ -105,6 +115,32 @@ export class CallRunner {
     }
   }
 
+  /**
+   * The client cancelled its request (`notifications/cancelled`, or it went away) while the call had not settled: a
+   * call that has not started is sealed, so that it never runs; one that has started runs to its outcome, recorded
+   * as always. Nobody reads this answer (the SDK sends none for a cancelled request); the log holds what happened.
+   */
+  private async cancelled(
+    who: SessionPrincipal,
+    callId: string,
+    tool: string,
+    status: string,
+    waited: number,
+  ): Promise<McpCallResult> {
+    try {
+      const sealed = await this.policy.call('policy.seal', who.agentId, {
+        tenant: who.tenant,
+        call_id: callId,
+        reason: 'the MCP client cancelled its request before the call started',
+      });
+      return resultOf(callId, tool, 'ormuz', { status: 'sealed', reason: sealed.message });
+    } catch (err) {
+      // Started meanwhile (or sealed by someone else): the call goes on as recorded.
+      if (err instanceof RemoteError) return stillRunning(callId, tool, status, waited);
+      throw err;
+    }
+  }
+
   /** Reads the call's status until it settles or `callWaitMs` passes, telling each new status as progress. */
   private async await(
     who: SessionPrincipal,
@@ -124,9 +160,10 @@ export class CallRunner {
         call_id: callId,
       });
       const status = view.status.status;
-      if (SETTLED.has(status)) {
+      // A task waits on through the owner's decision.
+      if (SETTLED.has(status) && !(status === 'staged' && asked.taskWaitMs !== undefined)) {
         const report = reportOfStatus(view.status, reply.message);
-        if (report) return resultOf(callId, tool, source, report);
+        if (report) return resultOf(callId, tool, source, report, this.config.resultMaxBytes);
       }
       if (status !== last) {
         last = status;
@@ -134,8 +171,10 @@ export class CallRunner {
         if (asked.onProgress) await asked.onProgress(step, status);
       }
       const waited = Date.now() - started;
-      if (waited >= this.config.callWaitMs || asked.signal?.aborted) return stillRunning(callId, tool, status, waited);
-      await delay(Math.min(this.config.callPollMs, this.config.callWaitMs - waited), asked.signal);
+      if (asked.signal?.aborted) return this.cancelled(who, callId, tool, status, waited);
+      const bound = asked.taskWaitMs ?? this.config.callWaitMs;
+      if (waited >= bound) return stillRunning(callId, tool, status, waited);
+      await delay(Math.min(this.config.callPollMs, bound - waited), asked.signal);
     }
   }
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { OfferedToolV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { InvalidCursorError, pageOf, servedOverMcp } from '../domain/tool-listing.js';
@@ -13,10 +15,13 @@ import { CallRunner, type SessionPrincipal } from './call-runner.js';
 /** One MCP session: its SDK server and transport, bound to the API key that opened it. */
 export interface McpSession {
   readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
   /** The key that opened the session; a request with any other key does not find it. */
   readonly keyId: string;
   readonly principal: SessionPrincipal;
   lastSeen: number;
+  /** The tools policy last offered the session's agent; unset until asked, and again when the grant changes. */
+  offered: Promise<readonly OfferedToolV1[]> | undefined;
 }
 
 const INSTRUCTIONS =
@@ -33,6 +38,12 @@ const INSTRUCTIONS =
 @Injectable()
 export class McpSessions implements OnApplicationShutdown {
   private readonly sessions = new Map<string, McpSession>();
+  /**
+   * The tasks of every session (2025-11-25 tasks): ids of 128 random bits, each found only from the session that
+   * created it, so only by the key and tenant that opened that session. The call a task runs is on the log whatever
+   * becomes of the task.
+   */
+  private readonly tasks = new InMemoryTaskStore();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -69,14 +80,39 @@ export class McpSessions implements OnApplicationShutdown {
         this.sessions.delete(id);
       },
     });
-    const session: McpSession = { transport, keyId, principal, lastSeen: Date.now() };
+    const server = new Server(
+      { name: 'ormuz', title: 'Ormuz', version: '0.1.0' },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          tasks: { list: {}, requests: { tools: { call: {} } } },
+        },
+        instructions: INSTRUCTIONS,
+        taskStore: this.tasks,
+      },
+    );
+    const session: McpSession = { transport, server, keyId, principal, lastSeen: Date.now(), offered: undefined };
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    const server = this.serverFor(principal);
+    this.serve(session);
     // connect only wires the transport's callbacks; it resolves at once.
     void server.connect(transport);
     return session;
+  }
+
+  /**
+   * Tells every open session of `tenant`'s `agentId` that its tools changed (`notifications/tools/list_changed`), and
+   * forgets what they were offered, so that the next list or call asks policy again.
+   */
+  grantChanged(tenant: string, agentId: string): void {
+    for (const session of this.sessions.values()) {
+      if (session.principal.tenant !== tenant || session.principal.agentId !== agentId) continue;
+      session.offered = undefined;
+      session.server.sendToolListChanged().catch((err: unknown) => {
+        this.infra.logger.debug({ err: (err as Error).message }, 'tools/list_changed not sent');
+      });
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -95,17 +131,25 @@ export class McpSessions implements OnApplicationShutdown {
     }
   }
 
-  /** The MCP server of one session: `tools/list` is the agent's grant, `tools/call` goes through policy. */
-  private serverFor(principal: SessionPrincipal): Server {
-    const server = new Server(
-      { name: 'ormuz', title: 'Ormuz', version: '0.1.0' },
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-    );
+  /** What policy offers the session's agent now; remembered for the session's calls until the grant changes. */
+  private offeredTo(session: McpSession): Promise<readonly OfferedToolV1[]> {
+    const { tenant, agentId } = session.principal;
+    const asked = this.policy.call('policy.tools', agentId, { tenant, agent_id: agentId }).then((r) => r.tools);
+    session.offered = asked;
+    asked.catch(() => {
+      if (session.offered === asked) session.offered = undefined;
+    });
+    return asked;
+  }
+
+  /** The session's handlers: `tools/list` is the agent's grant, `tools/call` goes through policy. */
+  private serve(session: McpSession): void {
+    const { server, principal } = session;
     const { tenant, agentId } = principal;
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-      const { tools } = await this.policy.call('policy.tools', agentId, { tenant, agent_id: agentId });
+      const tools = await this.offeredTo(session);
       try {
-        const served = tools.filter((tool) => servedOverMcp(tool.name));
+        const served = tools.filter(servedOverMcp);
         const page = pageOf(served, request.params?.cursor, this.config.toolsPageSize);
         return { tools: [...page.tools], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
       } catch (err) {
@@ -121,14 +165,34 @@ export class McpSessions implements OnApplicationShutdown {
       } catch (err) {
         throw new McpError(ErrorCode.InvalidParams, (err as Error).message);
       }
-      if (!servedOverMcp(request.params.name)) {
-        const text = `${request.params.name} runs only inside Ormuz's own model loop; over MCP, tools/list is the whole grant.`;
-        return { content: [{ type: 'text' as const, text }], isError: true };
+      if (request.params.task && extra.taskStore) {
+        // A task: answered at once with its id; the call is run to its real outcome (through the owner's decision
+        // for a staged one) in the background, and the task ends completed or failed with it.
+        const ttl = Math.min(request.params.task.ttl ?? this.config.taskWaitMs, this.config.taskWaitMs);
+        const store = extra.taskStore;
+        const task = await store.createTask({ ttl, pollInterval: Math.max(1000, this.config.callPollMs) });
+        void this.calls
+          .run(principal, {
+            tool: request.params.name,
+            offered: session.offered ?? this.offeredTo(session),
+            arguments: request.params.arguments ?? {},
+            operationId,
+            taskWaitMs: ttl,
+          })
+          .then((result) => store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result))
+          .catch((err: unknown) => {
+            this.infra.logger.warn({ err: (err as Error).message, tenant, agent_id: agentId }, 'task call failed');
+            const text = `The call could not be completed: ${(err as Error).message}`;
+            return store.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text }], isError: true });
+          })
+          .catch(() => undefined);
+        return { task };
       }
       const progressToken = meta?.progressToken as string | number | undefined;
       try {
         return await this.calls.run(principal, {
           tool: request.params.name,
+          offered: session.offered ?? this.offeredTo(session),
           arguments: request.params.arguments ?? {},
           operationId,
           signal: extra.signal,
@@ -152,6 +216,5 @@ export class McpSessions implements OnApplicationShutdown {
         };
       }
     });
-    return server;
   }
 }

@@ -7,8 +7,9 @@ import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 /**
  * The gateway's questions to policy, on the internal subject (`<ns>.int.policy.<name>`), as the service acting for
  * one agent of one tenant, exactly as model-loop asks them: what the agent is offered (`policy.tools`), the id of a
- * call (`policy.identify`), the gate (`policy.submit`) and a call's status (`policy.status`). The agent is the one
- * behind the session's API key, never one a client names.
+ * call (`policy.identify`), the gate (`policy.submit`), a call's status (`policy.status`), and sealing a call whose
+ * request the client cancelled (`policy.seal`). The agent is the one behind the session's API key, never one a client
+ * names.
  */
 @Injectable()
 export class PolicyClient {
@@ -17,7 +18,7 @@ export class PolicyClient {
     @Inject(MCP_GATEWAY_CONFIG) private readonly config: McpGatewayConfig,
   ) {}
 
-  call<N extends 'policy.tools' | 'policy.identify' | 'policy.submit' | 'policy.status'>(
+  call<N extends 'policy.tools' | 'policy.identify' | 'policy.submit' | 'policy.status' | 'policy.seal'>(
     name: N,
     agentId: string,
     body: NoInfer<RpcRequestOf<N>>,

@@ -30,6 +30,7 @@ const SEND: OfferedToolV1 = {
   parameters: { type: 'object', properties: { recipient: { type: 'string' } }, required: ['recipient'] },
   effect: 'write',
   risk_level: 'high',
+  executor: 'device',
 };
 const CALL = 'call_0123456789abcdef0123456789abcdef';
 

@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { GrantError, grantProblems, pinGrant, ruleMatchesCatalog, type Catalog, type Grant } from '@ormuz/catalog';
-import type { SetGrantRequestV1 } from '@ormuz/contracts';
+import { grantNoticeSubject, type GrantChangedNoticeV1, type SetGrantRequestV1 } from '@ormuz/contracts';
+import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
 
@@ -13,13 +14,15 @@ export class SetGrantCommand extends Command<Grant> {
 
 /**
  * Stores a grant pinned to the versions the catalog has now, so publishing a new (broader) version later never
- * changes what an agent may call without a new grant.
+ * changes what an agent may call without a new grant; then tells whoever listens (the MCP gateway's sessions) that
+ * the agent's grant changed.
  */
 @CommandHandler(SetGrantCommand)
 export class SetGrantHandler implements ICommandHandler<SetGrantCommand> {
   constructor(
     private readonly grants: GrantsRepository,
     @Inject(CATALOG) private readonly catalog: Catalog,
+    @Inject(INFRA) private readonly infra: Infrastructure,
   ) {}
 
   async execute({ request }: SetGrantCommand): Promise<Grant> {
@@ -41,6 +44,8 @@ export class SetGrantHandler implements ICommandHandler<SetGrantCommand> {
     }
     const pinned = pinGrant(this.catalog, grant);
     await this.grants.save(pinned);
+    const notice: GrantChangedNoticeV1 = { agent_id: pinned.agent_id };
+    this.infra.nc.publish(grantNoticeSubject(this.infra.config.namespace, pinned.tenant), JSON.stringify(notice));
     return pinned;
   }
 }

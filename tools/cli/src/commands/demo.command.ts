@@ -8,14 +8,15 @@
  * `.ormuz/nats` across runs, like the `demo` database whose projection checkpoints point into it. Without a
  * `nats-server` binary it falls back to the NATS on 127.0.0.1:4222, without users.
  *
- * Starts the five services as processes in the demo's own namespace (`demo` unless `--namespace` or `ORMUZ_NAMESPACE`
+ * Starts the six services as processes in the demo's own namespace (`demo` unless `--namespace` or `ORMUZ_NAMESPACE`
  * says otherwise), issues the simulated phone a fresh credential, connects it, issues the demo agent an API key and
  * starts with it a conversation whose model asks for a low-risk and a high-risk call, approves the staged call as the
  * owner would (over the approvals HTTP API), then prints the conversation and every call's event timeline. A service
  * that exits meanwhile is reported and restarted (bounded, with backoff). With `--keep-running` the agent then runs
  * once more and its staged call is left for the owner (printed with its approval id, the console's URL and the owner
- * token) until Ctrl-C. At the end the phone's credential and the agent's key are revoked, the phone's journal deleted,
- * and the services and the demo's NATS server stopped.
+ * token), and the MCP endpoint is printed with an API key of the demo agent and how to configure an MCP client with
+ * them, until Ctrl-C. At the end the phone's credential and the agent's keys are revoked, the phone's journal
+ * deleted, and the services and the demo's NATS server stopped.
  */
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
@@ -66,6 +67,7 @@ export function demoStateDir(env: NodeJS.ProcessEnv = process.env): string {
 const PORT_VARIABLES: Partial<Record<ServiceName, Record<string, string>>> = {
   approvals: { http: 'APPROVALS_PORT' },
   'device-bridge': { devices: 'DEVICE_BRIDGE_PORT' },
+  'mcp-gateway': { http: 'MCP_GATEWAY_PORT' },
 };
 
 /** `{ APPROVALS_PORT: '41233' }` for the ports `health` reports. */
@@ -119,7 +121,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
       let device: { close(): Promise<void> } | undefined;
       let journalDir: string | undefined;
       let credential: IssuedCredentialV1['credential'] | undefined;
-      let agentKey: string | undefined;
+      // The demo agent's keys (its conversations', and with --keep-running the one printed for MCP clients).
+      const agentKeys: string[] = [];
       let envFileWritten = false;
       // Undoes what was done so far, in reverse: what is revoked over NATS is revoked before the services and the
       // server stop. Also what a signal ends with, at any point.
@@ -138,8 +141,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
               ),
             );
         }
-        if (agentKey) {
-          // Like the phone's credential: the agent's key was never printed and ends with the run.
+        for (const agentKey of agentKeys) {
+          // Like the phone's credential, the agent's keys end with the run.
           const revoke = { tenant: DEMO_TENANT, agent_id: DEMO_AGENT, key_id: agentKey };
           await c
             .call('policy.keys.revoke', revoke, 3000)
@@ -219,6 +222,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           // Port 0: each service picks a free port and reports it in its health answer; a restart keeps that port.
           APPROVALS_PORT: '0',
           DEVICE_BRIDGE_PORT: '0',
+          MCP_GATEWAY_PORT: '0',
           // A local platform: webhooks may go to a receiver on this machine or its network (approvals' SSRF guard).
           ORMUZ_WEBHOOKS_ALLOW_PRIVATE: process.env.ORMUZ_WEBHOOKS_ALLOW_PRIVATE ?? 'true',
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
@@ -240,8 +244,10 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         for (const proc of procs) supervisor.watch(proc, pinnedPorts(proc.name, health[proc.name]));
         const approvalsUrl = health.approvals?.endpoints.http;
         const devicesUrl = health['device-bridge']?.endpoints.devices;
-        if (!approvalsUrl || !devicesUrl)
-          throw new Error('approvals or device-bridge did not report its URL in its health answer.');
+        const gatewayUrl = health['mcp-gateway']?.endpoints.http;
+        if (!approvalsUrl || !devicesUrl || !gatewayUrl)
+          throw new Error('approvals, device-bridge or mcp-gateway did not report its URL in its health answer.');
+        const mcpUrl = `${gatewayUrl}/mcp`;
         out(`services up: ${SERVICES.join(', ')}`);
         if (server?.monitorUrl) {
           const users = await connectedUsers(server.monitorUrl);
@@ -251,6 +257,7 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           `  approvals HTTP API  ${approvalsUrl}`,
           `  approvals console   ${approvalsUrl}/console`,
           `  device WebSocket    ${devicesUrl}`,
+          `  MCP endpoint        ${mcpUrl}`,
         ];
         for (const line of endpoints) out(line);
 
@@ -285,8 +292,8 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           agent_id: DEMO_AGENT,
           label: 'ormuz demo (revoked when the demo stops)',
         });
-        agentKey = key.key.key_id;
-        out(`agent ${DEMO_TENANT}/${DEMO_AGENT} signs in with API key ${agentKey} (issued for this run)`);
+        agentKeys.push(key.key.key_id);
+        out(`agent ${DEMO_TENANT}/${DEMO_AGENT} signs in with API key ${key.key.key_id} (issued for this run)`);
         // The agent's model, as an operator sets it: its conversations start without naming one.
         const settings = modelSettingsOf(o);
         const configured = await c.call('model-loop.agents.set', {
@@ -394,6 +401,14 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           out(`Sign in to the approvals console at ${approvalsUrl}/console with the owner token.`);
           out(`The HTTP API (README, "HTTP API"; described at ${approvalsUrl}/openapi.json):`);
           out(`  export ORMUZ_API=${approvalsUrl}`);
+          // A key for the user's own MCP client, acting as the demo agent on the phone; revoked when the demo stops.
+          const mcpKey = await c.call('policy.keys.issue', {
+            tenant: DEMO_TENANT,
+            agent_id: DEMO_AGENT,
+            label: 'MCP clients of ormuz demo (revoked when the demo stops)',
+          });
+          agentKeys.push(mcpKey.key.key_id);
+          for (const line of mcpClientLines(mcpUrl, mcpKey.api_key)) out(line);
           for (const p of staged.pending) {
             out(`\nwaiting for the owner: ${p.approval_id} — ${p.summary}`);
             out(`  approve or deny it in the console, ${approvalsUrl}/console, signed in with the owner token above`);
@@ -461,6 +476,45 @@ async function demoNats(
   c.useNats({ url: server.url, user: 'cli', password: passwords.NATS_CLI_PASSWORD });
   const { NATS_CLI_PASSWORD: _cli, ...servicePasswords } = passwords;
   return { server, servicePasswords };
+}
+
+/**
+ * How to point an MCP client at the demo's gateway: the endpoint, the key, a configuration for a client that speaks
+ * Streamable HTTP (the `mcpServers` shape desktop and IDE clients read) and the stdio relay's for one that only starts
+ * local servers. Both act as the demo agent on the simulated phone.
+ */
+export function mcpClientLines(mcpUrl: string, apiKey: string): string[] {
+  const http = {
+    mcpServers: {
+      ormuz: {
+        type: 'http',
+        url: mcpUrl,
+        headers: { Authorization: `Bearer ${apiKey}`, 'Ormuz-Device': DEMO_DEVICE },
+      },
+    },
+  };
+  const stdio = {
+    mcpServers: {
+      ormuz: {
+        command: 'npx',
+        args: ['ormuz', 'mcp', '--key', apiKey, '--url', mcpUrl, '--device', DEMO_DEVICE],
+      },
+    },
+  };
+  return [
+    `\nMCP: ${mcpUrl} serves agent ${DEMO_TENANT}/${DEMO_AGENT}'s governed tools (README, "MCP"), with this API key`,
+    `(issued for this run, revoked when the demo stops):`,
+    `  ${apiKey}`,
+    `An MCP client that speaks Streamable HTTP, in its configuration:`,
+    ...JSON.stringify(http, null, 2)
+      .split('\n')
+      .map((l) => `  ${l}`),
+    `One that only starts local servers (stdio), run from this repository:`,
+    `  npx ormuz mcp --key ${apiKey} --url ${mcpUrl} --device ${DEMO_DEVICE}`,
+    ...JSON.stringify(stdio, null, 2)
+      .split('\n')
+      .map((l) => `  ${l}`),
+  ];
 }
 
 /** The NATS users connected to the server, from its monitoring endpoint (`/connz?auth=true`), sorted. */
