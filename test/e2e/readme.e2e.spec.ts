@@ -194,7 +194,7 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
     expect(out).toMatch(/NATS +nats:\/\/127\.0\.0\.1:\d+ \(the demo's own server/);
     expect(out).toContain(`source ${envFile}`);
     expect(out).toMatch(/Owner token .*\n +ey\S+/);
-    expect(out).toMatch(/NATS users connected: approvals, audit, cli, device-bridge, model-loop, policy \(/);
+    expect(out).toMatch(/NATS users connected: approvals, audit, cli, device-bridge, mcp-gateway, model-loop, policy \(/);
   });
 
   it('reports a service killed with SIGKILL and restarts it on the same port; the phone comes back', async () => {
