@@ -39,7 +39,7 @@ export interface BaseConfig {
   readonly health: HealthSettings | undefined;
 }
 
-/** Where the probes listen and what readiness tolerates (decision 0030). */
+/** Where the probes listen and what readiness tolerates (decision 0022). */
 export interface HealthSettings {
   /** Env `HEALTH_PORT` (0: any free port). Unset: no probe listener (health stays a NATS command only). */
   readonly port: number;

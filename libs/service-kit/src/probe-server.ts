@@ -1,5 +1,5 @@
 /**
- * The probes' HTTP listener (decision 0030): `GET /livez` answers 200 whenever the event loop does (it checks no
+ * The probes' HTTP listener (decision 0022): `GET /livez` answers 200 whenever the event loop does (it checks no
  * dependency, so a restart is never the answer to an outage elsewhere), `GET /readyz` answers 200 or 503 with the
  * {@link ReadinessCheck}'s result as JSON. A port of its own, apart from any edge the service serves: probes need no
  * credential, and a NetworkPolicy can keep them off the public routes.

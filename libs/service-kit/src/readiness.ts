@@ -1,5 +1,5 @@
 /**
- * Whether a service process can do its work now: what `GET /readyz` answers (decision 0030). Four checks, run at once
+ * Whether a service process can do its work now: what `GET /readyz` answers (decision 0022). Four checks, run at once
  * and each bounded in time, so a dependency that hangs fails its own check instead of the probe:
  *
  * - `nats`: the connection is open and the server answers a ping;

@@ -43,7 +43,7 @@ export const UntrustedSourceV1 = Struct({
 export type UntrustedSourceV1 = Static<typeof UntrustedSourceV1>;
 
 /**
- * What untrusted content entered a conversation's context since the user's last message (docs/decisions/0031). Absent
+ * What untrusted content entered a conversation's context since the user's last message (docs/decisions/0023). Absent
  * from a submit: nothing untrusted was read (or the caller is not a conversation), and no taint rule applies.
  */
 export const ConversationTaintV1 = Struct({

@@ -1,5 +1,5 @@
 /**
- * What policy is told about a conversation with each tool request (docs/decisions/0031): the untrusted content the
+ * What policy is told about a conversation with each tool request (docs/decisions/0023): the untrusted content the
  * model had read when it asked (tool results whose data came from outside the platform, since the user's last
  * message), and the requests the owner denied earlier. Pure: read from the transcript, so a re-submit after a
  * restart tells policy the same thing.

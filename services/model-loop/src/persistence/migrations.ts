@@ -94,7 +94,7 @@ export const modelLoopMigrations: Record<string, Migration> = {
       );
     },
   },
-  // Per-agent model configuration (docs/decisions/0032): configuration, not a fact, so a table rather than a stream;
+  // Per-agent model configuration (docs/decisions/0024): configuration, not a fact, so a table rather than a stream;
   // each conversation records the settings it started with. Holds no key, only where one is read.
   '0005_agent_models': {
     async up(db) {

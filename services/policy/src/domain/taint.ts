@@ -1,5 +1,5 @@
 /**
- * Taint-aware policy (docs/decisions/0031): whether a write must wait for the owner because the conversation read
+ * Taint-aware policy (docs/decisions/0023): whether a write must wait for the owner because the conversation read
  * untrusted content since the user's last message. Pure: the taint, the tenant's rule and the write are passed in.
  *
  * Which writes: a tool whose effect is a write (or a cursor read) and that runs outside the platform (the platform's
