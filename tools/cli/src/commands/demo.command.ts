@@ -223,6 +223,9 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
           APPROVALS_PORT: '0',
           DEVICE_BRIDGE_PORT: '0',
           MCP_GATEWAY_PORT: '0',
+          // No probe listeners: the demo waits on each service's NATS health. A HEALTH_PORT in the shell would give
+          // all six services the same port, and all but one would fail to start.
+          HEALTH_PORT: '',
           // A local platform: webhooks may go to a receiver on this machine or its network (approvals' SSRF guard).
           ORMUZ_WEBHOOKS_ALLOW_PRIVATE: process.env.ORMUZ_WEBHOOKS_ALLOW_PRIVATE ?? 'true',
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
