@@ -164,6 +164,33 @@ describe('the HTTP API', () => {
       expect(await ok('policyRiskAppsGet', { tenant: TENANT }, { as: analyst })).toEqual(set);
     });
 
+    it("lets an operator choose the tenant's taint rule, and an analyst read it", async () => {
+      expect(await ok('policySettingsGet', { tenant: TENANT }, { as: analyst })).toEqual({
+        tenant: TENANT,
+        taint_rule: 'matching',
+      });
+      const set = await ok(
+        'policySettingsSet',
+        { tenant: TENANT },
+        { as: operator, json: { taint_rule: 'every_write' } },
+      );
+      expect(set).toEqual({ tenant: TENANT, taint_rule: 'every_write' });
+      expect(await ok('policySettingsGet', { tenant: TENANT }, { as: analyst })).toEqual(set);
+    });
+
+    it("lets an operator set an agent's model, and an analyst read it and list the tenant's", async () => {
+      const agent = { tenant: TENANT, agent_id: 'model-bot' };
+      const set = await ok('modelLoopAgentsSet', agent, { as: operator, json: { model: 'scripted:demo' } });
+      expect(set).toMatchObject({
+        tenant: TENANT,
+        agent_id: 'model-bot',
+        model: 'scripted:demo',
+        updated_by: 'ops@acme',
+      });
+      expect(await ok('modelLoopAgentsGet', agent, { as: analyst })).toEqual(set);
+      expect((await ok('modelLoopAgentsList', { tenant: TENANT }, { as: analyst })).agents).toContainEqual(set);
+    });
+
     it('lets an analyst list devices, and an operator issue, list, rotate and revoke their credentials', async () => {
       expect(await ok('deviceBridgeDevices', { tenant: TENANT }, { as: analyst })).toEqual({ devices: [] });
       const device = { tenant: TENANT, device_id: 'phone-9' };
