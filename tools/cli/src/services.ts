@@ -13,6 +13,11 @@ export type { ServiceHealth };
 
 export const SERVICES = ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit', 'mcp-gateway'] as const;
 export type ServiceName = (typeof SERVICES)[number];
+/**
+ * The services that run projections or reactors and answer `consumers.status`. The MCP gateway runs none (it reads
+ * calls through policy), so it never answers that command and is not asked.
+ */
+export const LOG_CONSUMING_SERVICES: readonly ServiceName[] = SERVICES.filter((s) => s !== 'mcp-gateway');
 
 /** The repository root, found from this file's place in tools/cli/dist. */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

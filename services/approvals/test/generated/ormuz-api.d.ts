@@ -790,6 +790,7 @@ export interface components {
                 parameters: Record<string, never>;
                 effect: string;
                 risk_level: string;
+                executor: "device" | "platform";
             }[];
         };
         PolicyToolsSearchReply: {

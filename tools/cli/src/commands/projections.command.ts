@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ConsumerStatusV1, RetryParkedReplyV1 } from '@ormuz/contracts';
 import { ServiceUnavailableError } from '@ormuz/service-kit';
 import type { CliContext } from '../context.js';
-import { SERVICES, type ServiceName } from '../services.js';
+import { LOG_CONSUMING_SERVICES, type ServiceName } from '../services.js';
 
 interface ServiceConsumers {
   readonly service: ServiceName;
@@ -27,7 +27,7 @@ export function registerProjectionCommands(program: Command, ctx: () => CliConte
 
   const ask = async (): Promise<ServiceConsumers[]> =>
     Promise.all(
-      SERVICES.map(async (service) => {
+      LOG_CONSUMING_SERVICES.map(async (service) => {
         try {
           const reply = await ctx().call(`${service}.consumers.status`, {}, ASK_MS);
           return { service, consumers: reply.consumers };
