@@ -5,15 +5,14 @@
  */
 import { ApiKeyStore, hashApiKey } from '@ormuz/auth';
 import type { RpcName, RpcRequestOf } from '@ormuz/contracts';
-import { streamName } from '@ormuz/event-log';
-import { callRpc, callService, RemoteError, startService, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase, adminFor } from '@ormuz/testing';
-import { loadPolicyConfig, policyService } from '../src/index.js';
+import { callRpc, callService, RemoteError, type RunningService } from '@ormuz/service-kit';
+import { randomNamespace, adminFor } from '@ormuz/testing';
+import { startPolicy, type TestPolicy } from './policy.fixture.js';
 
 const TENANT = 'acme';
 
 describe('policy: API keys', () => {
-  let db: TestDatabase;
+  let policy: TestPolicy;
   let svc: RunningService;
   /** How any service checks a presented key: against the same table, through libs/auth. */
   let verifier: ApiKeyStore;
@@ -30,20 +29,12 @@ describe('policy: API keys', () => {
       );
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadPolicyConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-    });
-    svc = await startService(policyService(config));
+    policy = await startPolicy(namespace);
+    svc = policy.svc;
     verifier = new ApiKeyStore(svc.infra.db);
   });
   afterAll(async () => {
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));
-    await svc.close();
-    await db.drop();
+    await policy.stop();
   });
 
   it('issues a key once; it verifies as its agent until it is revoked', async () => {

@@ -4,11 +4,12 @@
  */
 import { envelope, ToolCallEventType, type JsonValue } from '@ormuz/contracts';
 import { openDatabase, migrateSchema } from '@ormuz/postgres';
-import { replay, streamName } from '@ormuz/event-log';
-import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, adminFor } from '@ormuz/testing';
-import { loadPolicyConfig, POLICY_SCHEMA, policyMigrations, policyService } from '../src/index.js';
+import { replay } from '@ormuz/event-log';
+import { callRpc, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { createTestDatabase, randomNamespace, waitFor, adminFor } from '@ormuz/testing';
+import { POLICY_SCHEMA, policyMigrations } from '../src/index.js';
 import { deviceScreensProjection, type DeviceScreensDB } from '../src/projections/device-screens.projection.js';
+import { startPolicy, type TestPolicy } from './policy.fixture.js';
 
 const MESSAGES = 'com.example.messages';
 const row = (n: number, ref: string, role: string, text: string, clickable = true) => ({
@@ -36,7 +37,7 @@ const observation = (elements: ReturnType<typeof row>[], partial: boolean): Json
 });
 
 describe('policy: device screens read model', () => {
-  let db: TestDatabase;
+  let policy: TestPolicy;
   let svc: RunningService;
   let bridge: ToolCalls;
   const namespace = randomNamespace();
@@ -104,20 +105,12 @@ describe('policy: device screens read model', () => {
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadPolicyConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-    });
-    svc = await startService(policyService(config));
+    policy = await startPolicy(namespace);
+    svc = policy.svc;
     bridge = new ToolCalls(svc.infra.store, namespace, '/test/device-bridge');
   });
   afterAll(async () => {
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));
-    await svc.close();
-    await db.drop();
+    await policy.stop();
   });
 
   it('judges a tap by ref without text on an element of a later page of the latest observation', async () => {

@@ -4,26 +4,23 @@ import {
   loadBaseConfig,
   callRpc,
   RemoteError,
-  startService,
   submitUnansweredHint,
   ToolCalls,
   type RunningService,
 } from '@ormuz/service-kit';
 import {
-  createTestDatabase,
   randomNamespace,
-  testEnv,
   waitFor,
-  type TestDatabase,
   adminFor,
   bearerFor,
 } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
 import { deriveCallId } from '@ormuz/tool-call';
-import { loadPolicyConfig, POLICY_SCHEMA, policyService } from '../src/index.js';
+import { POLICY_SCHEMA } from '../src/index.js';
+import { startPolicy, type TestPolicy } from './policy.fixture.js';
 
 describe('policy service', () => {
-  let db: TestDatabase;
+  let policy: TestPolicy;
   let svc: RunningService;
   const namespace = randomNamespace();
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>) =>
@@ -40,19 +37,11 @@ describe('policy service', () => {
     });
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadPolicyConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-    });
-    svc = await startService(policyService(config));
+    policy = await startPolicy(namespace);
+    svc = policy.svc;
   });
   afterAll(async () => {
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));
-    await svc.close();
-    await db.drop();
+    await policy.stop();
   });
 
   it('authorizes a low-risk call and stages a high-risk one with an approval id and owner summary', async () => {

@@ -3,10 +3,9 @@
  * risk classifier at submit. Observations are recorded on the log as a bridge records them.
  */
 import type { JsonValue, RpcName, RpcRequestOf } from '@ormuz/contracts';
-import { streamName } from '@ormuz/event-log';
-import { callRpc, startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase, adminFor } from '@ormuz/testing';
-import { loadPolicyConfig, policyService } from '../src/index.js';
+import { callRpc, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { randomNamespace, adminFor } from '@ormuz/testing';
+import { startPolicy, type TestPolicy } from './policy.fixture.js';
 
 const NOTES = 'com.y.notes';
 const LENDER = 'com.x.kasse';
@@ -20,7 +19,7 @@ const row = (n: number, ref: string, role: string, text: string) => ({
 });
 
 describe('policy: tenant finance app lists and observed screens', () => {
-  let db: TestDatabase;
+  let policy: TestPolicy;
   let svc: RunningService;
   let bridge: ToolCalls;
   const namespace = randomNamespace();
@@ -81,20 +80,12 @@ describe('policy: tenant finance app lists and observed screens', () => {
   });
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadPolicyConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-    });
-    svc = await startService(policyService(config));
+    policy = await startPolicy(namespace);
+    svc = policy.svc;
     bridge = new ToolCalls(svc.infra.store, namespace, '/test/device-bridge');
   });
   afterAll(async () => {
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));
-    await svc.close();
-    await db.drop();
+    await policy.stop();
   });
 
   it('stages a tap in an app the tenant lists as finance, and only for that tenant', async () => {

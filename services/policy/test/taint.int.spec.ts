@@ -3,10 +3,9 @@
  * with `policy.submit` reach the gate; what the schema refuses records nothing.
  */
 import type { ConversationTaintV1, RpcName, RpcRequestOf } from '@ormuz/contracts';
-import { streamName } from '@ormuz/event-log';
-import { callRpc, startService, type RunningService } from '@ormuz/service-kit';
-import { adminFor, createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
-import { loadPolicyConfig, policyService } from '../src/index.js';
+import { callRpc, type RunningService } from '@ormuz/service-kit';
+import { adminFor, randomNamespace } from '@ormuz/testing';
+import { startPolicy, type TestPolicy } from './policy.fixture.js';
 
 const taint: ConversationTaintV1 = {
   sources: [
@@ -20,7 +19,7 @@ const taint: ConversationTaintV1 = {
 };
 
 describe('policy: taint', () => {
-  let db: TestDatabase;
+  let policy: TestPolicy;
   let svc: RunningService;
   const namespace = randomNamespace();
   let n = 0;
@@ -38,19 +37,11 @@ describe('policy: taint', () => {
     });
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadPolicyConfig({
-      NATS_URL: testEnv().natsUrl,
-      DATABASE_URL: db.url,
-      ORMUZ_NAMESPACE: namespace,
-      LOG_LEVEL: 'silent',
-    });
-    svc = await startService(policyService(config));
+    policy = await startPolicy(namespace);
+    svc = policy.svc;
   });
   afterAll(async () => {
-    await svc.infra.jsm.streams.delete(streamName(namespace, 'calls'));
-    await svc.close();
-    await db.drop();
+    await policy.stop();
   });
 
   it('stages a tainted write with its reason, and under every_write any write, for that tenant only', async () => {
