@@ -256,5 +256,5 @@ describe('read models under kill -9', () => {
     for (const table of Object.keys(rebuilt))
       expect({ table, rows: built[table] }).toEqual({ table, rows: rebuilt[table] });
     expect(Object.values(report.kills).reduce((a, b) => a + b, 0)).toBe(KILLS);
-  }, 300_000);
+  }, 600_000);
 });
