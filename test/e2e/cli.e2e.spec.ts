@@ -510,7 +510,8 @@ describe('ormuz CLI against the running platform', () => {
   });
 
   it('migrate applies every schema and declares the streams, and is safe to run again', async () => {
-    const run = await ormuzWithin(60_000, 'migrate');
+    // migrate starts all six services at once, each to migrate and exit: minutes on a loaded machine.
+    const run = await ormuzWithin(150_000, 'migrate');
     if (run.code !== 0)
       throw new Error(`ormuz migrate exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
     const r = run.json as { results: { service: string; ok: boolean; output: string }[] };
@@ -523,19 +524,19 @@ describe('ormuz CLI against the running platform', () => {
         ),
       });
     }
-  }, 70_000);
+  }, 180_000);
 
   it("migrate in another namespace refuses this platform's database, naming both namespaces", async () => {
     const other = randomNamespace('o');
     // The later --namespace wins: the same database, another namespace.
-    const r = await ormuzWithin(60_000, '--namespace', other, 'migrate');
+    const r = await ormuzWithin(150_000, '--namespace', other, 'migrate');
     expect(r.code).toBe(1);
     const { results } = r.json as { results: { service: string; ok: boolean; output: string }[] };
     for (const result of results) {
       expect(result.ok).toBe(false);
       expect(result.output).toContain(`belongs to namespace ${namespace}, not ${other}`);
     }
-  }, 70_000);
+  }, 180_000);
 
   describe('bad input', () => {
     it("refuses an operation id with a '.', '*', '>' or space, naming the option and the character", async () => {
