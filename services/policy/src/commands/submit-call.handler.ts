@@ -6,12 +6,17 @@ import type { TenantAppLists } from '@ormuz/risk';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { decisionCommand, type SubmitDecision, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
+import {
+  decideGate,
+  isScreenAction,
+  type GateDecision,
+  type GateRequest,
+  type RecordedDecision,
+} from '@ormuz/gate';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { UnknownToolNameError } from '../domain/errors.js';
-import { decideGate, type GateDecision, type GateRequest, type RecordedDecision } from '../domain/gate.js';
 import { callIdOf } from '../domain/identity.js';
-import { isScreenAction } from '../domain/screen-target.js';
 import { DeviceScreensRepository, ObservationLaggingError } from '../persistence/device-screens.repository.js';
 import { GrantsRepository } from '../persistence/grants.repository.js';
 import { RiskAppsRepository } from '../persistence/risk-apps.repository.js';
