@@ -14,7 +14,8 @@ export type LogPoint = { readonly seq: number } | { readonly time: Date };
 export function logPoint(option: string, value: string): LogPoint {
   if (/^\d+$/.test(value)) {
     const seq = Number(value);
-    if (!Number.isSafeInteger(seq) || seq < 1) throw new CliInputError(`${option} ${value}: a sequence is a whole number from 1.`);
+    if (!Number.isSafeInteger(seq) || seq < 1)
+      throw new CliInputError(`${option} ${value}: a sequence is a whole number from 1.`);
     return { seq };
   }
   const time = RFC3339.test(value) ? new Date(value) : undefined;
@@ -36,7 +37,9 @@ export function asOfOption(now: () => Date = () => new Date()): (value: string) 
     if ('seq' in point) return point;
     const at = now();
     if (point.time.getTime() > at.getTime()) {
-      throw new CliInputError(`--as-of ${value} is in the future (it is now ${at.toISOString()}); the log only knows the past.`);
+      throw new CliInputError(
+        `--as-of ${value} is in the future (it is now ${at.toISOString()}); the log only knows the past.`,
+      );
     }
     return { time: point.time.toISOString() };
   };

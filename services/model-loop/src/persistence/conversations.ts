@@ -3,7 +3,13 @@
  * changed only through the pure decider with optimistic concurrency (see `AggregateRepository`).
  */
 import { ConversationEventType, type ConversationEventDraft, type ConversationMessageV1 } from '@ormuz/contracts';
-import { AggregateRepository, type AggregateRecord, type AsOf, type Causation, type EventStore } from '@ormuz/event-log';
+import {
+  AggregateRepository,
+  type AggregateRecord,
+  type AsOf,
+  type Causation,
+  type EventStore,
+} from '@ormuz/event-log';
 import { conversationDecider, type ConversationCommand, type ConversationState } from '../domain/conversation.js';
 
 /** Who caused a change: the conversation is the correlation; the request or event that led to it is the causation. */

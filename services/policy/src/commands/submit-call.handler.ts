@@ -6,13 +6,7 @@ import type { TenantAppLists } from '@ormuz/risk';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { decisionCommand, type SubmitDecision, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
-import {
-  decideGate,
-  isScreenAction,
-  type GateDecision,
-  type GateRequest,
-  type RecordedDecision,
-} from '@ormuz/gate';
+import { decideGate, isScreenAction, type GateDecision, type GateRequest, type RecordedDecision } from '@ormuz/gate';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { UnknownToolNameError } from '../domain/errors.js';

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import type { AsOfV1, CallStatusReplyV1, SealCallReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import type {
+  AsOfV1,
+  CallStatusReplyV1,
+  SealCallReplyV1,
+  SubmitCallReplyV1,
+  SubmitCallRequestV1,
+} from '@ormuz/contracts';
 import { submitUnansweredHint } from '@ormuz/service-kit';
 import { asOfOption } from '../as-of.js';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
