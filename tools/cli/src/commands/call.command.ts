@@ -6,7 +6,7 @@ import type {
   SubmitCallReplyV1,
   SubmitCallRequestV1,
 } from '@ormuz/contracts';
-import { submitUnansweredHint } from '@ormuz/service-kit';
+import { submitUnansweredHint } from '@ormuz/service-kit/client';
 import { asOfOption } from '../as-of.js';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
