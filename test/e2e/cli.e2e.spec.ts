@@ -19,7 +19,15 @@ import {
   type RpcReplyOf,
 } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
-import { createTestDatabase, randomNamespace, testEnv, waitFor, type TestDatabase, testToken } from '@ormuz/testing';
+import {
+  createTestDatabase,
+  randomNamespace,
+  scratchFiles,
+  testEnv,
+  waitFor,
+  type TestDatabase,
+  testToken,
+} from '@ormuz/testing';
 import {
   SERVICES,
   spawnService,
@@ -28,6 +36,7 @@ import {
   waitHealthy,
   type ServiceProcess,
 } from '../../tools/cli/src/services.js';
+import type { WhatIfReport } from '../../tools/cli/src/whatif/rejudge.js';
 import { exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
 
 // Each test runs a few CLI processes (about 0.5 s each on an idle machine, ten times that on one loaded with other
@@ -79,6 +88,11 @@ describe('ormuz CLI against the running platform', () => {
       tenant && tenant !== TENANT && /^[a-z0-9-]+$/.test(tenant)
         ? await testToken({ tenant, roles: ['operator', 'owner', 'analyst'], subject: `owner@${tenant}` })
         : operatorToken;
+    return ormuzAs(token, timeoutMs, ...args);
+  }
+
+  /** Runs the CLI with --json signed in with `token`. */
+  async function ormuzAs(token: string, timeoutMs: number, ...args: string[]): Promise<CliResult> {
     const t = spawnTracked(
       process.execPath,
       [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
@@ -537,6 +551,196 @@ describe('ormuz CLI against the running platform', () => {
       expect(result.output).toContain(`belongs to namespace ${namespace}, not ${other}`);
     }
   }, 180_000);
+
+  describe('time travel and what if', () => {
+    // Each case runs several CLI processes, each a second or more on a loaded machine.
+    const CASE_MS = 180_000;
+    const TT_TENANT = 'initech';
+    const candidates = scratchFiles('ormuz-whatif-');
+    afterAll(() => candidates.remove());
+    const candidate = (name: string, content: unknown) => candidates.write(name, content);
+
+    it(
+      'call status --as-of shows the call as it stood then, and as of now the live status',
+      async () => {
+        const high = await submit('op-asof-1', 'device.send_message', MESSAGE_ARGS);
+        await inboxShows(high.approval_id!);
+        await okReply('approvals.approve', 'approvals', 'approve', high.approval_id!, '--tenant', TENANT);
+        const live = await status(high.call_id);
+        const [requested, , approved] = live.timeline!;
+        expect(Date.parse(approved!.time)).toBeGreaterThan(Date.parse(requested!.time));
+
+        const asOf = (t: string) =>
+          okReply(
+            'policy.status',
+            'call',
+            'status',
+            '--tenant',
+            TENANT,
+            '--call',
+            high.call_id,
+            '--timeline',
+            '--as-of',
+            t,
+          );
+        // Between the request and the approval, by time and by sequence: still staged, approval pending.
+        const [byTime, bySeq, now] = await Promise.all([
+          asOf(requested!.time),
+          asOf(String(requested!.seq)),
+          asOf(new Date().toISOString()),
+        ]);
+        for (const then of [byTime, bySeq]) {
+          expect(then.status).toMatchObject({ status: 'staged', pending_approval: { approval_id: high.approval_id } });
+          expect(types(then)).toEqual(['requested.v1', 'staged.v1']);
+          expect(then.version).toBe(requested!.seq);
+        }
+        expect(now).toEqual(live);
+      },
+      CASE_MS,
+    );
+
+    it(
+      'call status --as-of refuses a time in the future and finds no call of another tenant',
+      async () => {
+        const mine = await submit('op-asof-2', 'device.screen_observe', {});
+        const future = await ormuz(
+          'call',
+          'status',
+          '--tenant',
+          TENANT,
+          '--call',
+          mine.call_id,
+          '--as-of',
+          '2999-01-01T00:00:00Z',
+        );
+        expect(future.code).toBe(1);
+        expect(future.error).toEqual({ code: 'invalid_input', message: expect.stringContaining('is in the future') });
+        const now = new Date().toISOString();
+        const foreign = await ormuz('call', 'status', '--tenant', OTHER_TENANT, '--call', mine.call_id, '--as-of', now);
+        expect(foreign.code).toBe(1);
+        expect(foreign.error?.code).toBe('call_not_found');
+      },
+      CASE_MS,
+    );
+
+    it(
+      'whatif prints the past calls candidate rules would decide otherwise, with counts per tool and reason',
+      async () => {
+        const submitIn = (op: string, tool: string, args: unknown) => submit(op, tool, args, TT_TENANT);
+        const [tap, message] = await Promise.all([
+          submitIn('op-wi-tap', 'device.tap', {
+            foreground_package: 'com.example.notes',
+            ref: 'r7',
+            target_text: 'Zorble',
+          }),
+          submitIn('op-wi-msg', 'device.send_message', MESSAGE_ARGS),
+        ]);
+        expect([tap.status, message.status]).toEqual(['authorized', 'staged']);
+        const analyst = await testToken({ tenant: TT_TENANT, roles: ['analyst'], subject: `analyst@${TT_TENANT}` });
+        const whatif = async (...args: string[]) => {
+          const r = await ormuzAs(analyst, 20_000, 'whatif', '--tenant', TT_TENANT, ...args);
+          if (r.code !== 0) throw new Error(`ormuz whatif exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+          return r.json as WhatIfReport;
+        };
+        // The archive is a projection of the log: ask until it holds both requests. The current rules change nothing.
+        const baseline = await waitFor(async () => ((r) => (r.judged === 2 ? r : undefined))(await whatif()), {
+          timeoutMs: 60_000,
+          intervalMs: 100,
+          message: 'both requests in the archive',
+        });
+        expect(baseline.changed).toEqual([]);
+
+        const lexicon = candidate('lexicon.json', {
+          extra_words: [{ meaning: 'pay', language: 'en', words: ['zorble'] }],
+        });
+        const grants = candidate('grants.json', { '*': { allow: ['device'], deny: ['device.send_message'] } });
+        const report = await whatif('--risk-lexicon', lexicon, '--grants', grants);
+        expect(report.judged).toBe(2);
+        expect(report.changed.map((c) => [c.call_id, c.tool, c.from, c.to, c.reason])).toEqual([
+          [tap.call_id, 'device.tap', 'authorized', 'staged', 'risk_high'],
+          [message.call_id, 'device.send_message', 'staged', 'refused', 'not_offered'],
+        ]);
+        expect(report.counts).toEqual([
+          { tool: 'device.send_message', from: 'staged', to: 'refused', reason: 'not_offered', calls: 1 },
+          { tool: 'device.tap', from: 'authorized', to: 'staged', reason: 'risk_high', calls: 1 },
+        ]);
+        // Read-only: the calls are as they were.
+        const [tapNow, messageNow] = await Promise.all([
+          status(tap.call_id, TT_TENANT),
+          status(message.call_id, TT_TENANT),
+        ]);
+        expect([tapNow.status.status, messageNow.status.status]).toEqual(['authorized', 'staged']);
+
+        // A range by sequence holds only the request recorded there.
+        const seq = messageNow.timeline![0]!.seq;
+        const one = await whatif(
+          '--risk-lexicon',
+          lexicon,
+          '--grants',
+          grants,
+          '--from',
+          String(seq),
+          '--to',
+          String(seq),
+        );
+        expect(one.changed.map((c) => c.call_id)).toEqual([message.call_id]);
+
+        // The human form names the transition and the count.
+        const human = spawnTracked(
+          process.execPath,
+          [
+            join(ROOT, 'tools/cli/bin/ormuz.js'),
+            '--nats',
+            natsUrl,
+            '--namespace',
+            namespace,
+            'whatif',
+            '--tenant',
+            TT_TENANT,
+            '--risk-lexicon',
+            lexicon,
+          ],
+          { DATABASE_URL: database.url, LOG_LEVEL: 'warn', ORMUZ_TOKEN: analyst },
+        );
+        expect((await exitWithin(human, 20_000, 'ormuz whatif')).code).toBe(0);
+        expect(human.stdout()).toContain('2 past request(s) judged, 1 decision(s) would change');
+        expect(human.stdout()).toContain('1  device.tap  authorized → staged  (risk_high)');
+      },
+      CASE_MS,
+    );
+
+    it(
+      'whatif refuses --from after --to and a malformed candidate file, and reads no other tenant',
+      async () => {
+        const broken = candidate('broken-grants.json', { cli: { allow: 'device' } });
+        const [reversed, malformed, empty, foreign] = await Promise.all([
+          ormuz('whatif', '--tenant', TT_TENANT, '--from', '2026-05-02T00:00:00Z', '--to', '2026-05-01T00:00:00Z'),
+          ormuz('whatif', '--tenant', TT_TENANT, '--grants', broken),
+          // A tenant with no events: nothing to judge, and that is no error.
+          ormuz('whatif', '--tenant', 'hooli'),
+          // Another tenant's history is refused, never read.
+          ormuzAs(operatorToken, 20_000, 'whatif', '--tenant', TT_TENANT),
+        ]);
+        expect(reversed.code).toBe(1);
+        expect(reversed.error).toEqual({
+          code: 'invalid_input',
+          message: '--from is after --to; give the earlier point first.',
+        });
+        expect(malformed.code).toBe(1);
+        expect(malformed.error).toEqual({
+          code: 'invalid_input',
+          message: `${broken}: the grant of "cli": "allow" must be a list of rules.`,
+        });
+        expect({ code: empty.code, json: empty.json }).toEqual({
+          code: 0,
+          json: { judged: 0, changed: [], counts: [] },
+        });
+        expect(foreign.code).toBe(1);
+        expect(foreign.error?.code).toBe('forbidden');
+      },
+      CASE_MS,
+    );
+  });
 
   describe('bad input', () => {
     it("refuses an operation id with a '.', '*', '>' or space, naming the option and the character", async () => {

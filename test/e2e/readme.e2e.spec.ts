@@ -158,6 +158,8 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
       [/ormuz webhooks set/, /^wh_[0-9a-f]{16} {2}enabled [\s\S]*\nwhsec_/m],
       // a1 may not send messages: the scripted agent's send is refused, and it answers with what happened.
       [/ormuz agent run/, /^answer: Here is what happened\./m],
+      [/ormuz call status .*--as-of/, /status: \w+/],
+      [/ormuz whatif/, /^whatif: \d+ past request\(s\) judged/m],
     ];
     for (const command of commands.slice(2)) {
       if (!/(^|\| *)npx ormuz /m.test(command))
@@ -194,7 +196,9 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
     expect(out).toMatch(/NATS +nats:\/\/127\.0\.0\.1:\d+ \(the demo's own server/);
     expect(out).toContain(`source ${envFile}`);
     expect(out).toMatch(/Owner token .*\n +ey\S+/);
-    expect(out).toMatch(/NATS users connected: approvals, audit, cli, device-bridge, mcp-gateway, model-loop, policy \(/);
+    expect(out).toMatch(
+      /NATS users connected: approvals, audit, cli, device-bridge, mcp-gateway, model-loop, policy \(/,
+    );
   });
 
   it('reports a service killed with SIGKILL and restarts it on the same port; the phone comes back', async () => {

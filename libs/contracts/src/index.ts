@@ -8,6 +8,7 @@ export * from './events/tool-call.events.js';
 export * from './events/conversation.events.js';
 export * from './events/device.events.js';
 export * from './device-protocol.js';
+export * from './commands/as-of.js';
 export * from './commands/policy.commands.js';
 export * from './commands/approvals.commands.js';
 export * from './commands/approvals-webhooks.commands.js';

@@ -7,9 +7,10 @@
  *
  * `ToolCalls` (service-kit) and `Conversations` (model-loop) are this class with their context and decider.
  */
-import { aggregateSubject, type ContextName, type EventDraft } from '@ormuz/contracts';
+import { aggregateSubject, type AsOfV1, type ContextName, type EventDraft } from '@ormuz/contracts';
 import { runCommand, type CommandResult } from './command-runner.js';
 import type { Decider } from './decider.js';
+import { AsOfInFutureError } from './errors.js';
 import { expectEvent, type Enveloped, type EventGuard } from './event-types.js';
 import type { EventStore, Loaded, StoredEvent } from './event-store.js';
 import { streamName } from './topology.js';
@@ -38,6 +39,25 @@ export interface AggregateType<S, C, E extends EventDraft> {
   readonly maxAttempts?: number;
   /** The clock the decider is given; domain code never reads one itself. Default: the system clock. */
   readonly now?: () => Date;
+}
+
+/** A point in the log: a time (events recorded at or before it) or a stream sequence (events up to and at it). */
+export type AsOf = { readonly time: Date } | { readonly seq: number };
+
+/**
+ * The point `asOf` (a query's `as_of`) names, checked against `now`. Throws {@link AsOfInFutureError} for a time
+ * after now.
+ */
+export function asOfPoint(asOf: AsOfV1, now: Date): AsOf {
+  if ('seq' in asOf) return { seq: asOf.seq };
+  const time = new Date(asOf.time);
+  if (time.getTime() > now.getTime()) throw new AsOfInFutureError(asOf.time, now.toISOString());
+  return { time };
+}
+
+/** Whether the event at `seq` recorded at `time` (RFC 3339) is part of the log as of `asOf`. */
+export function recordedBy(asOf: AsOf, seq: number, time: string): boolean {
+  return 'seq' in asOf ? seq <= asOf.seq : Date.parse(time) <= asOf.time.getTime();
 }
 
 /** An aggregate read whole from the log: its state, the sequence of its last event, and every event in order. */
@@ -109,9 +129,11 @@ export class AggregateRepository<S, C, E extends EventDraft> {
 
   /**
    * Reads every event (direct gets, no consumer) and folds the state from them, for callers that need the events
-   * the state is built from (a transcript). Throws {@link ForeignEventError} for an event that is not the aggregate's.
+   * the state is built from (a transcript). With `asOf`, only the events recorded by then are folded: the state as it
+   * stood at that time or stream sequence (time travel), with the same `evolve` the live aggregate uses. Throws
+   * {@link ForeignEventError} for an event that is not the aggregate's.
    */
-  async read(tenant: string, id: string): Promise<AggregateRecord<S, E>> {
+  async read(tenant: string, id: string, asOf?: AsOf): Promise<AggregateRecord<S, E>> {
     const subject = this.subject(tenant, id);
     const { decider } = this.aggregate;
     let state = decider.initialState;
@@ -123,6 +145,8 @@ export class AggregateRepository<S, C, E extends EventDraft> {
         seq,
         reader: `the ${this.aggregate.context} aggregate`,
       });
+      // The log is in order: the first event past the bound ends the fold.
+      if (asOf && !recordedBy(asOf, seq, own.time)) break;
       state = decider.evolve(state, own);
       events.push(own);
       version = seq;

@@ -122,3 +122,14 @@ export class AppendTimeoutError extends OrmuzError {
 }
 
 export const isAppendTimeoutError = (e: unknown): e is AppendTimeoutError => e instanceof AppendTimeoutError;
+
+/** A time-travel query named a time after now: the log can only say how things stood, not how they will. */
+export class AsOfInFutureError extends OrmuzError {
+  readonly code = 'as_of_in_future';
+  constructor(
+    readonly asOf: string,
+    readonly now: string,
+  ) {
+    super(`as_of ${asOf} is in the future (it is now ${now}); give a time up to now, or a stream sequence.`);
+  }
+}

@@ -20,6 +20,9 @@ export {
 export { runCommand, type CommandContext, type CommandResult, type RunCommandOptions } from './command-runner.js';
 export {
   AggregateRepository,
+  asOfPoint,
+  recordedBy,
+  type AsOf,
   type AggregateRecord,
   type AggregateType,
   type Causation,

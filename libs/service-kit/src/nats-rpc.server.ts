@@ -178,6 +178,7 @@ const HTTP_STATUS: Record<string, number> = {
   invalid_webhook: 400,
   invalid_model_settings: 400,
   non_canonical_value: 400,
+  as_of_in_future: 400,
   payload_too_large: 413,
   unsupported_media_type: 415,
   internal: 500,

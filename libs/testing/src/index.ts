@@ -12,6 +12,7 @@ export {
 } from './nats-server.js';
 export { createTestDatabase, openTestDatabase, type OpenTestDatabase, type TestDatabase } from './database.js';
 export { submitFrame } from './device-frames.js';
+export { scratchFiles, type ScratchFiles } from './scratch-files.js';
 export {
   deciderSpec,
   type DeciderSpec,

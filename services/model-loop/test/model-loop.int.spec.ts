@@ -1,5 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { aggregateSubject, type ConversationViewV1, type RpcName, type RpcRequestOf } from '@ormuz/contracts';
+import {
+  aggregateSubject,
+  type AsOfV1,
+  type ConversationViewV1,
+  type RpcName,
+  type RpcRequestOf,
+} from '@ormuz/contracts';
 import { streamName, type EventStore } from '@ormuz/event-log';
 import { callRpc, type RunningService, type ToolCalls } from '@ormuz/service-kit';
 import { waitFor, adminFor } from '@ormuz/testing';
@@ -185,11 +191,13 @@ describe('model-loop with policy', () => {
         '2:assistant:',
       ]);
       const log: string[] = [];
-      for await (const { event } of store.readSubject(
+      let pausedSeq = 0;
+      for await (const { seq, event } of store.readSubject(
         streamName(namespace, 'conversations'),
         aggregateSubject(namespace, 'conversations', tenant, id),
       )) {
         log.push(event.type.split('.')[2]!);
+        if (event.type.endsWith('.paused.v1')) pausedSeq = seq;
       }
       expect(log).toEqual([
         'started',
@@ -204,6 +212,14 @@ describe('model-loop with policy', () => {
         'message_added', // turn 2: the final answer
         'completed',
       ]);
+      // Time travel: folded from the log, the conversation as of its pause is what the read model showed then, and
+      // as of now what it shows now; the log cannot answer for a time to come.
+      const asOf = (as_of: AsOfV1) => rpc('model-loop.get', { tenant, conversation_id: id, as_of });
+      expect(await asOf({ seq: pausedSeq })).toEqual(paused);
+      expect(await asOf({ time: new Date().toISOString() })).toEqual(done);
+      await expect(asOf({ time: new Date(Date.now() + 3_600_000).toISOString() })).rejects.toMatchObject({
+        code: 'as_of_in_future',
+      });
       for (const call of [observe!, send!]) {
         const { timeline } = await rpc('policy.status', {
           tenant,

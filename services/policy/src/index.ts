@@ -5,4 +5,4 @@ export { PolicyModule } from './app.module.js';
 export { loadPolicyConfig, type PolicyConfig } from './config.js';
 export { POLICY_SCHEMA, policyMigrations } from './persistence/migrations.js';
 // The pure decision, for bench:gate's in-process figures.
-export { decideGate, type GateContext, type GateRequest } from './domain/gate.js';
+export { decideGate, type GateContext, type GateRequest } from '@ormuz/gate';

@@ -22,6 +22,7 @@ import { registerRiskCommands } from './commands/risk.command.js';
 import { registerRiskAppCommands } from './commands/risk-apps.command.js';
 import { registerTaintRuleCommands } from './commands/taint-rule.command.js';
 import { registerWebhookCommands } from './commands/webhooks.command.js';
+import { registerWhatIfCommands } from './commands/whatif.command.js';
 import { CliContext, type CliDefaults, type GlobalOptions } from './context.js';
 
 const program = new Command('ormuz')
@@ -52,6 +53,7 @@ registerTaintRuleCommands(program, ctx);
 registerGrantCommands(program, ctx);
 registerKeysCommands(program, ctx);
 registerWebhookCommands(program, ctx);
+registerWhatIfCommands(program, ctx);
 registerAgentsCommands(program, ctx);
 registerAgentRunCommand(program, ctx);
 registerProjectionCommands(program, ctx);

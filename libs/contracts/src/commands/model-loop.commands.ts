@@ -11,6 +11,7 @@ import {
   PendingConfirmationV1,
   PINNED_TOOLS_SCHEMA,
 } from '../events/conversation.events.js';
+import { AsOfV1 } from './as-of.js';
 import { registerSchema } from '../schema-registry.js';
 import { fragments, List, Nullable, Struct, Type, type Static } from '../wire.js';
 
@@ -58,7 +59,15 @@ export const StartConversationReplyV1 = Struct({ conversation_id: Type.String(),
 export type StartConversationReplyV1 = Static<typeof StartConversationReplyV1>;
 
 /** `model-loop.get`: read a conversation from the read model (eventually consistent; it never acts). */
-export const GetConversationRequestV1 = Struct({ tenant: fragments.identifier, conversation_id: fragments.identifier });
+export const GetConversationRequestV1 = Struct({
+  tenant: fragments.identifier,
+  conversation_id: fragments.identifier,
+  /**
+   * The conversation as it stood then, folded from its events on the log (not the read model) recorded by that time
+   * or sequence. Default: now, from the read model.
+   */
+  as_of: Type.Optional(AsOfV1),
+});
 export type GetConversationRequestV1 = Static<typeof GetConversationRequestV1>;
 
 /** One message as `model-loop.get` returns it, with the model turn it belongs to. */

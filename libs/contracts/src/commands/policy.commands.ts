@@ -9,6 +9,7 @@ import {
   ToolCallStatusV1,
 } from '../events/tool-call.events.js';
 import { MAX_TOOL_CALLS_PER_REPLY } from '../events/conversation.events.js';
+import { AsOfV1 } from './as-of.js';
 import { registerSchema } from '../schema-registry.js';
 import { fragments, List, Nullable, OneOf, Struct, Type, type Static } from '../wire.js';
 
@@ -153,6 +154,8 @@ export const CallStatusRequestV1 = Struct({
   call_id: fragments.identifier,
   /** Include every event of the call. Default false. */
   timeline: Type.Optional(Type.Boolean()),
+  /** The call as it stood then: folded from its events recorded by that time or sequence. Default: now. */
+  as_of: Type.Optional(AsOfV1),
 });
 export type CallStatusRequestV1 = Static<typeof CallStatusRequestV1>;
 

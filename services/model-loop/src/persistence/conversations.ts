@@ -3,7 +3,13 @@
  * changed only through the pure decider with optimistic concurrency (see `AggregateRepository`).
  */
 import { ConversationEventType, type ConversationEventDraft, type ConversationMessageV1 } from '@ormuz/contracts';
-import { AggregateRepository, type AggregateRecord, type Causation, type EventStore } from '@ormuz/event-log';
+import {
+  AggregateRepository,
+  type AggregateRecord,
+  type AsOf,
+  type Causation,
+  type EventStore,
+} from '@ormuz/event-log';
 import { conversationDecider, type ConversationCommand, type ConversationState } from '../domain/conversation.js';
 
 /** Who caused a change: the conversation is the correlation; the request or event that led to it is the causation. */
@@ -23,8 +29,8 @@ export class Conversations extends AggregateRepository<ConversationState, Conver
    * Reads every event of the conversation (direct gets, no consumer) and folds both its state and its transcript,
    * so the model is shown exactly the messages the decision is based on.
    */
-  override async read(tenant: string, conversationId: string): Promise<ConversationRecord> {
-    const record = await super.read(tenant, conversationId);
+  override async read(tenant: string, conversationId: string, asOf?: AsOf): Promise<ConversationRecord> {
+    const record = await super.read(tenant, conversationId, asOf);
     const messages = record.events.flatMap((e) =>
       e.type === ConversationEventType.MessageAdded ? [e.data.message] : [],
     );

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { streamName } from '@ormuz/event-log';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
-import type { ObservedElement, ScreenObservation } from '../domain/screen-target.js';
+import type { ObservedElement, ScreenObservation } from '@ormuz/gate';
 import { DEVICE_SCREENS_PROJECTION, type DeviceScreensDB } from '../projections/device-screens.projection.js';
 import { POLICY_SCHEMA } from './migrations.js';
 

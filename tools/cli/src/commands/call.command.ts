@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
-import type { CallStatusReplyV1, SealCallReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
+import type {
+  AsOfV1,
+  CallStatusReplyV1,
+  SealCallReplyV1,
+  SubmitCallReplyV1,
+  SubmitCallRequestV1,
+} from '@ormuz/contracts';
 import { submitUnansweredHint } from '@ormuz/service-kit/client';
+import { asOfOption } from '../as-of.js';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
 function renderStatus(r: CallStatusReplyV1): string {
@@ -65,15 +72,17 @@ export function registerCallCommands(program: Command, ctx: () => CliContext): v
 
   call
     .command('status')
-    .description("read a call's status from the log (never contacts an executor)")
+    .description("read a call's status from the log (never contacts an executor); --as-of: as it stood then")
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--call <id>', 'call id', identifier('--call'))
     .option('--timeline', 'include every event of the call')
-    .action(async (o: { tenant: string; call: string; timeline?: boolean }) => {
+    .option('--as-of <T>', 'the call as it stood then: an RFC 3339 time or a stream sequence', asOfOption())
+    .action(async (o: { tenant: string; call: string; timeline?: boolean; asOf?: AsOfV1 }) => {
       const reply = await ctx().call('policy.status', {
         tenant: o.tenant,
         call_id: o.call,
         timeline: Boolean(o.timeline),
+        ...(o.asOf ? { as_of: o.asOf } : {}),
       });
       ctx().print(reply, renderStatus);
     });

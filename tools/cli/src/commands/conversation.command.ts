@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { ConversationViewV1 } from '@ormuz/contracts';
+import type { AsOfV1, ConversationViewV1 } from '@ormuz/contracts';
+import { asOfOption } from '../as-of.js';
 import { identifier, type CliContext } from '../context.js';
 import { conversationLines, standingLines } from '../demo/conversation-print.js';
 
@@ -13,8 +14,13 @@ export function registerConversationCommands(program: Command, ctx: () => CliCon
     .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
     .requiredOption('--conversation <id>', 'conversation id', identifier('--conversation'))
     .option('--no-messages', 'leave the messages out')
-    .action(async (o: { tenant: string; conversation: string; messages: boolean }) => {
-      const view = await ctx().call('model-loop.get', { tenant: o.tenant, conversation_id: o.conversation });
+    .option('--as-of <T>', 'as it stood then, folded from the log: an RFC 3339 time or a stream sequence', asOfOption())
+    .action(async (o: { tenant: string; conversation: string; messages: boolean; asOf?: AsOfV1 }) => {
+      const view = await ctx().call('model-loop.get', {
+        tenant: o.tenant,
+        conversation_id: o.conversation,
+        ...(o.asOf ? { as_of: o.asOf } : {}),
+      });
       ctx().print(view, (v: ConversationViewV1) =>
         [
           `conversation ${v.conversation_id}`,

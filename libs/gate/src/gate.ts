@@ -34,7 +34,7 @@ import {
   type Grant,
   type ToolExecutor,
 } from '@ormuz/catalog';
-import { classifyRisk, MAX_REASONS, type TenantAppLists } from '@ormuz/risk';
+import { classifyRisk, MAX_REASONS, type RiskClassifierOptions, type TenantAppLists } from '@ormuz/risk';
 import { repeatedDenial, repeatedDenialMessage } from './denials.js';
 import { observedScreen, resolveScreenTarget, type ScreenObservation } from './screen-target.js';
 import { taintFinding } from './taint.js';
@@ -109,6 +109,11 @@ export interface GateContext {
   readonly apps?: TenantAppLists;
   /** The tenant's taint rule (`policy.settings.set`); `matching` when it set none. */
   readonly taintRule?: TaintRuleV1;
+  /**
+   * Words and packages the risk classifier adds to its built-in lexicon; absent: the built-in one (as policy runs).
+   * `ormuz whatif` passes a candidate lexicon here. Pass the same object for every call (the classifier is cached).
+   */
+  readonly riskLexicon?: RiskClassifierOptions;
 }
 
 /**
@@ -182,7 +187,7 @@ export function decideGate(ctx: GateContext, request: GateRequest, now: Date): G
             target_role: seen.targetRole ?? null,
             screen_text: seen.screenText ?? null,
           },
-          undefined,
+          ctx.riskLexicon,
           ctx.apps,
         )
       : { level: definition.risk_level, reasons: [`${definition.name} is declared ${definition.risk_level} risk`] };
