@@ -754,7 +754,8 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
         ),
       )}`.execute(db);
 
-    expect(await migrateSchema(db, AUDIT_SCHEMA, auditMigrations)).toEqual(['0004_event_index']);
+    const through0004 = Object.fromEntries(Object.entries(auditMigrations).filter(([name]) => name < '0005'));
+    expect(await migrateSchema(db, AUDIT_SCHEMA, through0004)).toEqual(['0004_event_index']);
     const t = db.withSchema(AUDIT_SCHEMA);
     expect(await t.selectFrom('events').select(['seq', 'idx', 'id']).orderBy('seq').execute()).toEqual([
       { seq: 1, idx: 0, id: 'e-1' },
@@ -769,12 +770,13 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
     // A second event of message 2 is a row of its own; the same place again is not.
     await t
       .insertInto('events')
-      .values({ ...row(2, 'e-3'), idx: 1 })
+      // The archive before 0005 has no chain columns.
+      .values({ ...row(2, 'e-3'), idx: 1 } as never)
       .execute();
     await expect(
       t
         .insertInto('events')
-        .values({ ...row(2, 'e-4'), idx: 1 })
+        .values({ ...row(2, 'e-4'), idx: 1 } as never)
         .execute(),
     ).rejects.toMatchObject({
       code: '23505',
