@@ -8,7 +8,7 @@ export const AUDIT_SCHEMA = 'audit';
 
 /**
  * The role the archive is written as (docs/decisions/0025): INSERT and SELECT on `audit.events`, never UPDATE or
- * DELETE. The archive projection takes it for its transactions; a deployment may also connect audit as this role.
+ * DELETE. The archive projection and the erase path take it (SET LOCAL ROLE) for their transactions.
  */
 export const AUDIT_WRITER_ROLE = 'ormuz_audit';
 
