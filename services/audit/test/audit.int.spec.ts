@@ -39,6 +39,7 @@ import {
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { AUDIT_SCHEMA, auditMigrations, loadAuditConfig, auditService } from '../src/index.js';
+import { checkLink, EMPTY_CHAIN } from '../src/domain/archive-chain.js';
 import type { AuditDB } from '../src/persistence/audit.tables.js';
 
 const RESUMED = ConversationEventType.Resumed;
@@ -781,5 +782,27 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
     ).rejects.toMatchObject({
       code: '23505',
     });
+  });
+
+  it("migration 0005 links the events archived before it into their tenant's chain", async () => {
+    expect(await migrateSchema(db, AUDIT_SCHEMA, auditMigrations)).toEqual([
+      '0005_archive_chain',
+      '0006_archive_writer_role',
+      '0007_call_record_erasure',
+    ]);
+    const rows = await db.withSchema(AUDIT_SCHEMA).selectFrom('events').selectAll().orderBy('chain_pos').execute();
+    expect(rows.map((r) => [r.chain_pos, r.id])).toEqual([
+      [1, 'e-1'],
+      [2, 'e-2'],
+      [3, 'e-3'],
+    ]);
+    let head = EMPTY_CHAIN;
+    for (const row of rows) {
+      expect(checkLink(row, head)).toBeNull();
+      head = { position: row.chain_pos, hash: row.row_hash };
+    }
+    expect(await db.withSchema(AUDIT_SCHEMA).selectFrom('chain_heads').selectAll().execute()).toEqual([
+      { tenant: 'acme', ...head },
+    ]);
   });
 });
