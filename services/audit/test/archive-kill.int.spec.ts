@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { sql, type Kysely } from 'kysely';
-import { contextFilter, type ContextName } from '@ormuz/contracts';
+import { contextFilter, type AuditVerifyReplyV1, type ChainLinkV1, type ContextName } from '@ormuz/contracts';
 import { connectNats, EventStore, replay, streamName } from '@ormuz/event-log';
 import { openDatabase } from '@ormuz/postgres';
 import { callRpc, waitUntilServing } from '@ormuz/service-kit';
@@ -105,10 +105,10 @@ describe('audit killed with SIGKILL while archiving', () => {
 
     for (const tenant of TENANTS) {
       const credential = await adminFor({ tenant });
-      let after: { position: number; hash: string } | null = null;
+      let after: ChainLinkV1 | null = null;
       let checked = 0;
       do {
-        const reply = await callRpc(
+        const reply: AuditVerifyReplyV1 = await callRpc(
           nc,
           ns,
           'audit.verify',

@@ -43,7 +43,7 @@ describe('RFC 8785 canonical JSON', () => {
     ).toBe(
       '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
     );
-    expect(jcs({ numbers: [333333333.33333329, 1e30, 4.5, 0.002, 1e-27, -0] })).toBe(
+    expect(jcs({ numbers: [333333333.3333333, 1e30, 4.5, 0.002, 1e-27, -0] })).toBe(
       '{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27,0]}',
     );
     expect(jcs({ b: [true, null, 'x'], a: { d: 1, c: 2 } })).toBe('{"a":{"c":2,"d":1},"b":[true,null,"x"]}');
