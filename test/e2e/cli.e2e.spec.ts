@@ -32,8 +32,9 @@ import {
 } from '../../tools/cli/src/services.js';
 import { exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
 
-// Each test runs a few CLI processes (about 0.5 s each on an idle machine); leave room for a loaded one.
-jest.setTimeout(30_000);
+// Each test runs a few CLI processes (about 0.5 s each on an idle machine, ten times that on one loaded with other
+// test runs); the bound only catches a hang.
+jest.setTimeout(90_000);
 
 const TENANT = 'acme';
 const OTHER_TENANT = 'globex';
