@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { sql } from 'kysely';
 import {
   assertValidReply,
   CONTEXTS,
@@ -19,6 +20,7 @@ import {
   type RpcReplyOf,
 } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
+import { openDatabase } from '@ormuz/postgres';
 import {
   createTestDatabase,
   randomNamespace,
@@ -372,6 +374,37 @@ describe('ormuz CLI against the running platform', () => {
     const others = ndjson(otherTail.stdout);
     expect(new Set(others.map((e) => e.tenant))).toEqual(new Set([OTHER_TENANT]));
     expect(others.map((e) => e.subject)).toEqual([theirs.call_id, theirs.call_id]);
+  });
+
+  it('audit verify re-computes the archive chain, and exits 3 naming the first broken link', async () => {
+    await submit('op-verify-1', 'device.screen_observe', {});
+    const verified = await waitFor(
+      async () => {
+        const r = await ormuz('audit', 'verify', '--tenant', TENANT);
+        return r.code === 0 && (r.json as { events: number }).events > 0 && r;
+      },
+      { timeoutMs: 30_000, message: "the tenant's calls in the audit archive" },
+    );
+    expect(verified.json).toMatchObject({ tenant: TENANT, verified: true, broken: null });
+
+    // Someone with the owner's rights changes an archived row behind the archive's back, then puts it back.
+    const db = await openDatabase({ url: database.url });
+    const tamper = (suffix: string) =>
+      sql`update audit.events set source = regexp_replace(source, '!?$', ${suffix})
+          where tenant = ${TENANT} and chain_pos = 1 returning id`.execute(db);
+    try {
+      const { rows } = await tamper('!');
+      const broken = await ormuz('audit', 'verify', '--tenant', TENANT);
+      expect(broken.code).toBe(3);
+      expect(broken.json).toMatchObject({
+        verified: false,
+        broken: { position: 1, event_id: (rows[0] as { id: string }).id, reason: 'row_hash' },
+      });
+      await tamper('');
+      expect((await ormuz('audit', 'verify', '--tenant', TENANT)).code).toBe(0);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('device credentials: issue shows the token once, rotate ends the old one, revoke ends the rest', async () => {

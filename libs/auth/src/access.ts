@@ -55,6 +55,11 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'audit.events': { roles: ['operator', 'analyst'] },
   'audit.projections': { roles: ['operator'], platform: true },
   'audit.rebuild': { roles: ['operator'], platform: true },
+  'audit.verify': { roles: ['operator', 'analyst'] },
+  // Erasure answers a data-protection request and cannot be undone: the tenant's admins only.
+  'audit.erase': { roles: [] },
+  'audit.retention.set': { roles: [] },
+  'audit.retention.get': { roles: ['operator', 'analyst'] },
   'device-bridge.devices': { roles: READERS },
   'device-bridge.credentials.issue': { roles: ['operator'] },
   'device-bridge.credentials.rotate': { roles: ['operator'] },

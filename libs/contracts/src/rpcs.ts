@@ -41,6 +41,19 @@ import {
   AuditRebuildRequestV1,
 } from './commands/audit.commands.js';
 import {
+  AUDIT_ERASE_V1,
+  AUDIT_RETENTION_GET_V1,
+  AUDIT_RETENTION_SET_V1,
+  AUDIT_VERIFY_V1,
+  AuditEraseReplyV1,
+  AuditEraseRequestV1,
+  AuditRetentionGetRequestV1,
+  AuditRetentionSetRequestV1,
+  AuditRetentionV1,
+  AuditVerifyReplyV1,
+  AuditVerifyRequestV1,
+} from './commands/audit-archive.commands.js';
+import {
   ConnectedDevicesV1,
   CredentialListV1,
   DEVICE_BRIDGE_DEVICES_V1,
@@ -175,6 +188,10 @@ export const RPCS = Object.freeze({
   'audit.events': rpc(AUDIT_EVENTS_V1, AuditEventsRequestV1, AuditEventsReplyV1),
   'audit.projections': rpc(AUDIT_PROJECTIONS_V1, AuditProjectionsRequestV1, AuditProjectionsReplyV1),
   'audit.rebuild': rpc(AUDIT_REBUILD_V1, AuditRebuildRequestV1, AuditRebuildReplyV1),
+  'audit.verify': rpc(AUDIT_VERIFY_V1, AuditVerifyRequestV1, AuditVerifyReplyV1),
+  'audit.erase': rpc(AUDIT_ERASE_V1, AuditEraseRequestV1, AuditEraseReplyV1),
+  'audit.retention.set': rpc(AUDIT_RETENTION_SET_V1, AuditRetentionSetRequestV1, AuditRetentionV1),
+  'audit.retention.get': rpc(AUDIT_RETENTION_GET_V1, AuditRetentionGetRequestV1, AuditRetentionV1),
   'device-bridge.devices': rpc(DEVICE_BRIDGE_DEVICES_V1, ListDevicesRequestV1, ConnectedDevicesV1),
   'device-bridge.credentials.issue': rpc(DEVICE_CREDENTIALS_ISSUE_V1, IssueCredentialRequestV1, IssuedCredentialV1),
   'device-bridge.credentials.rotate': rpc(DEVICE_CREDENTIALS_ROTATE_V1, RotateCredentialRequestV1, IssuedCredentialV1),

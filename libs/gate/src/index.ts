@@ -1,4 +1,4 @@
-// The policy gate's pure decision for one tool request (docs/decisions/0025-the-gate-as-a-library.md): policy decides
+// The policy gate's pure decision for one tool request (docs/decisions/0025-time-travel-and-what-if.md): policy decides
 // every submit with it, and `ormuz whatif` re-runs it over past requests against candidate rules.
 export * from './gate.js';
 export { repeatedDenial, repeatedDenialMessage } from './denials.js';

@@ -1,18 +1,26 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { InfrastructureModule, type Infrastructure } from '@ormuz/service-kit';
+import { EraseHandler } from './commands/erase.handler.js';
 import { RebuildProjectionHandler } from './commands/rebuild-projection.handler.js';
+import { GetRetentionHandler, SetRetentionHandler } from './commands/retention.handler.js';
+import { RetentionSweeper } from './commands/retention-sweeper.js';
 import { AUDIT_CONFIG, type AuditConfig } from './config.js';
+import { ArchiveChainRepository } from './persistence/archive-chain.repository.js';
+import { ArchiveEraser } from './persistence/archive-eraser.js';
 import { AuditRepository } from './persistence/audit.repository.js';
+import { RetentionRepository } from './persistence/retention.repository.js';
 import { AuditProjections } from './projections/audit-projections.js';
 import { ArchivedEventsHandler } from './queries/archived-events.handler.js';
 import { CallRecordHandler } from './queries/call-record.handler.js';
 import { ProjectionStatusHandler } from './queries/projection-status.handler.js';
+import { VerifyChainHandler } from './queries/verify-chain.handler.js';
 import { AuditController } from './transport/audit.controller.js';
 
 /**
  * The audit service: archives every stream, keeps an audit row per tool call, and answers `audit.call`,
- * `audit.events`, `audit.projections` and `audit.rebuild` over NATS.
+ * `audit.events`, `audit.projections`, `audit.rebuild`, `audit.verify`, `audit.erase` and `audit.retention.*` over
+ * NATS. Each tenant's archive is a hash chain (docs/archive-chain.md); retention rules are applied periodically.
  */
 @Module({})
 export class AuditModule {
@@ -29,6 +37,14 @@ export class AuditModule {
         ArchivedEventsHandler,
         ProjectionStatusHandler,
         RebuildProjectionHandler,
+        ArchiveChainRepository,
+        ArchiveEraser,
+        RetentionRepository,
+        RetentionSweeper,
+        VerifyChainHandler,
+        EraseHandler,
+        SetRetentionHandler,
+        GetRetentionHandler,
       ],
     };
   }

@@ -39,6 +39,7 @@ import {
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import { AUDIT_SCHEMA, auditMigrations, loadAuditConfig, auditService } from '../src/index.js';
+import { checkLink, EMPTY_CHAIN } from '../src/domain/archive-chain.js';
 import type { AuditDB } from '../src/persistence/audit.tables.js';
 
 const RESUMED = ConversationEventType.Resumed;
@@ -754,7 +755,8 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
         ),
       )}`.execute(db);
 
-    expect(await migrateSchema(db, AUDIT_SCHEMA, auditMigrations)).toEqual(['0004_event_index']);
+    const through0004 = Object.fromEntries(Object.entries(auditMigrations).filter(([name]) => name < '0005'));
+    expect(await migrateSchema(db, AUDIT_SCHEMA, through0004)).toEqual(['0004_event_index']);
     const t = db.withSchema(AUDIT_SCHEMA);
     expect(await t.selectFrom('events').select(['seq', 'idx', 'id']).orderBy('seq').execute()).toEqual([
       { seq: 1, idx: 0, id: 'e-1' },
@@ -769,15 +771,38 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
     // A second event of message 2 is a row of its own; the same place again is not.
     await t
       .insertInto('events')
-      .values({ ...row(2, 'e-3'), idx: 1 })
+      // The archive before 0005 has no chain columns.
+      .values({ ...row(2, 'e-3'), idx: 1 } as never)
       .execute();
     await expect(
       t
         .insertInto('events')
-        .values({ ...row(2, 'e-4'), idx: 1 })
+        .values({ ...row(2, 'e-4'), idx: 1 } as never)
         .execute(),
     ).rejects.toMatchObject({
       code: '23505',
     });
+  });
+
+  it("migration 0005 links the events archived before it into their tenant's chain", async () => {
+    expect(await migrateSchema(db, AUDIT_SCHEMA, auditMigrations)).toEqual([
+      '0005_archive_chain',
+      '0006_archive_writer_role',
+      '0007_call_record_erasure',
+    ]);
+    const rows = await db.withSchema(AUDIT_SCHEMA).selectFrom('events').selectAll().orderBy('chain_pos').execute();
+    expect(rows.map((r) => [r.chain_pos, r.id])).toEqual([
+      [1, 'e-1'],
+      [2, 'e-2'],
+      [3, 'e-3'],
+    ]);
+    let head = EMPTY_CHAIN;
+    for (const row of rows) {
+      expect(checkLink(row, head)).toBeNull();
+      head = { position: row.chain_pos, hash: row.row_hash };
+    }
+    expect(await db.withSchema(AUDIT_SCHEMA).selectFrom('chain_heads').selectAll().execute()).toEqual([
+      { tenant: 'acme', ...head },
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { isOrmuzError } from '@ormuz/contracts';
 import { registerAgentRunCommand } from './commands/agent-run.command.js';
 import { registerAgentsCommands } from './commands/agents.command.js';
 import { registerApprovalCommands } from './commands/approvals.command.js';
+import { registerAuditCommands } from './commands/audit.command.js';
 import { registerAuthCommands } from './commands/auth.command.js';
 import { registerCallCommands } from './commands/call.command.js';
 import { registerCatalogCommands } from './commands/catalog.command.js';
@@ -21,6 +22,7 @@ import { registerProjectionCommands } from './commands/projections.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
 import { registerRiskAppCommands } from './commands/risk-apps.command.js';
 import { registerTaintRuleCommands } from './commands/taint-rule.command.js';
+import { registerTenantCommands } from './commands/tenant.command.js';
 import { registerWebhookCommands } from './commands/webhooks.command.js';
 import { registerWhatIfCommands } from './commands/whatif.command.js';
 import { CliContext, type CliDefaults, type GlobalOptions } from './context.js';
@@ -58,6 +60,8 @@ registerAgentsCommands(program, ctx);
 registerAgentRunCommand(program, ctx);
 registerProjectionCommands(program, ctx);
 registerAuthCommands(program, ctx);
+registerAuditCommands(program, ctx);
+registerTenantCommands(program, ctx);
 registerMcpCommand(program);
 
 try {

@@ -33,8 +33,11 @@ export const AuditCallRecordV1 = Struct({
   origin: CallOriginV1,
   /** The device the call was aimed at, or `null` when it had no device target. */
   target_device_id: maybe,
-  /** The canonical JSON text that was recorded: exactly the bytes an executor receives and hashes. */
-  payload: str,
+  /**
+   * The canonical JSON text that was recorded: exactly the bytes an executor receives and hashes. `null` once erased
+   * (`payload_erased_at`); `payload_sha256` stays.
+   */
+  payload: maybe,
   /** Lowercase hex SHA-256 of the payload's UTF-8 bytes. */
   payload_sha256: str,
   /** Latest lifecycle status (`requested` … `succeeded`, `sealed`, `outcome_unknown`). */
@@ -90,6 +93,10 @@ export const AuditCallRecordV1 = Struct({
   updated_at: str,
   /** Stream sequence of the call's latest applied event. */
   last_seq: Type.Integer(),
+  /** When the payload was erased (retention or `audit.erase`); `null` while it is there. */
+  payload_erased_at: maybe,
+  /** When the result and error were erased; `null` while they are there. */
+  result_erased_at: maybe,
 });
 export type AuditCallRecordV1 = Static<typeof AuditCallRecordV1>;
 

@@ -974,7 +974,7 @@ export interface components {
                 operation_id: string;
             };
             target_device_id: string | null;
-            payload: string;
+            payload: string | null;
             payload_sha256: string;
             status: string;
             decision: ("refused" | "staged" | "authorized") | null;
@@ -1021,6 +1021,8 @@ export interface components {
             finished_at: string | null;
             updated_at: string;
             last_seq: number;
+            payload_erased_at: string | null;
+            result_erased_at: string | null;
         };
         AuditEventsReply: {
             events: {

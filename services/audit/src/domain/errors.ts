@@ -57,3 +57,13 @@ export class UnknownCallEventError extends OrmuzError {
     );
   }
 }
+
+/** An erasure whose cut-off is in the future: it would erase what has not been recorded yet. */
+export class InvalidErasureError extends OrmuzError {
+  readonly code = 'invalid_erasure';
+  constructor(before: string) {
+    super(
+      `--before ${before} is in the future. Erasure removes what was recorded before a moment that has passed; give a past time.`,
+    );
+  }
+}

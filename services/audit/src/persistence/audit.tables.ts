@@ -24,7 +24,37 @@ export interface EventsTable {
   correlation_id: string;
   causation_id: string;
   schema_version: number;
+  /** The event's data; an erased row has lost its erasable field (`erasable_field`). */
   data: Json;
+  /** The event's place in its tenant's hash chain, from 1 (docs/archive-chain.md). */
+  chain_pos: number;
+  /** SHA-256 of the data's canonical form without its erasable field. */
+  data_sha256: string;
+  /** The data's erasable top-level field (`payload`, `result`, `error`), when it has one. */
+  erasable_field: string | null;
+  /** SHA-256 of the erasable field's canonical form; kept when the field is erased. */
+  erasable_sha256: string | null;
+  /** The tenant's previous link (64 zeros for the first). */
+  prev_hash: string;
+  /** This event's link. */
+  row_hash: string;
+  /** When the erasable field was removed; null while it is there. */
+  erased_at: ColumnType<Date | null, never, never>;
+}
+
+/** Each tenant's chain head: the last position and its link. */
+export interface ChainHeadsTable {
+  tenant: string;
+  position: number;
+  hash: string;
+}
+
+/** Per-tenant retention: erasable fields older than this many days are erased; null keeps them. */
+export interface RetentionRulesTable {
+  tenant: string;
+  payloads_days: number | null;
+  results_days: number | null;
+  updated_at: Date;
 }
 
 export interface CallRecordsTable {
@@ -36,7 +66,8 @@ export interface CallRecordsTable {
   correlation_id: string;
   origin: Json;
   target_device_id: string | null;
-  payload: string;
+  /** Null once erased (`payload_erased_at`). */
+  payload: string | null;
   payload_sha256: string;
   status: string;
   decision: string | null;
@@ -72,6 +103,10 @@ export interface CallRecordsTable {
   finished_at: Date | null;
   updated_at: Date;
   last_seq: number;
+  /** When the payload was erased; null while it is there. */
+  payload_erased_at: ColumnType<Date | null, never, Date>;
+  /** When the result and error were erased; null while they are there. */
+  result_erased_at: ColumnType<Date | null, never, Date>;
 }
 
 export interface ProjectionCheckpointsTable {
@@ -96,4 +131,6 @@ export interface AuditDB {
   call_records: CallRecordsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   parked_messages: ParkedMessagesTable;
+  chain_heads: ChainHeadsTable;
+  retention_rules: RetentionRulesTable;
 }

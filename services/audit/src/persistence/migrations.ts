@@ -1,9 +1,19 @@
 import { sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import { projectionBookkeepingMigration } from '@ormuz/event-log';
+import { chainExistingEvents } from './chain-backfill.js';
 
 /** Audit's Postgres schema. */
 export const AUDIT_SCHEMA = 'audit';
+
+/**
+ * The role the archive is written as (docs/decisions/0026): INSERT and SELECT on `audit.events`, never UPDATE or
+ * DELETE. The archive projection and the erase path take it (SET LOCAL ROLE) for their transactions.
+ */
+export const AUDIT_WRITER_ROLE = 'ormuz_audit';
+
+/** The one way archived rows change: removes rows' erasable fields, run with the schema owner's rights. */
+export const ERASE_FUNCTION = 'erase_event_fields';
 
 // Raw SQL is not rewritten by the migrator's schema plugin, so it names the schema itself.
 export const auditMigrations: Record<string, Migration> = {
@@ -115,6 +125,99 @@ export const auditMigrations: Record<string, Migration> = {
       await sql`comment on table ${sql.id(AUDIT_SCHEMA, 'events')} is 'Archive: every event of every stream, as it was on the log, one row per event: its message''s stream sequence and its index in that message.'`.execute(
         db,
       );
+    },
+  },
+  '0005_archive_chain': {
+    // Each tenant's archived events form a hash chain in archive order (docs/decisions/0026). Rows archived before are
+    // chained here in (stream, sequence, index) order per tenant.
+    async up(db) {
+      await db.schema
+        .alterTable('events')
+        .addColumn('chain_pos', 'bigint')
+        .addColumn('data_sha256', 'text')
+        .addColumn('erasable_field', 'text')
+        .addColumn('erasable_sha256', 'text')
+        .addColumn('prev_hash', 'text')
+        .addColumn('row_hash', 'text')
+        .addColumn('erased_at', 'timestamptz')
+        .execute();
+      await db.schema
+        .createTable('chain_heads')
+        .addColumn('tenant', 'text', (c) => c.primaryKey())
+        .addColumn('position', 'bigint', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .execute();
+      await chainExistingEvents(db);
+      for (const column of ['chain_pos', 'data_sha256', 'prev_hash', 'row_hash']) {
+        await db.schema
+          .alterTable('events')
+          .alterColumn(column, (c) => c.setNotNull())
+          .execute();
+      }
+      await db.schema
+        .alterTable('events')
+        .addUniqueConstraint('events_chain_unique', ['tenant', 'chain_pos'])
+        .execute();
+      await db.schema
+        .createTable('retention_rules')
+        .addColumn('tenant', 'text', (c) => c.primaryKey())
+        .addColumn('payloads_days', 'integer')
+        .addColumn('results_days', 'integer')
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await sql`comment on column ${sql.id(AUDIT_SCHEMA, 'events', 'row_hash')} is 'SHA-256 of the canonical link (docs/archive-chain.md): the tenant''s chain in chain_pos order.'`.execute(
+        db,
+      );
+    },
+  },
+  '0006_archive_writer_role': {
+    // Roles belong to the server, not the database: several databases (namespaces) create the same role, maybe at once.
+    async up(db) {
+      const schema = sql.id(AUDIT_SCHEMA);
+      const role = sql.id(AUDIT_WRITER_ROLE);
+      const fn = sql.id(AUDIT_SCHEMA, ERASE_FUNCTION);
+      await sql`do $$ begin
+          create role ${role} login nosuperuser nocreatedb nocreaterole;
+        exception when duplicate_object or unique_violation then null;
+        end $$`.execute(db);
+      await sql`grant ${role} to current_user`.execute(db).catch(() => undefined);
+      await sql`grant usage on schema ${schema} to ${role}`.execute(db);
+      await sql`revoke all on ${sql.id(AUDIT_SCHEMA, 'events')} from ${role}`.execute(db);
+      await sql`grant select, insert on ${sql.id(AUDIT_SCHEMA, 'events')} to ${role}`.execute(db);
+      for (const table of [
+        'call_records',
+        'projection_checkpoints',
+        'parked_messages',
+        'chain_heads',
+        'retention_rules',
+      ]) {
+        await sql`grant select, insert, update, delete on ${sql.id(AUDIT_SCHEMA, table)} to ${role}`.execute(db);
+      }
+      await sql`grant select on all tables in schema ${schema} to ${role}`.execute(db);
+      await sql`create function ${fn}(p_tenant text, p_before timestamptz, p_fields text[]) returns bigint
+        language sql security definer set search_path = pg_catalog, pg_temp as $$
+          with erased as (
+            update ${sql.id(AUDIT_SCHEMA, 'events')} set data = data - erasable_field, erased_at = now()
+            where tenant = p_tenant and time < p_before and erasable_field = any(p_fields) and erased_at is null
+            returning 1)
+          select count(*) from erased
+        $$`.execute(db);
+      await sql`revoke all on function ${fn}(text, timestamptz, text[]) from public`.execute(db);
+      await sql`grant execute on function ${fn}(text, timestamptz, text[]) to ${role}`.execute(db);
+    },
+  },
+  '0007_call_record_erasure': {
+    // Erasure removes a call's payload and result from its audit row too; the row says when (docs/decisions/0026).
+    async up(db) {
+      await db.schema
+        .alterTable('call_records')
+        .alterColumn('payload', (c) => c.dropNotNull())
+        .execute();
+      await db.schema
+        .alterTable('call_records')
+        .addColumn('payload_erased_at', 'timestamptz')
+        .addColumn('result_erased_at', 'timestamptz')
+        .execute();
     },
   },
 };

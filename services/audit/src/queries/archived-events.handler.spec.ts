@@ -18,6 +18,13 @@ const row = (seq: number, data: unknown = { n: seq }, idx = 0): ArchivedEventRow
   causation_id: 'cmd-1',
   schema_version: 1,
   data,
+  chain_pos: seq,
+  data_sha256: '',
+  erasable_field: null,
+  erasable_sha256: null,
+  prev_hash: '',
+  row_hash: '',
+  erased_at: null,
 });
 
 /** A repository over `rows` that records the filter it was asked for. */

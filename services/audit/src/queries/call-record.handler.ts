@@ -78,5 +78,7 @@ export function toCallRecordV1(r: CallRecordRow): AuditCallRecordV1 {
     finished_at: iso(r.finished_at),
     updated_at: r.updated_at.toISOString(),
     last_seq: r.last_seq,
+    payload_erased_at: iso(r.payload_erased_at),
+    result_erased_at: iso(r.result_erased_at),
   };
 }
