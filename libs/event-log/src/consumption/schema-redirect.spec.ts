@@ -2,7 +2,7 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { SchemaOutsideRebuildError, SchemaRedirect } from './schema-redirect.js';
 
-const db = new Kysely<any>({
+const db = new Kysely<Record<string, Record<string, unknown>>>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new DummyDriver(),
