@@ -9,16 +9,19 @@ import { jest } from '@jest/globals';
 import { sql } from 'kysely';
 import type { ConsumersStatusV1, RebuildProjectionReplyV1, SubmitCallReplyV1 } from '@ormuz/contracts';
 import { openDatabase } from '@ormuz/postgres';
-import { testToken, waitFor } from '@ormuz/testing';
+import { OpenAiChatServer, testToken, waitFor } from '@ormuz/testing';
+import type { ServiceName } from '../../tools/cli/src/services.js';
 import { startPlatform, type CliRun, type Platform } from './support/platform.js';
 
 jest.setTimeout(180_000);
 
 const MESSAGE_ARGS = { recipient: 'Alice', message_body: 'Running late' };
+const KEY = 'sk-local-projection-rebuild-e2e-0a1b2c3d4e5f6a7b8c9d';
 const SETTLED = new Set(['succeeded', 'failed', 'refused', 'staged', 'sealed', 'outcome_unknown', 'denied']);
 
 describe('ormuz projections rebuild', () => {
   let platform: Platform;
+  let model: OpenAiChatServer;
   let op = 0;
 
   const submit = (tool: string, args: Record<string, unknown>): Promise<SubmitCallReplyV1> =>
@@ -43,10 +46,15 @@ describe('ormuz projections rebuild', () => {
     return { ...run, reply: run.json as RebuildProjectionReplyV1 };
   };
   const errorOf = (run: CliRun) => (run.json as { error?: { code: string; message: string } }).error;
-  const projectionNames = async () => {
+  /** Every projection the services run, with the service that runs it. */
+  const projections = async () => {
     const r = await platform.ormuz('projections', 'status');
     const services = (r.json as { services: ConsumersStatusV1[] }).services;
-    return services.flatMap((s) => s.consumers.filter((c) => c.kind === 'projection').map((c) => c.name));
+    return services.flatMap((s) =>
+      s.consumers
+        .filter((c) => c.kind === 'projection')
+        .map((c) => ({ service: s.service as ServiceName, name: c.name })),
+    );
   };
   /** Waits until every consumer has applied everything in its stream. */
   const caughtUp = () =>
@@ -60,7 +68,10 @@ describe('ormuz projections rebuild', () => {
     );
 
   beforeAll(async () => {
-    platform = await startPlatform();
+    model = await new OpenAiChatServer(KEY).start();
+    platform = await startPlatform({
+      env: { LOCAL_LLM_KEY: KEY, ORMUZ_MODEL_MAX_RETRIES: '0', MODEL_LOOP_MODEL_ATTEMPTS: '1' },
+    });
     // Authorized and run on the phone (observe), staged then approved, staged then denied, refused (a blind tap).
     const observed = await submit('device.screen_observe', {});
     const approved = await submit('device.send_message', MESSAGE_ARGS);
@@ -73,32 +84,72 @@ describe('ormuz projections rebuild', () => {
     const tap = await submit('device.tap', { x: 1, y: 1 });
     statuses.push(await settled(tap.call_id));
     expect(statuses).toEqual(expect.arrayContaining(['succeeded', 'denied']));
+    // A conversation (model-loop's read model): it observes the screen, then asks to send a message, which is staged.
+    await platform.call('policy.grants.set', { tenant: platform.tenant, agent_id: 'a1', allow: ['ormuz', 'device'] });
+    model.script(
+      {
+        kind: 'reply',
+        text: 'Looking, then texting Alice.',
+        tool_calls: [
+          { name: 'device__screen_observe', arguments: {} },
+          { name: 'device__send_message', arguments: { recipient: 'Alice Martin', message_body: 'I am late' } },
+        ],
+      },
+      { kind: 'reply', text: 'The message waits for your approval.' },
+    );
+    const token = await testToken({ tenant: platform.tenant, roles: ['operator'], subject: 'op@acme' });
+    const agent = await platform.ormuzWith(
+      { token, timeoutMs: 90_000 },
+      ...['agent', 'run', '--tenant', platform.tenant, '--agent', 'a1', '--device', platform.devices[0]!],
+      ...['--model', 'openai-compatible:local-llm', '--base-url', model.baseUrl, '--api-key-env', 'LOCAL_LLM_KEY'],
+      'Tell Alice I am late',
+    );
+    expect({ code: agent.code, stderr: agent.stderr }).toEqual({ code: 2, stderr: '' });
     await caughtUp();
-  }, 150_000);
-  afterAll(() => platform?.close(), 60_000);
+  }, 300_000);
+  afterAll(async () => {
+    await platform?.close();
+    await model?.close();
+  }, 60_000);
+  const liveCalls = async () =>
+    (await sql<{ n: number }>`select count(*)::int as n from policy.call_status`.execute(platform.db)).rows[0]!.n;
 
   it('rebuilds every projection of every service into a fresh schema with no difference', async () => {
-    const names = await projectionNames();
-    expect(names).toEqual(
+    const all = await projections();
+    expect(all.map((p) => p.name)).toEqual(
       expect.arrayContaining([
         'policy_call_status',
         'policy_device_screens',
         'approvals_inbox',
         'device_bridge_executions',
+        'model_loop_conversation_view',
         'audit_call_records',
         'audit_archive_calls',
       ]),
     );
-    for (const [i, name] of names.entries()) {
-      const run = await rebuild(name, '--into', `rebuilt_${i}`, '--diff');
-      expect({ name, code: run.code, stderr: run.stderr }).toEqual({ name, code: 0, stderr: '' });
-      expect(run.reply.differences).toEqual([]);
-      expect(run.reply.parked).toBe(0);
-      for (const t of run.reply.tables!) expect(t.rebuilt_rows).toBe(t.live_rows);
+    // Straight to each service (the CLI's own path is the other cases'): one process start less per projection.
+    for (const [i, { service, name }] of all.entries()) {
+      const reply = await platform.call(
+        `${service}.consumers.rebuild`,
+        { name, into: `rebuilt_${i}`, diff: true },
+        60_000,
+      );
+      expect({ name, differences: reply.differences, parked: reply.parked }).toEqual({
+        name,
+        differences: [],
+        parked: 0,
+      });
+      for (const t of reply.tables!) expect(t.rebuilt_rows).toBe(t.live_rows);
     }
     // The calls stream's read models hold rows: the comparison was not of empty tables.
     const calls = await rebuild('policy_call_status', '--into', 'rebuilt_calls', '--diff');
-    expect(calls.reply.tables).toEqual([{ table: 'call_status', live_rows: 5, rebuilt_rows: 5, differing: 0 }]);
+    const n = await liveCalls();
+    expect(n).toBeGreaterThanOrEqual(7);
+    expect(calls.reply.tables).toEqual([{ table: 'call_status', live_rows: n, rebuilt_rows: n, differing: 0 }]);
+    const conversations = all.findIndex((p) => p.name === 'model_loop_conversation_view');
+    const messages = await sql<{ n: number }>`select count(*)::int as n
+      from ${sql.table(`rebuilt_${conversations}.conversation_messages`)}`.execute(platform.db);
+    expect(messages.rows[0]!.n).toBeGreaterThan(0);
   });
 
   it('--diff names a row altered by hand, and --swap replaces the live tables while a reader never sees a gap', async () => {
@@ -131,6 +182,7 @@ describe('ormuz projections rebuild', () => {
     expect(text.code).toBe(1);
 
     // A reader on its own connection, reading without pause during the swap.
+    const n = await liveCalls();
     const reader = await openDatabase<unknown>({ url: platform.databaseUrl });
     const seen: number[] = [];
     const errors: string[] = [];
@@ -158,7 +210,7 @@ describe('ormuz projections rebuild', () => {
       await reader.destroy();
     }
     expect(errors).toEqual([]);
-    expect(new Set(seen)).toEqual(new Set([5]));
+    expect(new Set(seen)).toEqual(new Set([n]));
     // The live table is the rebuilt one; the tampered one was moved aside into the rebuild's schema.
     const live = await sql<{
       status: string;
@@ -174,7 +226,7 @@ describe('ormuz projections rebuild', () => {
     await caughtUp();
     const again = await rebuild('policy_call_status', '--into', 'rebuilt_after_swap', '--diff');
     expect(again.code).toBe(0);
-    expect(again.reply.tables).toEqual([{ table: 'call_status', live_rows: 6, rebuilt_rows: 6, differing: 0 }]);
+    expect(again.reply.tables).toEqual([{ table: 'call_status', live_rows: n + 1, rebuilt_rows: n + 1, differing: 0 }]);
   });
 
   it('a rebuild cut by kill -9 of its service is continued by the same command and matches', async () => {
@@ -206,17 +258,17 @@ describe('ormuz projections rebuild', () => {
       /No running service holds no_such_projection\. Known: .*policy_call_status/,
     );
 
-    const badName = await rebuild('policy_call_status', '--into', 'Bad-Name;drop');
-    expect(errorOf(badName)?.message).toContain('is not a schema name');
-
-    const liveSchema = await rebuild('policy_call_status', '--into', 'policy');
-    expect(errorOf(liveSchema)?.message).toContain('policy is a live schema');
-    const otherLive = await rebuild('policy_call_status', '--into', 'auth', '--force');
-    expect(errorOf(otherLive)?.message).toContain('auth is a live schema');
-
+    // Checked by the service: straight to it, one CLI start less each.
+    const refused = (into: string, force = false) =>
+      platform.call('policy.consumers.rebuild', { name: 'policy_call_status', into, force }).then(
+        () => 'accepted',
+        (err: Error) => err.message,
+      );
+    expect(await refused('Bad-Name;drop')).toContain('"Bad-Name;drop" is not a schema name');
+    expect(await refused('policy')).toContain('policy is a live schema');
+    expect(await refused('auth', true)).toContain('auth is a live schema');
     await sql`create schema someone_elses`.execute(platform.db);
-    const foreign = await rebuild('policy_call_status', '--into', 'someone_elses', '--force');
-    expect(errorOf(foreign)?.message).toContain('exists and is not a rebuild');
+    expect(await refused('someone_elses', true)).toContain('Schema someone_elses exists and is not a rebuild');
 
     const exists = await rebuild('policy_call_status', '--into', 'rebuilt_calls');
     expect(errorOf(exists)?.message).toContain(
