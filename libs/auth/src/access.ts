@@ -78,6 +78,7 @@ export const SERVICE_ACCESS: Readonly<Record<keyof typeof SERVICE_RPCS, Access>>
   health: { roles: [], anyone: true },
   'consumers.status': { roles: ['operator'], platform: true },
   'consumers.retry': { roles: ['operator'], platform: true },
+  'consumers.rebuild': { roles: ['operator'], platform: true },
 });
 
 /** The row for command `name` (`<service>.<command>`); undefined for a name that is not a command. */

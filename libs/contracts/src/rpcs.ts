@@ -133,6 +133,9 @@ import {
   RetryParkedReplyV1,
   RetryParkedRequestV1,
   SERVICE_CONSUMERS_RETRY_V1,
+  SERVICE_CONSUMERS_REBUILD_V1,
+  RebuildProjectionRequestV1,
+  RebuildProjectionReplyV1,
   SERVICE_CONSUMERS_STATUS_V1,
   SERVICE_HEALTH_V1,
   ServiceHealthV1,
@@ -220,6 +223,7 @@ export const SERVICE_RPCS = Object.freeze({
   health: rpc(SERVICE_HEALTH_V1, EmptyRequestV1, ServiceHealthV1),
   'consumers.status': rpc(SERVICE_CONSUMERS_STATUS_V1, EmptyRequestV1, ConsumersStatusV1),
   'consumers.retry': rpc(SERVICE_CONSUMERS_RETRY_V1, RetryParkedRequestV1, RetryParkedReplyV1),
+  'consumers.rebuild': rpc(SERVICE_CONSUMERS_REBUILD_V1, RebuildProjectionRequestV1, RebuildProjectionReplyV1),
 });
 
 type ServiceRpcName = keyof typeof SERVICE_RPCS;

@@ -48,7 +48,9 @@ export {
   type AppliedEvent,
   type Projection,
   type ProjectionRunnerOptions,
+  type ReadModelTable,
 } from './consumption/projection-runner.js';
+export { SchemaOutsideRebuildError, SchemaRedirect } from './consumption/schema-redirect.js';
 export {
   ReactionRunner,
   type Delivery,

@@ -16,6 +16,7 @@ import { checkServer, connectNats, ensureStreams, EventStore } from '@ormuz/even
 import { claimNamespace, migrateSchema, openDatabase } from '@ormuz/postgres';
 import type { BaseConfig } from './config.js';
 import { LogConsumers } from './log-consumers.js';
+import { ProjectionRebuilder } from './rebuild/projection-rebuilder.js';
 import { createLogger } from './logger.js';
 
 /** Handles shared by a service's providers. */
@@ -126,7 +127,7 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   // Every service verifies API keys, so every service migrates the `auth` schema above: a key presented to a service
   // that starts before any other is then unknown (401), not a missing table (500).
   const authenticator = createAuthenticator(opts.config, new ApiKeyStore(db));
-  const consumers = new LogConsumers();
+  const consumers = new LogConsumers(new ProjectionRebuilder(db, migratedSchemas(opts), logger));
   consumers.serve(nc, opts.config.namespace, opts.service, logger, authenticator);
   return {
     service: opts.service,

@@ -1,15 +1,26 @@
 /**
  * The consumers of the log a service process runs (its projections and reactors), and the two NATS commands that let
- * an operator see them and retry what they parked: `<ns>.<service>.consumers.status` and `…consumers.retry`
- * (`ormuz projections status | retry`). A replica that runs none (a device-bridge follower) stays silent, so the one
+ * an operator see them, retry what they parked and rebuild a read model beside the live one:
+ * `<ns>.<service>.consumers.status`, `…consumers.retry` and `…consumers.rebuild` (`ormuz projections status | retry |
+ * rebuild`). A replica that runs none (a device-bridge follower) stays silent, so the one
  * that runs them answers.
  */
 import { authorize, type Authenticator } from '@ormuz/auth';
 import { callerOf } from './caller.js';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { commandSubject, type ConsumersStatusV1, type RetryParkedReplyV1, type RpcName } from '@ormuz/contracts';
-import type { ConsumerStatus, ParkedMessage } from '@ormuz/event-log';
+import {
+  assertValid,
+  commandSubject,
+  SERVICE_CONSUMERS_REBUILD_V1,
+  type ConsumersStatusV1,
+  type RebuildProjectionReplyV1,
+  type RebuildProjectionRequestV1,
+  type RetryParkedReplyV1,
+  type RpcName,
+} from '@ormuz/contracts';
+import { ProjectionRunner, type ConsumerStatus, type ParkedMessage } from '@ormuz/event-log';
 import type { Logger } from 'pino';
+import type { ProjectionRebuilder } from './rebuild/projection-rebuilder.js';
 import { toErrorBody, type RpcReply } from './rpc.js';
 
 /** What a registered consumer offers: a ProjectionRunner or a ReactionRunner. */
@@ -25,6 +36,9 @@ export type RetryParkedReply = RetryParkedReplyV1;
 export class LogConsumers {
   private readonly byName = new Map<string, OperatedConsumer>();
   private readonly subscriptions: Subscription[] = [];
+
+  /** `rebuilder` answers `consumers.rebuild` for the projections among the consumers. */
+  constructor(private readonly rebuilder?: ProjectionRebuilder) {}
 
   add(consumer: OperatedConsumer): void {
     this.byName.set(consumer.name, consumer);
@@ -46,10 +60,25 @@ export class LogConsumers {
     return { name, retried, rebuilt, still_parked: stillParked.map((p) => ({ seq: p.seq, error: p.error })) };
   }
 
-  /** Answers the two commands for `service` until {@link close}. */
+  /**
+   * Rebuilds projection `name` into another schema (see ProjectionRebuilder); undefined when this process does not run
+   * it. A name no process runs is refused by the CLI, which lists the names every service runs.
+   */
+  async rebuild(request: RebuildProjectionRequestV1): Promise<RebuildProjectionReplyV1 | undefined> {
+    const consumer = this.byName.get(request.name);
+    if (!consumer || !this.rebuilder) return undefined;
+    if (!(consumer instanceof ProjectionRunner)) {
+      throw Object.assign(new Error(`${request.name} is a reactor: it keeps no read model to rebuild.`), {
+        code: 'bad_request',
+      });
+    }
+    return this.rebuilder.rebuild(consumer, request);
+  }
+
+  /** Answers the commands for `service` until {@link close}. */
   serve(nc: NatsConnection, namespace: string, service: string, logger: Logger, authenticator: Authenticator): void {
     const answer = (
-      name: 'consumers.status' | 'consumers.retry',
+      name: 'consumers.status' | 'consumers.retry' | 'consumers.rebuild',
       handle: (body: Record<string, unknown>) => Promise<unknown>,
     ) => {
       const sub = nc.subscribe(commandSubject(namespace, service, name));
@@ -81,6 +110,9 @@ export class LogConsumers {
         throw Object.assign(new Error('Name the consumer: {"name": "<consumer>"}.'), { code: 'bad_request' });
       return this.retry(body.name);
     });
+    answer('consumers.rebuild', async (body) =>
+      this.rebuild(assertValid<RebuildProjectionRequestV1>(SERVICE_CONSUMERS_REBUILD_V1, body)),
+    );
   }
 
   close(): void {

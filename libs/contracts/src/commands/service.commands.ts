@@ -57,6 +57,60 @@ export const RetryParkedReplyV1 = Struct({
 export type RetryParkedReplyV1 = Static<typeof RetryParkedReplyV1>;
 
 /**
+ * `consumers.rebuild`: replay one projection's stream into a fresh schema with the live projection's code, then
+ * compare it row by row with the live read model (`diff`) and/or swap it in (`swap`). `force` replaces an earlier
+ * rebuild's schema; a schema that holds anything else is never dropped.
+ */
+export const RebuildProjectionRequestV1 = Struct({
+  name: Type.String(),
+  into: Type.String(),
+  diff: Type.Optional(Type.Boolean()),
+  swap: Type.Optional(Type.Boolean()),
+  force: Type.Optional(Type.Boolean()),
+});
+export type RebuildProjectionRequestV1 = Static<typeof RebuildProjectionRequestV1>;
+
+/** One row that differs: its key (primary key columns), the column, and the value on each side (null: no row there). */
+export const ProjectionRowDifferenceV1 = Struct({
+  table: Type.String(),
+  key: Type.Record(Type.String(), Type.Unknown()),
+  column: Type.String(),
+  live: Type.Unknown(),
+  rebuilt: Type.Unknown(),
+});
+export type ProjectionRowDifferenceV1 = Static<typeof ProjectionRowDifferenceV1>;
+
+/** The answer to `consumers.rebuild`. */
+export const RebuildProjectionReplyV1 = Struct({
+  name: Type.String(),
+  /** The live read model's schema and the rebuild's. */
+  schema: Type.String(),
+  into: Type.String(),
+  /** True when an unfinished rebuild in `into` (a process stopped mid-way) was continued from its checkpoint. */
+  resumed: Type.Boolean(),
+  /** The stream sequence both sides were compared at (or the rebuild reached). */
+  checkpoint: Type.Integer(),
+  /** Messages the rebuild parked (they could not be applied). */
+  parked: Type.Integer(),
+  /** Per table: rows on each side and rows that differ; absent without `diff`. */
+  tables: Type.Optional(
+    List(
+      Struct({
+        table: Type.String(),
+        live_rows: Type.Integer(),
+        rebuilt_rows: Type.Integer(),
+        differing: Type.Integer(),
+      }),
+    ),
+  ),
+  /** The differing rows, column by column, at most the first 100 rows. */
+  differences: Type.Optional(List(ProjectionRowDifferenceV1)),
+  /** True once the rebuilt tables serve readers; the previous live tables are then in `into`. */
+  swapped: Type.Boolean(),
+});
+export type RebuildProjectionReplyV1 = Static<typeof RebuildProjectionReplyV1>;
+
+/**
  * One check of a readiness probe (`GET /readyz` on the probes' port, `HEALTH_PORT`): `nats` (connected, answering a
  * ping), `streams` (the streams the service writes or reads exist), `postgres` (answers a query), `consumers` (every
  * projection and reactor the process runs is running, with its lag within `HEALTH_MAX_LAG`).
@@ -90,7 +144,9 @@ export type LivenessV1 = Static<typeof LivenessV1>;
 export const SERVICE_HEALTH_V1 = 'service.health.v1';
 export const SERVICE_CONSUMERS_STATUS_V1 = 'service.consumers.status.v1';
 export const SERVICE_CONSUMERS_RETRY_V1 = 'service.consumers.retry.v1';
+export const SERVICE_CONSUMERS_REBUILD_V1 = 'service.consumers.rebuild.v1';
 
 registerSchema(SERVICE_HEALTH_V1, EmptyRequestV1);
 registerSchema(SERVICE_CONSUMERS_STATUS_V1, EmptyRequestV1);
 registerSchema(SERVICE_CONSUMERS_RETRY_V1, RetryParkedRequestV1);
+registerSchema(SERVICE_CONSUMERS_REBUILD_V1, RebuildProjectionRequestV1);

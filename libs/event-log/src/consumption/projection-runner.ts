@@ -17,6 +17,7 @@ import type { EventDraft } from '@ormuz/contracts';
 import type { Enveloped, ReadsEvents } from '../event-types.js';
 import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
 import { ConsumerRunner } from './consumer-runner.js';
+import { SchemaRedirect } from './schema-redirect.js';
 import type { LogConsumerOptions, LogSource } from './log-consumer.js';
 
 /** Work to do once the transaction that applied the events has committed (frames to devices, wake-ups). */
@@ -71,6 +72,19 @@ interface ProjectionOf<DB, E extends EventDraft> extends LogSource {
    * keyed by stream sequence): a parked event is then retried where it stands; otherwise a retry rebuilds.
    */
   readonly appliesOutOfOrder?: boolean;
+  /**
+   * The tables the projection writes, in its schema: what a rebuild into another schema compares with the live read
+   * model and swaps in (`ormuz projections rebuild`). A table other projections write too names the column and value
+   * that select this projection's rows (such a table is compared, never swapped). Absent: it cannot be rebuilt elsewhere.
+   */
+  readonly tables?: readonly ReadModelTable[];
+}
+
+/** One table of a read model (see {@link Projection.tables}). */
+export interface ReadModelTable {
+  readonly name: string;
+  /** In a table several projections write: the projection's rows are those where `column` equals `value`. */
+  readonly rows?: { readonly column: string; readonly value: string };
 }
 
 /** One event of a batch: its message's stream sequence, and its place in that message. */
@@ -80,17 +94,41 @@ export interface AppliedEvent<E extends EventDraft = EventDraft> {
   readonly index: number;
 }
 
-export type ProjectionRunnerOptions = LogConsumerOptions;
+export interface ProjectionRunnerOptions extends LogConsumerOptions {
+  /** Leaves out what the projection defers to after its commits (a rebuild beside the live model tells no one). */
+  readonly withoutEffects?: boolean;
+}
 
 export class ProjectionRunner extends ConsumerRunner {
   constructor(
-    js: JetStreamClient,
-    jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
     private readonly db: Kysely<any>,
-    private readonly projection: Projection,
-    opts: ProjectionRunnerOptions = {},
+    readonly projection: Projection,
+    private readonly opts: ProjectionRunnerOptions = {},
   ) {
     super(js, jsm, db, projection, 'projection', opts);
+  }
+
+  /**
+   * The same projection, applying the same events with the same code to a copy of its tables in `schema` (which must
+   * hold them and the bookkeeping tables): its own consumer and checkpoint under `name`, every query redirected from
+   * the live schema to `schema` ({@link SchemaRedirect}), and nothing run after its commits.
+   */
+  copyInto(schema: string, name: string): ProjectionRunner {
+    const db = this.db.withPlugin(new SchemaRedirect(this.projection.schema, schema));
+    return new ProjectionRunner(
+      this.js,
+      this.jsm,
+      db,
+      { ...this.projection, name, schema },
+      {
+        ...this.opts,
+        onCommitted: undefined,
+        crashPoint: undefined,
+        withoutEffects: true,
+      },
+    );
   }
 
   /**
@@ -105,6 +143,12 @@ export class ProjectionRunner extends ConsumerRunner {
       await this.consumer.bookkeeping.reset(trx);
     });
     await this.start();
+  }
+
+  /** Stops and deletes its server consumer: a copy ({@link copyInto}) that has done its work leaves nothing behind. */
+  async dispose(): Promise<void> {
+    await this.stop();
+    await this.consumer.deleteServerConsumer();
   }
 
   /**
@@ -137,7 +181,7 @@ export class ProjectionRunner extends ConsumerRunner {
           }
           return true;
         });
-        this.consumer.runEffects(effects);
+        this.runEffects(effects);
         if (applied) retried++;
       } catch (err) {
         stillParked.push({ ...message, error: errorText(err) });
@@ -203,7 +247,11 @@ export class ProjectionRunner extends ConsumerRunner {
       });
     }
     this.consumer.advance(last);
-    this.consumer.runEffects(effects);
+    this.runEffects(effects);
+  }
+
+  private runEffects(effects: readonly (() => void)[]): void {
+    if (!this.opts.withoutEffects) this.consumer.runEffects(effects);
   }
 
   private async park(msg: JsMsg, err: unknown): Promise<void> {

@@ -15,6 +15,7 @@ export function inboxProjection(
   return {
     name: 'approvals_inbox',
     schema: APPROVALS_SCHEMA,
+    tables: [{ name: 'inbox' }, { name: 'requests' }],
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     accepts: isToolCallEvent,

@@ -95,6 +95,7 @@ export function callRecordsProjection(namespace: string): Projection<AuditDB, To
   return {
     name: 'audit_call_records',
     schema: AUDIT_SCHEMA,
+    tables: [{ name: 'call_records' }],
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     accepts: isToolCallEvent,

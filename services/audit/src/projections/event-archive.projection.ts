@@ -23,6 +23,8 @@ export function eventArchiveProjection(namespace: string, context: ContextName):
   return {
     name: `audit_${archiveProjectionName(context)}`,
     schema: AUDIT_SCHEMA,
+    // One table for every context's archive: this one's rows are its stream's.
+    tables: [{ name: 'events', rows: { column: 'stream', value: stream } }],
     stream,
     filterSubject: contextFilter(namespace, context),
     // One row per (sequence, index): a parked message retried later lands where it would have.

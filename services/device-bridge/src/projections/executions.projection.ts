@@ -277,6 +277,7 @@ export function executionsProjection(
   return {
     name: 'device_bridge_executions',
     schema: DEVICE_BRIDGE_SCHEMA,
+    tables: [{ name: 'executions' }],
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     accepts: isToolCallEvent,

@@ -20,6 +20,7 @@ export function conversationViewProjection(namespace: string): Projection<Conver
   return {
     name: 'model_loop_conversation_view',
     schema: MODEL_LOOP_SCHEMA,
+    tables: [{ name: 'conversations' }, { name: 'conversation_messages' }],
     stream: streamName(namespace, 'conversations'),
     filterSubject: contextFilter(namespace, 'conversations'),
     accepts: isConversationEvent,

@@ -125,6 +125,7 @@ export function callStatusProjection(namespace: string): Projection<CallStatusDB
   return {
     name: 'policy_call_status',
     schema: POLICY_SCHEMA,
+    tables: [{ name: 'call_status' }],
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     accepts: isToolCallEvent,

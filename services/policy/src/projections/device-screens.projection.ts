@@ -70,6 +70,7 @@ export function deviceScreensProjection(namespace: string): Projection<DeviceScr
   return {
     name: DEVICE_SCREENS_PROJECTION,
     schema: POLICY_SCHEMA,
+    tables: [{ name: 'screen_calls' }, { name: 'device_screens' }],
     stream: streamName(namespace, 'calls'),
     filterSubject: contextFilter(namespace, 'calls'),
     async apply(trx: Transaction<DeviceScreensDB>, event: OrmuzEvent, seq: number) {

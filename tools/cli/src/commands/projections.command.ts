@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ConsumerStatusV1, RetryParkedReplyV1 } from '@ormuz/contracts';
+import type { ConsumerStatusV1, RebuildProjectionReplyV1, RetryParkedReplyV1 } from '@ormuz/contracts';
 import { ServiceUnavailableError } from '@ormuz/service-kit/client';
 import type { CliContext } from '../context.js';
 import { LOG_CONSUMING_SERVICES, type ServiceName } from '../services.js';
@@ -11,6 +11,26 @@ interface ServiceConsumers {
 }
 
 const ASK_MS = 3_000;
+/** A rebuild replays a whole stream: the answer may take minutes. */
+const REBUILD_MS = 900_000;
+
+const shown = (v: unknown) => (v === null || v === undefined ? 'null' : JSON.stringify(v));
+
+const rebuilt = (r: RebuildProjectionReplyV1) =>
+  [
+    `${r.name}: rebuilt into ${r.into} up to sequence ${r.checkpoint}${r.resumed ? ' (continued an unfinished rebuild)' : ''}` +
+      (r.parked > 0 ? `; ${r.parked} messages parked` : ''),
+    ...(r.differences ?? []).map(
+      (d) => `  ${d.table} ${shown(d.key)} ${d.column}: live ${shown(d.live)}, rebuilt ${shown(d.rebuilt)}`,
+    ),
+    ...(r.tables ?? []).map(
+      (t) =>
+        `  ${r.schema}.${t.table} vs ${r.into}.${t.table}: ${t.live_rows} live rows, ${t.rebuilt_rows} rebuilt, ` +
+        `${t.differing} differing`,
+    ),
+    ...(r.tables ? [r.tables.some((t) => t.differing > 0) ? 'DIFFERENT' : 'identical'] : []),
+    ...(r.swapped ? [`swapped in: readers now read the rebuilt tables; the replaced ones are in ${r.into}`] : []),
+  ].join('\n');
 
 const row = (c: ConsumerStatusV1) =>
   `  ${c.name.padEnd(30)} ${c.kind.padEnd(10)} ${(c.running ? 'running' : 'stopped').padEnd(8)} ` +
@@ -19,7 +39,19 @@ const row = (c: ConsumerStatusV1) =>
     ? `\n      oldest parked: seq ${c.oldest_parked.seq} ${c.oldest_parked.subject}: ${c.oldest_parked.error}`
     : '');
 
-/** `ormuz projections status | retry`: where each projection and reactor stands, and a retry of what it parked. */
+/** The service that runs consumer `name`; an unknown name is refused with the names every service runs. */
+function ownerOf(services: readonly ServiceConsumers[], name: string): ServiceName {
+  const owner = services.find((s) => s.consumers?.some((c) => c.name === name));
+  if (owner) return owner.service;
+  const known = services.flatMap((s) => s.consumers?.map((c) => c.name) ?? []);
+  const silent = services.filter((s) => s.consumers === null).map((s) => s.service);
+  throw new Error(
+    `No running service holds ${name}. Known: ${known.join(', ') || 'none'}` +
+      (silent.length > 0 ? `; not answering: ${silent.join(', ')} (start them, then retry).` : '.'),
+  );
+}
+
+/** `ormuz projections status | retry | rebuild`: where each projection and reactor stands, and a retry of what it parked. */
 export function registerProjectionCommands(program: Command, ctx: () => CliContext): void {
   const projections = program
     .command('projections')
@@ -56,22 +88,34 @@ export function registerProjectionCommands(program: Command, ctx: () => CliConte
     });
 
   projections
+    .command('rebuild <name>')
+    .description(
+      "replay a projection's stream into a fresh schema with the live projection's code; --diff compares it with the " +
+        'live read model row by row (exit 1 when they differ), --swap puts it in place of the live tables',
+    )
+    .requiredOption('--into <schema>', 'the schema to build it in (new, or an unfinished rebuild of it to continue)')
+    .option('--diff', 'compare the rebuilt tables with the live ones and print every differing row')
+    .option('--swap', 'swap the rebuilt tables in for readers in one transaction (the old ones move to --into)')
+    .option('--force', 'replace the schema of an earlier rebuild')
+    .action(async (name: string, opts: { into: string; diff?: boolean; swap?: boolean; force?: boolean }) => {
+      const owner = ownerOf(await ask(), name);
+      const reply = await ctx().call(
+        `${owner}.consumers.rebuild`,
+        { name, into: opts.into, diff: opts.diff === true, swap: opts.swap === true, force: opts.force === true },
+        REBUILD_MS,
+      );
+      ctx().print(reply, rebuilt);
+      if (reply.tables?.some((t) => t.differing > 0)) process.exitCode = 1;
+    });
+
+  projections
     .command('retry <name>')
     .description(
       'apply the parked messages of one projection or reactor again; those that now succeed leave the parked list',
     )
     .action(async (name: string) => {
-      const services = await ask();
-      const owner = services.find((s) => s.consumers?.some((c) => c.name === name));
-      if (!owner) {
-        const known = services.flatMap((s) => s.consumers?.map((c) => c.name) ?? []);
-        const silent = services.filter((s) => s.consumers === null).map((s) => s.service);
-        throw new Error(
-          `No running service holds ${name}. Known: ${known.join(', ') || 'none'}` +
-            (silent.length > 0 ? `; not answering: ${silent.join(', ')} (start them, then retry).` : '.'),
-        );
-      }
-      const reply = await ctx().call(`${owner.service}.consumers.retry`, { name }, 60_000);
+      const owner = ownerOf(await ask(), name);
+      const reply = await ctx().call(`${owner}.consumers.retry`, { name }, 60_000);
       ctx().print(
         reply,
         (r: RetryParkedReplyV1) =>
