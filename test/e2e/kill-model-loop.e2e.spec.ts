@@ -68,10 +68,7 @@ describe('kill -9 of model-loop while conversations run', () => {
       { timeoutMs: 90_000, intervalMs: 250, message: `all ${CONVERSATIONS} conversations paused for approval` },
     );
     for (const v of paused) {
-      await platform.call('approvals.approve', {
-        tenant,
-        approval_id: v.pending[0]!.approval_id,
-      });
+      await platform.decide('approve', v.pending[0]!.approval_id);
     }
     // Killed again while the outcomes of the approved calls flow back into the conversations.
     await platform.kill9('model-loop');

@@ -78,8 +78,8 @@ describe('ormuz projections rebuild', () => {
     const denied = await submit('device.send_message', { ...MESSAGE_ARGS, message_body: 'No' });
     const opened = await submit('device.open_app', { package: 'com.example.missing' });
     const statuses = [await settled(observed.call_id), await settled(opened.call_id)];
-    await platform.call('approvals.approve', { tenant: platform.tenant, approval_id: approved.approval_id! });
-    await platform.call('approvals.deny', { tenant: platform.tenant, approval_id: denied.approval_id! });
+    await platform.decide('approve', approved.approval_id!);
+    await platform.decide('deny', denied.approval_id!);
     statuses.push(await settled(approved.call_id), await settled(denied.call_id));
     const tap = await submit('device.tap', { x: 1, y: 1 });
     statuses.push(await settled(tap.call_id));

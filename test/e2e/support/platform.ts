@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
-import { CONTEXTS, type ContextName, type RpcName, type RpcReplyOf, type RpcRequestOf } from '@ormuz/contracts';
+import {
+  CONTEXTS,
+  type ApprovalViewV1,
+  type ContextName,
+  type RpcName,
+  type RpcReplyOf,
+  type RpcRequestOf,
+} from '@ormuz/contracts';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { streamName } from '@ormuz/event-log';
 import { openDatabase } from '@ormuz/postgres';
@@ -54,6 +61,11 @@ export interface Platform {
   /** Sends a command to a service over NATS. */
   /** Sends command `name`, holding the reply to its declared schema. */
   call<N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>, timeoutMs?: number): Promise<NoInfer<RpcReplyOf<N>>>;
+  /**
+   * Approves or denies an approval of this platform's tenant once the approvals inbox holds it: the inbox is a read
+   * model, so a decision sent the moment a call is staged may find nothing yet.
+   */
+  decide(decision: 'approve' | 'deny', approvalId: string): Promise<ApprovalViewV1>;
   /** Kills the service with SIGKILL and waits for it to be gone. */
   kill9(service: ServiceName): Promise<void>;
   /** Starts the service again and waits until it answers. */
@@ -122,6 +134,14 @@ export async function startPlatform(
     databaseUrl: database.url,
     call,
     start,
+    async decide(decision, approvalId) {
+      await waitFor(
+        async () =>
+          (await call('approvals.list', { tenant, status: 'all' })).approvals.some((a) => a.approval_id === approvalId),
+        { timeoutMs: 30_000, message: `approval ${approvalId} in the inbox` },
+      );
+      return call(`approvals.${decision}`, { tenant, approval_id: approvalId });
+    },
     async kill9(service) {
       const proc = running.get(service)!;
       proc.child.kill('SIGKILL');

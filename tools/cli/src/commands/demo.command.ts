@@ -576,7 +576,9 @@ async function decideOverHttp(url: string, body: unknown, token: string, timeout
       const reply = (await res.json().catch(() => ({}))) as { error?: { message: string } };
       const message = `approvals answered ${res.status}: ${reply.error?.message ?? JSON.stringify(reply)}`;
       if (res.ok) return;
-      if (res.status < 500) throw new Error(message);
+      // 404: the conversation already names the approval, but the approvals inbox (a read model of the same log) has
+      // not applied it yet; it will. Any other refusal is final.
+      if (res.status < 500 && res.status !== 404) throw new Error(message);
       transient = message;
     } catch (err) {
       if (!(err instanceof TypeError || (err instanceof DOMException && err.name === 'TimeoutError'))) throw err;
