@@ -8,11 +8,12 @@ import { AuditProjections } from './projections/audit-projections.js';
 import { ArchivedEventsHandler } from './queries/archived-events.handler.js';
 import { CallRecordHandler } from './queries/call-record.handler.js';
 import { ProjectionStatusHandler } from './queries/projection-status.handler.js';
+import { ReplayEventsHandler } from './queries/replay-events.handler.js';
 import { AuditController } from './transport/audit.controller.js';
 
 /**
  * The audit service: archives every stream, keeps an audit row per tool call, and answers `audit.call`,
- * `audit.events`, `audit.projections` and `audit.rebuild` over NATS.
+ * `audit.events`, `audit.replay`, `audit.projections` and `audit.rebuild` over NATS.
  */
 @Module({})
 export class AuditModule {
@@ -27,6 +28,7 @@ export class AuditModule {
         AuditProjections,
         CallRecordHandler,
         ArchivedEventsHandler,
+        ReplayEventsHandler,
         ProjectionStatusHandler,
         RebuildProjectionHandler,
       ],

@@ -5,6 +5,13 @@ import { projectionBookkeepingMigration } from '@ormuz/event-log';
 /** Audit's Postgres schema. */
 export const AUDIT_SCHEMA = 'audit';
 
+/** The agent an archived event's data names (a call's request, a conversation's start), as SQL. */
+export const AGENT_OF_EVENT = sql<string | null>`data->>'agent_id'`;
+/** The device an archived event's data names (a device event, a conversation's start, a call's target or executor). */
+export const DEVICE_OF_EVENT = sql<
+  string | null
+>`coalesce(data->>'device_id', data->'target'->>'device_id', data->'executor'->>'device_id')`;
+
 // Raw SQL is not rewritten by the migrator's schema plugin, so it names the schema itself.
 export const auditMigrations: Record<string, Migration> = {
   '0001_projection_bookkeeping': projectionBookkeepingMigration,
@@ -115,6 +122,18 @@ export const auditMigrations: Record<string, Migration> = {
       await sql`comment on table ${sql.id(AUDIT_SCHEMA, 'events')} is 'Archive: every event of every stream, as it was on the log, one row per event: its message''s stream sequence and its index in that message.'`.execute(
         db,
       );
+    },
+  },
+  // Named for what it serves (`ormuz replay`), apart from the archive's other migrations. Expression indexes only: the
+  // table's columns are left as they are. An aggregate's agent or device is named in some of its events' data (a
+  // call's request, a conversation's start, a device's events); replay finds those aggregates through these indexes,
+  // then their events through events_by_aggregate.
+  '0005_replay_filters': {
+    async up(db) {
+      await sql`create index events_by_agent on ${sql.id(AUDIT_SCHEMA, 'events')} (tenant, stream, (${AGENT_OF_EVENT}))
+        where (${AGENT_OF_EVENT}) is not null`.execute(db);
+      await sql`create index events_by_device on ${sql.id(AUDIT_SCHEMA, 'events')} (tenant, stream, (${DEVICE_OF_EVENT}))
+        where (${DEVICE_OF_EVENT}) is not null`.execute(db);
     },
   },
 };

@@ -6,6 +6,7 @@ import { RebuildProjectionCommand } from '../commands/rebuild-projection.handler
 import { ArchivedEventsQuery } from '../queries/archived-events.handler.js';
 import { CallRecordQuery } from '../queries/call-record.handler.js';
 import { ProjectionStatusQuery } from '../queries/projection-status.handler.js';
+import { ReplayEventsQuery } from '../queries/replay-events.handler.js';
 
 /** NATS commands of audit: validated against the wire schema by @Rpc, dispatched. Errors map in NatsRpcServer. */
 @Controller()
@@ -23,6 +24,11 @@ export class AuditController {
   @Rpc('audit.events')
   events(request: RpcRequestOf<'audit.events'>) {
     return this.queries.execute(new ArchivedEventsQuery(request));
+  }
+
+  @Rpc('audit.replay')
+  replay(request: RpcRequestOf<'audit.replay'>) {
+    return this.queries.execute(new ReplayEventsQuery(request));
   }
 
   @Rpc('audit.projections')
