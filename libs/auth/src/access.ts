@@ -53,6 +53,7 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'approvals.webhooks.deliveries': { roles: ['operator', 'owner'] },
   'audit.call': { roles: READERS },
   'audit.events': { roles: ['operator', 'analyst'] },
+  'audit.replay': { roles: ['operator', 'analyst'] },
   'audit.projections': { roles: ['operator'], platform: true },
   'audit.rebuild': { roles: ['operator'], platform: true },
   'audit.verify': { roles: ['operator', 'analyst'] },

@@ -31,6 +31,7 @@ import {
   AUDIT_EVENTS_V1,
   AUDIT_PROJECTIONS_V1,
   AUDIT_REBUILD_V1,
+  AUDIT_REPLAY_V1,
   AuditCallRecordV1,
   AuditCallRequestV1,
   AuditEventsReplyV1,
@@ -39,6 +40,8 @@ import {
   AuditProjectionsRequestV1,
   AuditRebuildReplyV1,
   AuditRebuildRequestV1,
+  AuditReplayReplyV1,
+  AuditReplayRequestV1,
 } from './commands/audit.commands.js';
 import {
   AUDIT_ERASE_V1,
@@ -190,6 +193,7 @@ export const RPCS = Object.freeze({
   'audit.call': rpc(AUDIT_CALL_V1, AuditCallRequestV1, AuditCallRecordV1),
   'audit.events': rpc(AUDIT_EVENTS_V1, AuditEventsRequestV1, AuditEventsReplyV1),
   'audit.projections': rpc(AUDIT_PROJECTIONS_V1, AuditProjectionsRequestV1, AuditProjectionsReplyV1),
+  'audit.replay': rpc(AUDIT_REPLAY_V1, AuditReplayRequestV1, AuditReplayReplyV1),
   'audit.rebuild': rpc(AUDIT_REBUILD_V1, AuditRebuildRequestV1, AuditRebuildReplyV1),
   'audit.verify': rpc(AUDIT_VERIFY_V1, AuditVerifyRequestV1, AuditVerifyReplyV1),
   'audit.erase': rpc(AUDIT_ERASE_V1, AuditEraseRequestV1, AuditEraseReplyV1),
@@ -212,7 +216,14 @@ export const RPCS = Object.freeze({
 });
 
 /** The services that serve commands. */
-export const SERVICES = Object.freeze(['policy', 'model-loop', 'device-bridge', 'approvals', 'audit', 'mcp-gateway'] as const);
+export const SERVICES = Object.freeze([
+  'policy',
+  'model-loop',
+  'device-bridge',
+  'approvals',
+  'audit',
+  'mcp-gateway',
+] as const);
 export type ServiceName = (typeof SERVICES)[number];
 
 /**

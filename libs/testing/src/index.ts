@@ -59,6 +59,7 @@ export {
   type Incremented,
 } from './counter.js';
 export { chromiumPath, launchBrowser } from './browser.js';
+export { EVENTS_PER_SEEDED_CALL, historyCallEvents, seedCallHistory, type CallHistory } from './call-history.js';
 export {
   natsPasswordVariable,
   SHIPPED_NATS_AUTHORIZATION,

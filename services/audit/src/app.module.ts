@@ -15,12 +15,14 @@ import { ArchivedEventsHandler } from './queries/archived-events.handler.js';
 import { CallRecordHandler } from './queries/call-record.handler.js';
 import { ProjectionStatusHandler } from './queries/projection-status.handler.js';
 import { VerifyChainHandler } from './queries/verify-chain.handler.js';
+import { ReplayEventsHandler } from './queries/replay-events.handler.js';
 import { AuditController } from './transport/audit.controller.js';
 
 /**
  * The audit service: archives every stream, keeps an audit row per tool call, and answers `audit.call`,
- * `audit.events`, `audit.projections`, `audit.rebuild`, `audit.verify`, `audit.erase` and `audit.retention.*` over
- * NATS. Each tenant's archive is a hash chain (docs/archive-chain.md); retention rules are applied periodically.
+ * `audit.events`, `audit.replay`, `audit.projections`, `audit.rebuild`, `audit.verify`, `audit.erase` and
+ * `audit.retention.*` over NATS. Each tenant's archive is a hash chain (docs/archive-chain.md); retention rules are
+ * applied periodically.
  */
 @Module({})
 export class AuditModule {
@@ -35,6 +37,7 @@ export class AuditModule {
         AuditProjections,
         CallRecordHandler,
         ArchivedEventsHandler,
+        ReplayEventsHandler,
         ProjectionStatusHandler,
         RebuildProjectionHandler,
         ArchiveChainRepository,

@@ -19,6 +19,7 @@ import { registerKeysCommands } from './commands/keys.command.js';
 import { registerMcpCommand } from './commands/mcp.command.js';
 import { registerMigrateCommand } from './commands/migrate.command.js';
 import { registerProjectionCommands } from './commands/projections.command.js';
+import { registerReplayCommand } from './commands/replay.command.js';
 import { registerRiskCommands } from './commands/risk.command.js';
 import { registerRiskAppCommands } from './commands/risk-apps.command.js';
 import { registerTaintRuleCommands } from './commands/taint-rule.command.js';
@@ -44,6 +45,7 @@ const ctx = (defaults?: CliDefaults) => (context ??= new CliContext(program.opts
 registerCallCommands(program, ctx);
 registerApprovalCommands(program, ctx);
 registerEventCommands(program, ctx);
+registerReplayCommand(program, ctx);
 registerMigrateCommand(program, ctx);
 registerDemoCommand(program, ctx);
 registerConversationCommands(program, ctx);

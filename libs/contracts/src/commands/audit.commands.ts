@@ -137,6 +137,58 @@ export const AuditEventsReplyV1 = Struct({
 });
 export type AuditEventsReplyV1 = Static<typeof AuditEventsReplyV1>;
 
+/** Most events one `audit.replay` page may hold. */
+export const AUDIT_REPLAY_MAX_LIMIT = 5000;
+/** Events per `audit.replay` page when `limit` is omitted: what fits a reply of {@link AUDIT_EVENTS_MAX_REPLY_BYTES}. */
+export const AUDIT_REPLAY_DEFAULT_LIMIT = 2000;
+
+/** A place in a stream: a message's sequence and an event's index in that message. */
+export const StreamPositionV1 = Struct({ seq: Type.Integer({ minimum: 0 }), idx: Type.Integer({ minimum: 0 }) });
+export type StreamPositionV1 = Static<typeof StreamPositionV1>;
+
+/**
+ * `audit.replay`: one page of a tenant's archived events of one context, filtered in the archive's SQL, in stream
+ * order, after a keyset cursor (`after`). Every filter narrows; an absent filter does not. `agent_id` and `device_id`
+ * select whole aggregates: every event of a call, conversation or device whose events name that agent or device.
+ */
+export const AuditReplayRequestV1 = Struct({
+  tenant: fragments.identifier,
+  context: Type.Enum(Object.keys(CONTEXTS) as ContextName[]),
+  /** Return events after this place (exclusive). Default: from the start of the stream. */
+  after: Type.Optional(StreamPositionV1),
+  /** Last message sequence to return (inclusive). */
+  to_seq: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Only events recorded at or after this instant. */
+  from_time: Type.Optional(fragments.time),
+  /** Only events recorded at or before this instant. */
+  to_time: Type.Optional(fragments.time),
+  /** Only this aggregate's events (a call id in `calls`, a conversation id, a device id). */
+  subject: Type.Optional(fragments.identifier),
+  agent_id: Type.Optional(fragments.identifier),
+  device_id: Type.Optional(fragments.identifier),
+  /** Only events of these CloudEvent types (exact names; the CLI expands its globs against the known types). */
+  types: Type.Optional(List(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 })),
+  /** 1 to {@link AUDIT_REPLAY_MAX_LIMIT}. Default {@link AUDIT_REPLAY_DEFAULT_LIMIT}. */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: AUDIT_REPLAY_MAX_LIMIT })),
+});
+export type AuditReplayRequestV1 = Static<typeof AuditReplayRequestV1>;
+
+/** One replayed event: where it was on the log and the CloudEvent as it was appended. */
+export const ReplayedEventV1 = Struct({ seq: Type.Integer(), idx: Type.Integer(), event: CloudEventEnvelope });
+export type ReplayedEventV1 = Static<typeof ReplayedEventV1>;
+
+export const AuditReplayReplyV1 = Struct({
+  events: List(ReplayedEventV1),
+  /** Pass as `after` for the next page; `null` when no matching event follows this page. */
+  next: Nullable(StreamPositionV1),
+  /**
+   * The highest message sequence of the tenant in the stream within `to_seq`, whatever the other filters: where the
+   * replay of this context ends at the latest (for progress). 0 when the tenant has none.
+   */
+  high_seq: Type.Integer(),
+});
+export type AuditReplayReplyV1 = Static<typeof AuditReplayReplyV1>;
+
 /** The audit service's projections, by name. */
 export const AUDIT_PROJECTIONS = [
   'call_records',
@@ -184,10 +236,12 @@ export type AuditProjectionsReplyV1 = Static<typeof AuditProjectionsReplyV1>;
 
 export const AUDIT_CALL_V1 = 'audit.call.v1';
 export const AUDIT_EVENTS_V1 = 'audit.events.v1';
+export const AUDIT_REPLAY_V1 = 'audit.replay.v1';
 export const AUDIT_REBUILD_V1 = 'audit.rebuild.v1';
 export const AUDIT_PROJECTIONS_V1 = 'audit.projections.v1';
 
 registerSchema(AUDIT_CALL_V1, AuditCallRequestV1);
 registerSchema(AUDIT_EVENTS_V1, AuditEventsRequestV1);
+registerSchema(AUDIT_REPLAY_V1, AuditReplayRequestV1);
 registerSchema(AUDIT_REBUILD_V1, AuditRebuildRequestV1);
 registerSchema(AUDIT_PROJECTIONS_V1, AuditProjectionsRequestV1);

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import type { AuditDB, CallRecordsTable, EventsTable } from './audit.tables.js';
-import { AUDIT_SCHEMA } from './migrations.js';
+import { AGENT_OF_EVENT, AUDIT_SCHEMA, DEVICE_OF_EVENT } from './migrations.js';
 
 export type CallRecordRow = Selectable<CallRecordsTable>;
 export type ArchivedEventRow = Selectable<EventsTable>;
@@ -15,6 +15,24 @@ export interface EventsFilter {
   readonly fromSeq: number;
   /** Last stream sequence to return (inclusive); unbounded when left out. */
   readonly toSeq?: number;
+  readonly limit: number;
+}
+
+/** What `audit.replay` asks of one stream: every field narrows, an absent one does not. */
+export interface ReplayFilter {
+  readonly tenant: string;
+  readonly stream: string;
+  /** Events after this place (exclusive). */
+  readonly after: { readonly seq: number; readonly idx: number };
+  readonly toSeq?: number;
+  readonly fromTime?: Date;
+  readonly toTime?: Date;
+  readonly subject?: string;
+  /** Whole aggregates whose events name this agent. */
+  readonly agentId?: string;
+  /** Whole aggregates whose events name this device. */
+  readonly deviceId?: string;
+  readonly types?: readonly string[];
   readonly limit: number;
 }
 
@@ -50,6 +68,61 @@ export class AuditRepository {
     if (f.toSeq !== undefined) q = q.where('seq', '<=', f.toSeq);
     if (f.subject !== undefined) q = q.where('subject', '=', f.subject);
     return q.orderBy('seq').orderBy('idx').limit(f.limit).execute();
+  }
+
+  /**
+   * Up to `limit` archived events matching `f`, in stream order after `f.after`: one SQL query on the archive's
+   * indexes, keyset-paged on (seq, idx), so a page costs the same at the start and the end of a long range.
+   */
+  replayEvents(f: ReplayFilter): Promise<ArchivedEventRow[]> {
+    let q = this.db
+      .selectFrom('events')
+      .select([
+        'stream',
+        'seq',
+        'idx',
+        'id',
+        'type',
+        'tenant',
+        'subject',
+        'time',
+        'source',
+        'correlation_id',
+        'causation_id',
+        'schema_version',
+        'data',
+      ])
+      .where('tenant', '=', f.tenant)
+      .where('stream', '=', f.stream)
+      .where(sql<boolean>`(seq, idx) > (${f.after.seq}, ${f.after.idx})`);
+    if (f.toSeq !== undefined) q = q.where('seq', '<=', f.toSeq);
+    if (f.fromTime) q = q.where('time', '>=', f.fromTime);
+    if (f.toTime) q = q.where('time', '<=', f.toTime);
+    if (f.subject !== undefined) q = q.where('subject', '=', f.subject);
+    if (f.types) q = q.where('type', 'in', [...f.types]);
+    for (const [value, named] of [
+      [f.agentId, AGENT_OF_EVENT],
+      [f.deviceId, DEVICE_OF_EVENT],
+    ] as const) {
+      if (value === undefined) continue;
+      q = q.where('subject', 'in', (eb) =>
+        eb
+          .selectFrom('events as named')
+          .select('named.subject')
+          .where('named.tenant', '=', f.tenant)
+          .where('named.stream', '=', f.stream)
+          .where(sql<boolean>`${named} = ${value}`),
+      );
+    }
+    return q.orderBy('seq').orderBy('idx').limit(f.limit).execute();
+  }
+
+  /** The tenant's highest message sequence in `stream`, at most `toSeq`; 0 when it has none. */
+  async highSeq(tenant: string, stream: string, toSeq?: number): Promise<number> {
+    let q = this.db.selectFrom('events').select('seq').where('tenant', '=', tenant).where('stream', '=', stream);
+    if (toSeq !== undefined) q = q.where('seq', '<=', toSeq);
+    const row = await q.orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    return row ? Number(row.seq) : 0;
   }
 
   /** Parked messages per projection (durable consumer name). */

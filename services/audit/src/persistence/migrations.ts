@@ -15,6 +15,13 @@ export const AUDIT_WRITER_ROLE = 'ormuz_audit';
 /** The one way archived rows change: removes rows' erasable fields, run with the schema owner's rights. */
 export const ERASE_FUNCTION = 'erase_event_fields';
 
+/** The agent an archived event's data names (a call's request, a conversation's start), as SQL. */
+export const AGENT_OF_EVENT = sql<string | null>`data->>'agent_id'`;
+/** The device an archived event's data names (a device event, a conversation's start, a call's target or executor). */
+export const DEVICE_OF_EVENT = sql<
+  string | null
+>`coalesce(data->>'device_id', data->'target'->>'device_id', data->'executor'->>'device_id')`;
+
 // Raw SQL is not rewritten by the migrator's schema plugin, so it names the schema itself.
 export const auditMigrations: Record<string, Migration> = {
   '0001_projection_bookkeeping': projectionBookkeepingMigration,
@@ -218,6 +225,18 @@ export const auditMigrations: Record<string, Migration> = {
         .addColumn('payload_erased_at', 'timestamptz')
         .addColumn('result_erased_at', 'timestamptz')
         .execute();
+    },
+  },
+  // Named for what it serves (`ormuz replay`), apart from the archive's other migrations. Expression indexes only: the
+  // table's columns are left as they are. An aggregate's agent or device is named in some of its events' data (a
+  // call's request, a conversation's start, a device's events); replay finds those aggregates through these indexes,
+  // then their events through events_by_aggregate.
+  '0008_replay_filters': {
+    async up(db) {
+      await sql`create index events_by_agent on ${sql.id(AUDIT_SCHEMA, 'events')} (tenant, stream, (${AGENT_OF_EVENT}))
+        where (${AGENT_OF_EVENT}) is not null`.execute(db);
+      await sql`create index events_by_device on ${sql.id(AUDIT_SCHEMA, 'events')} (tenant, stream, (${DEVICE_OF_EVENT}))
+        where (${DEVICE_OF_EVENT}) is not null`.execute(db);
     },
   },
 };

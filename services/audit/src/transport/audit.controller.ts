@@ -9,6 +9,7 @@ import { ArchivedEventsQuery } from '../queries/archived-events.handler.js';
 import { CallRecordQuery } from '../queries/call-record.handler.js';
 import { ProjectionStatusQuery } from '../queries/projection-status.handler.js';
 import { VerifyChainQuery } from '../queries/verify-chain.handler.js';
+import { ReplayEventsQuery } from '../queries/replay-events.handler.js';
 
 /** NATS commands of audit: validated against the wire schema by @Rpc, dispatched. Errors map in NatsRpcServer. */
 @Controller()
@@ -26,6 +27,11 @@ export class AuditController {
   @Rpc('audit.events')
   events(request: RpcRequestOf<'audit.events'>) {
     return this.queries.execute(new ArchivedEventsQuery(request));
+  }
+
+  @Rpc('audit.replay')
+  replay(request: RpcRequestOf<'audit.replay'>) {
+    return this.queries.execute(new ReplayEventsQuery(request));
   }
 
   @Rpc('audit.projections')

@@ -1,0 +1,76 @@
+import { Inject } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import {
+  AUDIT_EVENTS_MAX_REPLY_BYTES,
+  AUDIT_REPLAY_DEFAULT_LIMIT,
+  type AuditReplayReplyV1,
+  type AuditReplayRequestV1,
+  type ReplayedEventV1,
+} from '@ormuz/contracts';
+import { streamName } from '@ormuz/event-log';
+import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
+import { InvalidAuditQueryError } from '../domain/errors.js';
+import { AuditRepository } from '../persistence/audit.repository.js';
+import { toCloudEvent } from './archived-events.handler.js';
+
+export class ReplayEventsQuery extends Query<AuditReplayReplyV1> {
+  constructor(readonly request: AuditReplayRequestV1) {
+    super();
+  }
+}
+
+/**
+ * One page of `ormuz replay`: the tenant's archived events of one context that match every filter, in stream order
+ * after the cursor. The filters run in SQL on the archive's indexes and the cursor is a keyset (seq, idx), so a page
+ * may end inside a message and the next one starts right after it. The page ends at `limit` or before the reply would
+ * exceed {@link AUDIT_EVENTS_MAX_REPLY_BYTES}; one event is always returned, whatever its size.
+ */
+@QueryHandler(ReplayEventsQuery)
+export class ReplayEventsHandler implements IQueryHandler<ReplayEventsQuery> {
+  constructor(
+    private readonly repo: AuditRepository,
+    @Inject(AUDIT_CONFIG) private readonly config: AuditConfig,
+  ) {}
+
+  async execute({ request: r }: ReplayEventsQuery): Promise<AuditReplayReplyV1> {
+    const fromTime = r.from_time === undefined ? undefined : new Date(r.from_time);
+    const toTime = r.to_time === undefined ? undefined : new Date(r.to_time);
+    if (fromTime && toTime && fromTime > toTime) {
+      throw new InvalidAuditQueryError(`from_time ${r.from_time} is after to_time ${r.to_time}: swap them.`);
+    }
+    if (r.after && r.to_seq !== undefined && r.after.seq > r.to_seq) {
+      throw new InvalidAuditQueryError(`after.seq ${r.after.seq} is beyond to_seq ${r.to_seq}: nothing can match.`);
+    }
+    const stream = streamName(this.config.namespace, r.context);
+    const limit = r.limit ?? AUDIT_REPLAY_DEFAULT_LIMIT;
+    const [rows, highSeq] = await Promise.all([
+      // One row more than the page tells whether another page exists.
+      this.repo.replayEvents({
+        tenant: r.tenant,
+        stream,
+        after: r.after ?? { seq: 0, idx: 0 },
+        toSeq: r.to_seq,
+        fromTime,
+        toTime,
+        subject: r.subject,
+        agentId: r.agent_id,
+        deviceId: r.device_id,
+        types: r.types,
+        limit: limit + 1,
+      }),
+      this.repo.highSeq(r.tenant, stream, r.to_seq),
+    ]);
+    const events: ReplayedEventV1[] = [];
+    let bytes = 0;
+    for (const row of rows.slice(0, limit)) {
+      const item = { seq: Number(row.seq), idx: row.idx, event: toCloudEvent(row) };
+      const size = Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
+      if (events.length > 0 && bytes + size > AUDIT_EVENTS_MAX_REPLY_BYTES) break;
+      events.push(item);
+      bytes += size;
+    }
+    const last = events.at(-1);
+    const more = events.length < rows.length;
+    return { events, next: more && last ? { seq: last.seq, idx: last.idx } : null, high_seq: highSeq };
+  }
+}

@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import type { AuditReplayRequestV1 } from '@ormuz/contracts';
+import { identifier, type CliContext } from '../context.js';
+import { ExportFile, ExportWriteError, statePath, type ReplayFormat } from '../replay/export-file.js';
+import { writeParquet } from '../replay/parquet.js';
+import { ReplayProgress } from '../replay/progress.js';
+import { CONTEXT_NAMES, planReplay } from '../replay/replay-query.js';
+import { runReplay, StdoutSink } from '../replay/replay-run.js';
+
+const FORMATS: readonly ReplayFormat[] = ['ndjson', 'cloudevents', 'parquet'];
+
+interface ReplayCommandOptions {
+  tenant: string;
+  from?: string;
+  to?: string;
+  context?: string;
+  call?: string;
+  agent?: string;
+  device?: string;
+  type?: string[];
+  format: string;
+  out?: string;
+  force?: boolean;
+  resume?: boolean;
+  pageSize?: string;
+}
+
+/**
+ * `ormuz replay`: one tenant's events from the audit archive (`audit.replay`), filtered there in SQL, written as NDJSON
+ * rows, NDJSON CloudEvents or Parquet, page by page so memory stays flat; `--resume` continues a cut-short export
+ * (docs/decisions/0028). Analysts, operators and admins of the tenant may run it.
+ */
+export function registerReplayCommand(program: Command, ctx: () => CliContext): void {
+  program
+    .command('replay')
+    .description("export a tenant's events from the audit archive, filtered, as NDJSON, CloudEvents or Parquet")
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
+    .option('--from <bound>', 'start: a stream sequence (1234), an RFC 3339 time, or a duration ago (2h, 1d12h)')
+    .option('--to <bound>', 'end (inclusive): a sequence, an RFC 3339 time, or a duration ago')
+    .option('--context <name>', `one context (${CONTEXT_NAMES.join(', ')}); default every one the filters allow`)
+    .option('--call <id>', "only this call's events", identifier('--call'))
+    .option('--agent <id>', 'only the calls and conversations of this agent', identifier('--agent'))
+    .option('--device <id>', 'only the calls, conversations and events of this device', identifier('--device'))
+    .option('--type <glob...>', "only these CloudEvent types; globs take * and ? ('ormuz.toolcall.*')")
+    .option('--format <format>', `${FORMATS.join(' | ')}`, 'ndjson')
+    .option('--out <file>', 'write to this file (default stdout; required for parquet)')
+    .option('--force', 'overwrite an existing --out file')
+    .option('--resume', 'continue the cut-short export at --out, with the options it was started with')
+    .option('--page-size <n>', 'events per archive request (1 to 5000; default 2000)')
+    .action(async (o: ReplayCommandOptions) => {
+      const c = ctx();
+      const format = o.format as ReplayFormat;
+      if (!FORMATS.includes(format)) throw new Error(`--format ${o.format}: use one of ${FORMATS.join(', ')}.`);
+      if (format === 'parquet' && !o.out) throw new Error('--format parquet writes a file: add --out FILE.parquet.');
+      if ((o.force || o.resume) && !o.out) throw new Error('--force and --resume are about an --out file; add --out.');
+      if (o.force && o.resume) throw new Error('--force starts over and --resume continues: choose one.');
+      const limit = o.pageSize === undefined ? undefined : Number(o.pageSize);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 5000))
+        throw new Error('--page-size takes a whole number from 1 to 5000.');
+      const options = Object.fromEntries(
+        (['tenant', 'from', 'to', 'context', 'call', 'agent', 'device', 'type'] as const)
+          .filter((k) => o[k] !== undefined)
+          .map((k) => [k, o[k]]),
+      );
+      const plan = planReplay(o);
+      const json = c.options.json;
+      const fetch = (request: AuditReplayRequestV1) => c.call('audit.replay', request, 30_000);
+      const onRetry = (err: Error, attempt: number) => {
+        if (!json && attempt === 1) process.stderr.write(`ormuz: ${err.message}; asking the archive again…\n`);
+      };
+      if (!o.out) {
+        const sink = new StdoutSink();
+        await runReplay({ state: { ...plan, format }, fetch, sink, limit, onRetry });
+        return;
+      }
+      const started = Date.now();
+      const file = await ExportFile.open(o.out, { format, options, ...plan }, { force: o.force, resume: o.resume });
+      const progress = process.stderr.isTTY && !json ? new ReplayProgress(process.stderr) : undefined;
+      const events = await runReplay({ state: file.state, fetch, sink: file, progress, limit, onRetry }).catch(
+        async (err: unknown) => {
+          if (err instanceof ExportWriteError) throw err;
+          await file.close().catch(() => undefined);
+          const e = err as Error;
+          e.message +=
+            ` The replay stopped after ${file.state.events} events, kept in ${file.dataPath} and marked cut short by ` +
+            `${statePath(o.out!)}: run the same command with --resume to continue.`;
+          throw e;
+        },
+      );
+      await file.close();
+      if (format === 'parquet') await writeParquet(file.dataPath, o.out);
+      await file.finish();
+      progress?.done(events);
+      const seconds = (Date.now() - started) / 1000;
+      c.print(
+        { out: o.out, format, events, seconds, resumed: Boolean(o.resume) },
+        (d: { events: number }) => `${d.events} events written to ${o.out} (${format})`,
+      );
+    });
+}

@@ -1,0 +1,37 @@
+/**
+ * Converts a replay's rows (NDJSON, one {@link ReplayRow} a line) into Parquet with DuckDB: typed columns for the
+ * fields analysts filter on and the event data as JSON. DuckDB streams the file through a bounded buffer, so memory
+ * stays flat however many rows there are.
+ */
+import { rm } from 'node:fs/promises';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { REPLAY_ROW_COLUMNS } from './replay-row.js';
+
+/** DuckDB's memory cap during the conversion (it spills to a temporary directory beyond it). */
+const DUCKDB_MEMORY_LIMIT = '256MB';
+
+/** Rows per Parquet row group: smaller than DuckDB's default (122,880) so a group's buffers stay small. */
+const ROW_GROUP_SIZE = 16_384;
+
+const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+
+/** Writes `out` (Parquet, zstd) from the NDJSON rows in `rows`; removes a half-written `out` when it fails. */
+export async function writeParquet(rows: string, out: string): Promise<void> {
+  const columns = Object.entries(REPLAY_ROW_COLUMNS)
+    .map(([name, type]) => `${name}: ${quote(type)}`)
+    .join(', ');
+  const instance = await DuckDBInstance.create(':memory:', { memory_limit: DUCKDB_MEMORY_LIMIT, threads: '1' });
+  const connection = await instance.connect();
+  try {
+    await connection.run(
+      `COPY (SELECT * FROM read_json(${quote(rows)}, format = 'newline_delimited', columns = {${columns}})) ` +
+        `TO ${quote(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
+    );
+  } catch (err) {
+    await rm(out, { force: true }).catch(() => undefined);
+    throw new Error(`Writing ${out} as Parquet failed: ${(err as Error).message}`);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
