@@ -6,6 +6,23 @@ import { AGENT_OF_EVENT, AUDIT_SCHEMA, DEVICE_OF_EVENT } from './migrations.js';
 
 export type CallRecordRow = Selectable<CallRecordsTable>;
 export type ArchivedEventRow = Selectable<EventsTable>;
+/** What a replay reads of an archived event: the event as it was appended, without the archive's chain columns. */
+export type ReplayedEventRow = Pick<
+  ArchivedEventRow,
+  | 'stream'
+  | 'seq'
+  | 'idx'
+  | 'id'
+  | 'type'
+  | 'tenant'
+  | 'subject'
+  | 'time'
+  | 'source'
+  | 'correlation_id'
+  | 'causation_id'
+  | 'schema_version'
+  | 'data'
+>;
 
 export interface EventsFilter {
   readonly tenant: string;
@@ -74,7 +91,7 @@ export class AuditRepository {
    * Up to `limit` archived events matching `f`, in stream order after `f.after`: one SQL query on the archive's
    * indexes, keyset-paged on (seq, idx), so a page costs the same at the start and the end of a long range.
    */
-  replayEvents(f: ReplayFilter): Promise<ArchivedEventRow[]> {
+  replayEvents(f: ReplayFilter): Promise<ReplayedEventRow[]> {
     let q = this.db
       .selectFrom('events')
       .select([

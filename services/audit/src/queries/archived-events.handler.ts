@@ -12,7 +12,7 @@ import {
 import { streamName } from '@ormuz/event-log';
 import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
 import { InvalidAuditQueryError } from '../domain/errors.js';
-import { AuditRepository, type ArchivedEventRow } from '../persistence/audit.repository.js';
+import { AuditRepository, type ArchivedEventRow, type ReplayedEventRow } from '../persistence/audit.repository.js';
 
 export class ArchivedEventsQuery extends Query<AuditEventsReplyV1> {
   constructor(readonly request: AuditEventsRequestV1) {
@@ -88,7 +88,7 @@ function bySequence(rows: readonly ArchivedEventRow[]): ArchivedEventRow[][] {
 }
 
 /** The CloudEvent as it was appended; `specversion` and `datacontenttype` are constants of the envelope schema. */
-export function toCloudEvent(row: ArchivedEventRow): OrmuzEvent {
+export function toCloudEvent(row: ReplayedEventRow): OrmuzEvent {
   return {
     specversion: '1.0',
     id: row.id,
