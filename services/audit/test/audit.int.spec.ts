@@ -789,6 +789,7 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
       '0005_archive_chain',
       '0006_archive_writer_role',
       '0007_call_record_erasure',
+      '0008_replay_filters',
     ]);
     const rows = await db.withSchema(AUDIT_SCHEMA).selectFrom('events').selectAll().orderBy('chain_pos').execute();
     expect(rows.map((r) => [r.chain_pos, r.id])).toEqual([

@@ -85,6 +85,12 @@ export interface ReadModelTable {
   readonly name: string;
   /** In a table several projections write: the projection's rows are those where `column` equals `value`. */
   readonly rows?: { readonly column: string; readonly value: string };
+  /**
+   * Columns a rebuild of this projection alone cannot reproduce, left out when the copy is compared: they derive from
+   * rows other projections write (the audit archive's hash chain links a tenant's events of every stream; `ormuz
+   * audit verify` checks it).
+   */
+  readonly uncompared?: readonly string[];
 }
 
 /** One event of a batch: its message's stream sequence, and its place in that message. */

@@ -25,6 +25,8 @@ const CATCH_UP_MS = 600_000;
 /** Attempts at reading both sides at one checkpoint while the live model moves. */
 const ALIGN_ATTEMPTS = 20;
 
+/** The table privileges a copy may be granted (they are spliced into a GRANT as keywords). */
+const TABLE_PRIVILEGES = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER']);
 const badRequest = (message: string) => Object.assign(new Error(message), { code: 'bad_request' });
 
 export class ProjectionRebuilder {
@@ -117,11 +119,33 @@ export class ProjectionRebuilder {
     return false;
   }
 
-  /** Builds the live schema's tables in `into` with the same migrations. */
+  /** Builds the live schema's tables in `into` with the same migrations, and the same privileges. */
   private async migrate(live: string, into: string): Promise<void> {
     const own = this.schemas.find((s) => s.schema === live);
     if (!own) throw new Error(`No migrations build schema ${live} in this service.`);
     await migrateSchema(this.db, into, own.migrations);
+    await this.mirrorPrivileges(live, into);
+  }
+
+  /**
+   * Grants the copy what the live schema grants other roles (the audit archive's writer may only insert, say): the
+   * projection's code, which may take such a role, runs in the copy as it runs live, and tables swapped in keep them.
+   */
+  private async mirrorPrivileges(live: string, into: string): Promise<void> {
+    const { rows: readers } = await sql<{ role: string }>`select r.rolname as role from pg_roles r
+      where not r.rolsuper and r.rolname !~ '^pg_' and r.rolname <> current_user
+        and has_schema_privilege(r.oid, ${live}, 'USAGE')`.execute(this.db);
+    for (const { role } of readers) await sql`grant usage on schema ${sql.id(into)} to ${sql.id(role)}`.execute(this.db);
+    const { rows: grants } = await sql<{ role: string; table: string; privilege: string }>`
+      select r.rolname as role, c.relname as table, a.privilege_type as privilege
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        cross join lateral aclexplode(c.relacl) a join pg_roles r on r.oid = a.grantee
+      where n.nspname = ${live} and c.relkind in ('r', 'p') and r.rolname <> current_user
+        and exists (select 1 from pg_tables t where t.schemaname = ${into} and t.tablename = c.relname)`.execute(this.db);
+    for (const { role, table, privilege } of grants) {
+      if (!TABLE_PRIVILEGES.has(privilege)) continue;
+      await sql`grant ${sql.raw(privilege)} on ${sql.id(into, table)} to ${sql.id(role)}`.execute(this.db);
+    }
   }
 
   private async mark(name: string, into: string, state: string): Promise<void> {

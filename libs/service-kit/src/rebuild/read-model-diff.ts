@@ -37,7 +37,8 @@ export class ReadModelDiff {
       const side = (schema: string) => {
         const where = table.rows ? sql`where t.${sql.ref(table.rows.column)} = ${table.rows.value}` : sql``;
         const keyed = sql.join(key.map((c) => sql`${sql.lit(c)}::text, t.${sql.ref(c)}`));
-        return sql`select jsonb_build_object(${keyed}) as k, to_jsonb(t) as r
+        const row = table.uncompared?.length ? sql`to_jsonb(t) - ${[...table.uncompared]}::text[]` : sql`to_jsonb(t)`;
+        return sql`select jsonb_build_object(${keyed}) as k, ${row} as r
           from ${sql.table(`${schema}.${table.name}`)} t ${where}`;
       };
       const joined = sql`with l as (${side(live)}), b as (${side(rebuilt)})`;

@@ -179,6 +179,8 @@ export const auditMigrations: Record<string, Migration> = {
   },
   '0006_archive_writer_role': {
     // Roles belong to the server, not the database: several databases (namespaces) create the same role, maybe at once.
+    // Every statement may run again (a projection rebuild builds its copy's tables with these migrations; the copy gets
+    // the live schema's privileges from the rebuilder), so the function is created or replaced.
     async up(db) {
       const schema = sql.id(AUDIT_SCHEMA);
       const role = sql.id(AUDIT_WRITER_ROLE);
@@ -201,7 +203,7 @@ export const auditMigrations: Record<string, Migration> = {
         await sql`grant select, insert, update, delete on ${sql.id(AUDIT_SCHEMA, table)} to ${role}`.execute(db);
       }
       await sql`grant select on all tables in schema ${schema} to ${role}`.execute(db);
-      await sql`create function ${fn}(p_tenant text, p_before timestamptz, p_fields text[]) returns bigint
+      await sql`create or replace function ${fn}(p_tenant text, p_before timestamptz, p_fields text[]) returns bigint
         language sql security definer set search_path = pg_catalog, pg_temp as $$
           with erased as (
             update ${sql.id(AUDIT_SCHEMA, 'events')} set data = data - erasable_field, erased_at = now()
@@ -233,10 +235,18 @@ export const auditMigrations: Record<string, Migration> = {
   // then their events through events_by_aggregate.
   '0008_replay_filters': {
     async up(db) {
-      await sql`create index events_by_agent on ${sql.id(AUDIT_SCHEMA, 'events')} (tenant, stream, (${AGENT_OF_EVENT}))
-        where (${AGENT_OF_EVENT}) is not null`.execute(db);
-      await sql`create index events_by_device on ${sql.id(AUDIT_SCHEMA, 'events')} (tenant, stream, (${DEVICE_OF_EVENT}))
-        where (${DEVICE_OF_EVENT}) is not null`.execute(db);
+      // Built with the schema builder, not raw SQL, so that the table is the migrated schema's (a rebuild's copy too).
+      for (const [name, of] of [
+        ['events_by_agent', AGENT_OF_EVENT],
+        ['events_by_device', DEVICE_OF_EVENT],
+      ] as const) {
+        await db.schema
+          .createIndex(name)
+          .on('events')
+          .expression(sql`tenant, stream, (${of})`)
+          .where(sql<boolean>`(${of}) is not null`)
+          .execute();
+      }
     },
   },
 };
