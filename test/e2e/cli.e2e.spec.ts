@@ -689,10 +689,14 @@ describe('ormuz CLI against the running platform', () => {
         const grants = candidate('grants.json', { '*': { allow: ['device'], deny: ['device.send_message'] } });
         const report = await whatif('--risk-lexicon', lexicon, '--grants', grants);
         expect(report.judged).toBe(2);
-        expect(report.changed.map((c) => [c.call_id, c.tool, c.from, c.to, c.reason])).toEqual([
-          [tap.call_id, 'device.tap', 'authorized', 'staged', 'risk_high'],
-          [message.call_id, 'device.send_message', 'staged', 'refused', 'not_offered'],
-        ]);
+        // In log order; the two were submitted at once, so either may be first.
+        expect(report.changed.map((c) => [c.call_id, c.tool, c.from, c.to, c.reason])).toEqual(
+          expect.arrayContaining([
+            [tap.call_id, 'device.tap', 'authorized', 'staged', 'risk_high'],
+            [message.call_id, 'device.send_message', 'staged', 'refused', 'not_offered'],
+          ]),
+        );
+        expect(report.changed).toHaveLength(2);
         expect(report.counts).toEqual([
           { tool: 'device.send_message', from: 'staged', to: 'refused', reason: 'not_offered', calls: 1 },
           { tool: 'device.tap', from: 'authorized', to: 'staged', reason: 'risk_high', calls: 1 },

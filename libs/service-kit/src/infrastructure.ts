@@ -143,7 +143,9 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     endpoints: {},
     async close() {
       consumers.close();
-      await nc.drain().catch(() => undefined);
+      // A connection that cannot drain (NATS is down and it is reconnecting) is closed instead: left open, it would try
+      // to reconnect for ever and keep the process alive.
+      await nc.drain().catch(() => nc.close());
       await db.destroy();
     },
   };
