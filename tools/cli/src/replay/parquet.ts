@@ -10,19 +10,24 @@ import { REPLAY_ROW_COLUMNS } from './replay-row.js';
 /** DuckDB's memory cap during the conversion (it spills to a temporary directory beyond it). */
 const DUCKDB_MEMORY_LIMIT = '512MB';
 
-const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+/** `s` as a SQL string literal. */
+export const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
-/** Writes `out` (Parquet, zstd) from the NDJSON rows in `rows`; removes a half-written `out` when it fails. */
-export async function writeParquet(rows: string, out: string): Promise<void> {
+/** A DuckDB table expression reading the NDJSON rows in `rows` with the export's column types. */
+export function ndjsonRows(rows: string): string {
   const columns = Object.entries(REPLAY_ROW_COLUMNS)
     .map(([name, type]) => `${name}: ${quote(type)}`)
     .join(', ');
+  return `read_json(${quote(rows)}, format = 'newline_delimited', columns = {${columns}})`;
+}
+
+/** Writes `out` (Parquet, zstd) from the NDJSON rows in `rows`; removes a half-written `out` when it fails. */
+export async function writeParquet(rows: string, out: string): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:', { memory_limit: DUCKDB_MEMORY_LIMIT, threads: '2' });
   const connection = await instance.connect();
   try {
     await connection.run(
-      `COPY (SELECT * FROM read_json(${quote(rows)}, format = 'newline_delimited', columns = {${columns}})) ` +
-        `TO ${quote(out)} (FORMAT parquet, COMPRESSION zstd)`,
+      `COPY (SELECT * FROM ${ndjsonRows(rows)}) TO ${quote(out)} (FORMAT parquet, COMPRESSION zstd)`,
     );
   } catch (err) {
     await rm(out, { force: true }).catch(() => undefined);
