@@ -49,7 +49,7 @@ SELECT
   min(time) FILTER (WHERE type = ${quote(T.Staged)}) AS staged_at,
   min(time) FILTER (WHERE type IN (${types(T.Approved, T.Denied, T.Expired)})) AS decided_at,
   arg_min(split_part(type, '.', 3), seq) FILTER (WHERE type IN (${types(T.Approved, T.Denied, T.Expired)})) AS decision,
-  any_value(data->>'reason_code') FILTER (WHERE type = ${quote(T.Refused)}) AS refused_reason,
+  any_value(json_extract_string(data, '$.reason_code')) FILTER (WHERE type = ${quote(T.Refused)}) AS refused_reason,
   bool_or(type = ${quote(T.Started)}) AS started,
   bool_or(type = ${quote(T.Sealed)}) AS sealed,
   bool_or(type = ${quote(T.OutcomeUnknown)}) AS outcome_unknown
