@@ -20,6 +20,8 @@ const common = {
   testEnvironment: 'node',
   moduleNameMapper: {
     '^@ormuz/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    // Subpath entries of a library (`@ormuz/service-kit/client`): the file of that name in its src/.
+    '^@ormuz/([a-z-]+)/([a-z-]+)$': '<rootDir>/libs/$1/src/$2.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
 };

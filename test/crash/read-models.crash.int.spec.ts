@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import { aggregateSubject, canonicalPayload, CONTEXTS, type ContextName } from '@ormuz/contracts';
 import { connectNats, EventStore, ensureStreams, runCommand, streamName } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, lifecycleCommands, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { decisionCommand, toolCallDecider, type SubmitDecision, type ToolCallCommand } from '@ormuz/tool-call';
 import { approvalsMigrations, APPROVALS_SCHEMA } from '../../services/approvals/src/persistence/migrations.js';
 import { auditMigrations, AUDIT_SCHEMA } from '../../services/audit/src/persistence/migrations.js';
@@ -138,6 +138,7 @@ describe('read models under kill -9', () => {
     const { payload, sha256 } = canonicalPayload(
       observes ? (i % 4 === 3 ? { continuation: 'page-2' } : { max_elements: 3 }) : { ref: `e${i % 9}`, n: i },
     );
+    const step = lifecycleCommands(callId, sha256);
     const run = (command: ToolCallCommand) =>
       runCommand(
         store,
@@ -189,49 +190,20 @@ describe('read models under kill -9', () => {
     if (path === 0) return;
     if (path === 1 || path === 2) {
       if (path === 2) {
-        await run({
-          type: 'DenyCall',
-          data: { call_id: callId, approval_id: approvalId, decided_by: 'owner@acme', reason: null },
-        });
+        await run(step.deny(approvalId));
         return;
       }
-      await run({
-        type: 'ApproveCall',
-        data: {
-          call_id: callId,
-          approval_id: approvalId,
-          decided_by: 'owner@acme',
-          payload_sha256: sha256,
-          contract_version: 'v1-test',
-        },
-      });
+      await run(step.approve(approvalId));
     }
     if (path === 3) {
-      await run({ type: 'SealCall', data: { call_id: callId, sealed_by: 'ops@acme', reason: 'wrong target' } });
+      await run(step.seal());
       return;
     }
     const requestId = `req-${i}`;
-    const executor = device
-      ? { kind: 'device' as const, device_id: device.device_id }
-      : { kind: 'platform' as const, service: 'model-loop' };
-    await run({
-      type: 'DispatchCall',
-      data: { call_id: callId, request_id: requestId, executor, deadline: inAMinute },
-    });
-    await run({
-      type: 'ClaimStart',
-      data: {
-        call_id: callId,
-        request_id: requestId,
-        executor_id: device?.device_id ?? 'model-loop',
-        boot_id: 'boot-1',
-      },
-    });
+    await run(step.dispatch(requestId, device, inAMinute));
+    await run(step.claimStart(requestId, device));
     if (path === 4) {
-      await run({
-        type: 'MarkOutcomeUnknown',
-        data: { call_id: callId, request_id: requestId, cause: 'connection_lost', detail: 'the device went away' },
-      });
+      await run(step.connectionLost(requestId));
       return;
     }
     await run({
@@ -284,5 +256,5 @@ describe('read models under kill -9', () => {
     for (const table of Object.keys(rebuilt))
       expect({ table, rows: built[table] }).toEqual({ table, rows: rebuilt[table] });
     expect(Object.values(report.kills).reduce((a, b) => a + b, 0)).toBe(KILLS);
-  }, 300_000);
+  }, 600_000);
 });

@@ -30,8 +30,9 @@ import {
 } from '../../tools/cli/src/services.js';
 import { exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
 
-// Each test runs a few CLI processes (about 0.5 s each on an idle machine); leave room for a loaded one.
-jest.setTimeout(30_000);
+// Each test runs a few CLI processes (about 0.5 s each on an idle machine, ten times that on one loaded with other
+// test runs); the bound only catches a hang.
+jest.setTimeout(90_000);
 
 const TENANT = 'acme';
 const OTHER_TENANT = 'globex';
@@ -509,7 +510,8 @@ describe('ormuz CLI against the running platform', () => {
   });
 
   it('migrate applies every schema and declares the streams, and is safe to run again', async () => {
-    const run = await ormuzWithin(60_000, 'migrate');
+    // migrate starts all six services at once, each to migrate and exit: minutes on a loaded machine.
+    const run = await ormuzWithin(150_000, 'migrate');
     if (run.code !== 0)
       throw new Error(`ormuz migrate exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
     const r = run.json as { results: { service: string; ok: boolean; output: string }[] };
@@ -522,19 +524,19 @@ describe('ormuz CLI against the running platform', () => {
         ),
       });
     }
-  }, 70_000);
+  }, 180_000);
 
   it("migrate in another namespace refuses this platform's database, naming both namespaces", async () => {
     const other = randomNamespace('o');
     // The later --namespace wins: the same database, another namespace.
-    const r = await ormuzWithin(60_000, '--namespace', other, 'migrate');
+    const r = await ormuzWithin(150_000, '--namespace', other, 'migrate');
     expect(r.code).toBe(1);
     const { results } = r.json as { results: { service: string; ok: boolean; output: string }[] };
     for (const result of results) {
       expect(result.ok).toBe(false);
       expect(result.output).toContain(`belongs to namespace ${namespace}, not ${other}`);
     }
-  }, 70_000);
+  }, 180_000);
 
   describe('bad input', () => {
     it("refuses an operation id with a '.', '*', '>' or space, naming the option and the character", async () => {

@@ -41,13 +41,12 @@ describe('kill -9 of model-loop while conversations run', () => {
         model: 'scripted:demo',
         conversation_id: id,
       };
-      for (;;) {
-        try {
-          return await platform.call('model-loop.start', body);
-        } catch (err) {
-          if ((err as { code?: string }).code !== 'service_unavailable') throw err;
-        }
-      }
+      // Asked again while model-loop is down (killed), every 100 ms; a start is idempotent by its conversation id.
+      return waitFor(() => platform.call('model-loop.start', body), {
+        timeoutMs: 90_000,
+        intervalMs: 100,
+        message: `conversation ${id} started`,
+      });
     };
     const view = (id: string) =>
       platform.call('model-loop.get', { tenant, conversation_id: id }, 3000).catch(() => undefined);

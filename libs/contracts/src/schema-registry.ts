@@ -1,6 +1,9 @@
 /**
- * One registry of JSON Schemas, compiled once with ajv, used at every transport edge: before an event is appended,
- * when an event is read back, and when a command arrives over NATS or HTTP.
+ * One registry of JSON Schemas, compiled with ajv, used at every transport edge: before an event is appended, when an
+ * event is read back, and when a command arrives over NATS or HTTP. Each schema is compiled the first time a value is
+ * checked against it, not when it is registered: a process (a CLI command above all) pays only for the schemas it
+ * uses, instead of compiling a few hundred at import. `compileAllSchemas` compiles every one, for the test that
+ * proves they all compile.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -18,6 +21,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(ajv);
 
+const schemas = new Map<string, TSchema | JsonSchema>();
 const validators = new Map<string, ValidateFunction>();
 
 /** A JSON Schema object (draft 2020-12). */
@@ -28,13 +32,30 @@ export type JsonSchema = Record<string, unknown>;
  * Registering the same name twice is an error.
  */
 export function registerSchema(name: string, schema: TSchema | JsonSchema): void {
-  if (validators.has(name)) throw new Error(`schema ${name} is already registered`);
-  validators.set(name, ajv.compile(schema));
+  if (schemas.has(name)) throw new Error(`schema ${name} is already registered`);
+  schemas.set(name, schema);
 }
 
 /** True when a schema is registered under `name`. */
 export function hasSchema(name: string): boolean {
-  return validators.has(name);
+  return schemas.has(name);
+}
+
+/** The compiled validator of `name`, compiling it on first use; undefined when nothing is registered under it. */
+function validatorOf(name: string): ValidateFunction | undefined {
+  let validate = validators.get(name);
+  if (validate) return validate;
+  const schema = schemas.get(name);
+  if (!schema) return undefined;
+  validate = ajv.compile(schema);
+  validators.set(name, validate);
+  return validate;
+}
+
+/** Compiles every registered schema now; throws on the first that ajv refuses. Returns how many there are. */
+export function compileAllSchemas(): number {
+  for (const name of schemas.keys()) validatorOf(name);
+  return schemas.size;
 }
 
 function describe(errors: ErrorObject[] | null | undefined): string[] {
@@ -52,7 +73,7 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
 
 /** Validates `value` against the schema named `name`; throws {@link SchemaViolationError} listing what is wrong. */
 export function assertValid<T>(name: string, value: unknown): T {
-  const validate = validators.get(name);
+  const validate = validatorOf(name);
   if (!validate) throw new SchemaViolationError(name, [`no schema is registered for ${name}`]);
   if (!validate(value)) throw new SchemaViolationError(name, describe(validate.errors));
   return value as T;

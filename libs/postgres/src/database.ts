@@ -87,8 +87,14 @@ export async function openDatabase<DB>(opts: DatabaseOptions): Promise<Kysely<DB
   }
 }
 
+/**
+ * How long a new connection may take before Postgres counts as unavailable. Generous: on a loaded machine (a service
+ * restarting beside its peers, CI) a connection can take seconds, and "unavailable" then names the wrong fault.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 async function connect<DB>(opts: DatabaseOptions): Promise<Kysely<DB>> {
-  const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: 3000 });
+  const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // Without a listener, an idle connection the server ends (a restart, a terminated session) crashes the process.
   pool.on('error', (err) => opts.onIdleError?.(err));
   // The same for a connection that ends while handed out (a transaction between two statements, say): pg fails the
@@ -119,7 +125,7 @@ function databaseName(url: string): string {
 async function createDatabase(url: string, name: string): Promise<void> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   try {
     await client.connect();
     await client.query(`create database ${pg.escapeIdentifier(name)}`);

@@ -1,29 +1,4 @@
-export {
-  loadBaseConfig,
-  defaultDatabaseUrl,
-  intFrom,
-  ConfigError,
-  type BaseConfig,
-  type Env,
-  type HealthSettings,
-} from './config.js';
-export { createLogger, PinoNestLogger } from './logger.js';
-export {
-  callRpc,
-  callService,
-  waitUntilServing,
-  toErrorBody,
-  RemoteError,
-  ServiceUnavailableError,
-  MAX_RPC_BYTES,
-  type CallRpcOptions,
-  type CallServiceOptions,
-  type NoAnswerCause,
-  type RpcErrorBody,
-  type RpcReply,
-  type ServiceHealth,
-  type UnansweredHint,
-} from './rpc.js';
+export * from './client.js';
 export { Rpc, checkRequest, type RpcHandler } from './rpc-handler.js';
 export {
   AUTHORIZATION_HEADER,
@@ -34,7 +9,6 @@ export {
   type RpcCallContext,
 } from './caller.js';
 export { BearerAuthGuard, Caller } from './http-auth.js';
-export { submitUnansweredHint } from './submit-hint.js';
 export { NatsRpcServer, OrmuzExceptionFilter, httpStatusFor } from './nats-rpc.server.js';
 export {
   openInfrastructure,

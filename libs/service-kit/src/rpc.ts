@@ -194,7 +194,9 @@ export async function waitUntilServing(
   const { timeoutMs = 30_000, stillStarting = () => true } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const attempt = Math.max(100, Math.min(1000, deadline - Date.now()));
+    // A service that is up but busy (catching up after a restart, on a loaded machine) may take seconds to answer:
+    // give each ask up to 5 s. No responders answer at once, so this bound costs nothing while it is still starting.
+    const attempt = Math.max(100, Math.min(5000, deadline - Date.now()));
     try {
       return await callService<ServiceHealth>(nc, namespace, service, 'health', {}, attempt);
     } catch (err) {

@@ -23,6 +23,8 @@ export {
 export { adminFor, bearerFor, testToken } from './credentials.js';
 export {
   authorizeSeededCall,
+  lifecycleCommands,
+  seededSubmit,
   submitSeededCall,
   type CallAppender,
   type SeedCommand,

@@ -20,7 +20,7 @@ import {
   type Projection,
 } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
+import { createTestDatabase, lifecycleCommands, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
 import { decisionCommand, toolCallDecider, type SubmitDecision, type ToolCallCommand } from '@ormuz/tool-call';
 import { POLICY_SCHEMA, policyMigrations } from '../src/index.js';
 import { callStatusProjection } from '../src/projections/call-status.projection.js';
@@ -70,6 +70,7 @@ describe('policy read models: a batch written at once equals its events applied 
     // Every third observation reads the second page of the screen before it.
     const args = tool === 'device.screen_observe' && i % 3 === 0 ? { continuation: 'page-2' } : { n: i };
     const { payload, sha256 } = canonicalPayload(args);
+    const step = lifecycleCommands(callId, sha256);
     const subject = aggregateSubject(ns, 'calls', tenant, callId);
     const cause = { source: '/test', tenant, aggregateId: callId, correlationid: callId, causationid: randomUUID() };
     const run = (command: ToolCallCommand) =>
@@ -107,29 +108,14 @@ describe('policy read models: a batch written at once equals its events applied 
     if (!together) await run(decisionCommand(callId, decision));
     if (path === 0) return;
     if (path === 1) {
-      await run({
-        type: 'ApproveCall',
-        data: {
-          call_id: callId,
-          approval_id: approvalId,
-          decided_by: 'owner@acme',
-          payload_sha256: sha256,
-          contract_version: 'v1-test',
-        },
-      });
+      await run(step.approve(approvalId));
     }
     if (path === 2) {
-      await run({ type: 'SealCall', data: { call_id: callId, sealed_by: 'ops@acme', reason: 'wrong target' } });
+      await run(step.seal());
       return;
     }
     const requestId = `req-${i}`;
-    const executor = device
-      ? { kind: 'device' as const, device_id: device.device_id }
-      : { kind: 'platform' as const, service: 'model-loop' };
-    const dispatched = await run({
-      type: 'DispatchCall',
-      data: { call_id: callId, request_id: requestId, executor, deadline: inAMinute },
-    });
+    const dispatched = await run(step.dispatch(requestId, device, inAMinute));
     const result = tool === 'device.screen_observe' ? observation(i, 'continuation' in args ? 2 : 1) : { done: true };
     if (path === 3) {
       // The start and its outcome in one message, as a bridge that learns both at once records them.
@@ -151,15 +137,9 @@ describe('policy read models: a batch written at once equals its events applied 
       );
       return;
     }
-    await run({
-      type: 'ClaimStart',
-      data: { call_id: callId, request_id: requestId, executor_id: device?.device_id ?? 'model-loop', boot_id: 'b1' },
-    });
+    await run(step.claimStart(requestId, device));
     if (path === 4) {
-      await run({
-        type: 'MarkOutcomeUnknown',
-        data: { call_id: callId, request_id: requestId, cause: 'connection_lost', detail: 'the device went away' },
-      });
+      await run(step.connectionLost(requestId));
       return;
     }
     await run({

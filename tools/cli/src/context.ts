@@ -4,7 +4,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { assertIdentifier, OrmuzError, type RpcName, type RpcReplyOf, type RpcRequestOf } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { callRpc, loadBaseConfig, RemoteError, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit';
+import { callRpc, loadBaseConfig, RemoteError, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit/client';
 
 /** What to do without a credential, on a machine that uses the development issuer. */
 const SIGN_IN_HINT =

@@ -7,7 +7,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { waitUntilServing, type ServiceHealth } from '@ormuz/service-kit';
+import { waitUntilServing, type ServiceHealth } from '@ormuz/service-kit/client';
 
 export type { ServiceHealth };
 

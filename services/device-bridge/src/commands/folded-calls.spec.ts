@@ -1,5 +1,6 @@
-import { canonicalPayload, envelope, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
+import { envelope, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
 import { expectEvent } from '@ormuz/event-log';
+import { seededSubmit } from '@ormuz/testing';
 import { toolCallDecider, type ToolCallCommand, type ToolCallState } from '@ormuz/tool-call';
 import { FoldedCalls, type CommittedEvent } from './folded-calls.js';
 
@@ -23,23 +24,16 @@ function callEvents(callId: string, target: { device_id: string } | null, seq: (
       });
       return { event: expectEvent(isToolCallEvent, stored, { subject: callId, seq: at, reader: 'test' }), seq: at };
     });
-  const { payload, sha256 } = canonicalPayload({});
+  const { command } = seededSubmit({
+    tenant: TENANT,
+    callId,
+    tool: 'device.screen_observe',
+    origin: { kind: 'operation', operation_id: `op-${callId}` },
+    deviceId: target?.device_id ?? null,
+  });
   return {
     state: () => state,
-    requested: () =>
-      run({
-        type: 'SubmitCall',
-        data: {
-          call_id: callId,
-          tool: 'device.screen_observe',
-          contract_version: '1',
-          payload,
-          payload_sha256: sha256,
-          origin: { kind: 'operation', operation_id: `op-${callId}` },
-          agent_id: 'agent-1',
-          target,
-        },
-      }),
+    requested: () => run(command),
     authorized: () =>
       run({ type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['test'] } } }),
     sealed: () => run({ type: 'SealCall', data: { call_id: callId, sealed_by: 'test', reason: 'test' } }),

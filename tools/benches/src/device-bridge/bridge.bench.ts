@@ -51,10 +51,11 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { sql } from 'kysely';
-import { canonicalPayload, DeviceFrameCodec, type DeviceFrameDraft } from '@ormuz/contracts';
+import { DeviceFrameCodec, type DeviceFrameDraft } from '@ormuz/contracts';
 import { runSimulatedFleet } from '@ormuz/device-sdk';
 import { connectNats, EventStore, streamConfig, streamName } from '@ormuz/event-log';
 import { startService, ToolCalls, type RunningService } from '@ormuz/service-kit';
+import { authorizeSeededCall } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import {
   DeviceCredentials,
@@ -408,37 +409,15 @@ interface LoadErrors {
 async function callSubmitter() {
   const nc = await benchConnection('load');
   const calls = new ToolCalls(new EventStore(jetstream(nc), await jetstreamManager(nc)), ns, '/bench/policy');
-  const { payload, sha256 } = canonicalPayload({});
   const cause = { correlationid: 'bench', causationid: 'bench' };
   return (tracked: Map<string, Tracked>, errors: LoadErrors, operation: string, device: number, measured: boolean) => {
-    const callId = deriveCallId(TENANT, { kind: 'operation', operation_id: operation });
+    const origin = { kind: 'operation' as const, operation_id: operation };
+    const callId = deriveCallId(TENANT, origin);
     const c: Tracked = { submitted: now(), measured };
     tracked.set(callId, c);
     void (async () => {
-      await calls.execute(
-        TENANT,
-        callId,
-        {
-          type: 'SubmitCall',
-          data: {
-            call_id: callId,
-            tool: 'device.screen_observe',
-            contract_version: '1',
-            payload,
-            payload_sha256: sha256,
-            origin: { kind: 'operation', operation_id: operation },
-            agent_id: 'bench-agent',
-            target: { device_id: deviceIdOf(device % DEVICES) },
-          },
-        },
-        cause,
-      );
-      await calls.execute(
-        TENANT,
-        callId,
-        { type: 'AuthorizeCall', data: { call_id: callId, verdict: { level: 'low', reasons: ['bench'] } } },
-        cause,
-      );
+      const call = { tenant: TENANT, callId, tool: 'device.screen_observe', origin, agentId: 'bench-agent' };
+      await authorizeSeededCall(calls, { ...call, deviceId: deviceIdOf(device % DEVICES) }, cause);
       c.authorized = now();
     })().catch((err: unknown) => {
       errors.count++;

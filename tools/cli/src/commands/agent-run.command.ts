@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ConversationViewV1 } from '@ormuz/contracts';
-import { RemoteError } from '@ormuz/service-kit';
+import { RemoteError } from '@ormuz/service-kit/client';
 import { renderStep, RunSteps, type RunStep } from '../agent/run-steps.js';
 import { CliInputError, identifier, type CliContext } from '../context.js';
 import { modelSettingsOf, withModelSettingsOptions, type ModelSettingsOptions } from './agents.command.js';

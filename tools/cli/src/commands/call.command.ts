@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CallStatusReplyV1, SealCallReplyV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
-import { submitUnansweredHint } from '@ormuz/service-kit';
+import { submitUnansweredHint } from '@ormuz/service-kit/client';
 import { identifier, parseJsonObjectOption, type CliContext } from '../context.js';
 
 function renderStatus(r: CallStatusReplyV1): string {

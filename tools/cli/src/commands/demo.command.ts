@@ -26,9 +26,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { DevIssuer, type Role } from '@ormuz/auth';
 import type { IssuedCredentialV1 } from '@ormuz/contracts';
 import { natsServerBinary, NatsUnavailableError, startNatsServer, type NatsServerHandle } from '@ormuz/event-log';
-import { claimNamespace, DatabaseMissingError, openDatabase, PostgresUnavailableError } from '@ormuz/postgres';
-import { runSimulatedDevice } from '@ormuz/device-sdk';
-import type { BaseConfig } from '@ormuz/service-kit';
+import type { BaseConfig } from '@ormuz/service-kit/client';
 import type { CliContext, CliDefaults } from '../context.js';
 import { conversationLines, standingLines } from '../demo/conversation-print.js';
 import { modelSettingsOf, withModelSettingsOptions, type ModelSettingsOptions } from './agents.command.js';
@@ -180,6 +178,11 @@ export function registerDemoCommand(program: Command, ctx: (defaults?: CliDefaul
         const nc = await c.nc().catch((err: unknown) => {
           throw err instanceof NatsUnavailableError ? err : new NatsUnavailableError(c.config.natsUrl, String(err));
         });
+        // Postgres' client and the simulated device load here, not with every CLI command.
+        const { claimNamespace, DatabaseMissingError, openDatabase, PostgresUnavailableError } = await import(
+          '@ormuz/postgres'
+        );
+        const { runSimulatedDevice } = await import('@ormuz/device-sdk');
         const db = await openDatabase<any>({
           url: c.config.databaseUrl,
           createIfMissing: c.config.createDatabase,

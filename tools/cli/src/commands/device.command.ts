@@ -11,7 +11,7 @@ import {
   type RevokedCredentialsV1,
   type WireErrorV1,
 } from '@ormuz/contracts';
-import { runSimulatedDevice } from '@ormuz/device-sdk';
+import type { SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { CliInputError, identifier, type CliContext } from '../context.js';
 
 /** `device simulate` was refused by the bridge for its credential: final, no retry can succeed with the same token. */
@@ -127,7 +127,9 @@ export function registerDeviceCommands(program: Command, ctx: () => CliContext):
     .option('--journal <dir>', 'journal directory (kept across restarts)')
     .action(async (o: { url: string; tenant: string; device: string; token: string; journal?: string }) => {
       let serving: NodeJS.Timeout | undefined;
-      let handle: ReturnType<typeof runSimulatedDevice> | undefined;
+      let handle: SimulatedDeviceHandle | undefined;
+      // The simulated device loads here, not with every CLI command.
+      const { runSimulatedDevice } = await import('@ormuz/device-sdk');
       // Ends on Ctrl-C (undefined) or on the bridge's refusal of the credential, which no retry can change.
       const refusal = await new Promise<WireErrorV1 | undefined>((resolve) => {
         process.once('SIGINT', () => resolve(undefined));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiKeyListV1, ApiKeyViewV1, IssuedApiKeyV1, RevokedApiKeysV1 } from '@ormuz/contracts';
-import type { UnansweredHint } from '@ormuz/service-kit';
+import type { UnansweredHint } from '@ormuz/service-kit/client';
 import { CliInputError, identifier, type CliContext } from '../context.js';
 
 /** Longest rotation overlap policy accepts: one year. */

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { CliInputError } from '../context.js';
-import { runStdioRelay } from '../mcp/stdio-relay.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:8083/mcp';
 
@@ -26,6 +25,8 @@ export function registerMcpCommand(program: Command): void {
       } catch {
         throw new CliInputError(`--url ${raw} is not a URL; give the gateway's endpoint, e.g. ${DEFAULT_URL}.`);
       }
+      // Imported here, not at the top: the MCP SDK (and zod under it) loads only for the one command that uses it.
+      const { runStdioRelay } = await import('../mcp/stdio-relay.js');
       await runStdioRelay({
         url,
         apiKey,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ConsumerStatusV1, RetryParkedReplyV1 } from '@ormuz/contracts';
-import { ServiceUnavailableError } from '@ormuz/service-kit';
+import { ServiceUnavailableError } from '@ormuz/service-kit/client';
 import type { CliContext } from '../context.js';
 import { LOG_CONSUMING_SERVICES, type ServiceName } from '../services.js';
 
