@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises';
 import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { ToolCallEventType as T } from '@ormuz/contracts';
-import { ndjsonRows, quote } from '../replay/parquet.js';
+import { ndjsonRows, quote } from '../replay/duckdb-sql.js';
 import { REPLAY_ROW_COLUMNS } from '../replay/replay-row.js';
 import { prepareReadOnlyQuery } from './sql-guard.js';
 

@@ -12,7 +12,7 @@ import { identifier, type CliContext } from '../context.js';
 import { addReplayRangeOptions, REPLAY_RANGE_KEYS } from '../replay/replay-options.js';
 import { planReplay, type ReplayOptions } from '../replay/replay-query.js';
 import { runReplay, type ReplaySink } from '../replay/replay-run.js';
-import { HistoryDatabase } from './history-database.js';
+import type { HistoryDatabase } from './history-database.js';
 
 export type HistorySourceOptions = Partial<ReplayOptions> & { readonly input?: string };
 
@@ -42,6 +42,8 @@ class RowsFileSink implements ReplaySink {
 
 /** Opens the history the options name; exactly one of `--input` and `--tenant`. */
 export async function openHistory(o: HistorySourceOptions, c: CliContext): Promise<HistoryDatabase> {
+  // DuckDB is loaded by the commands that use it only.
+  const { HistoryDatabase } = await import('./history-database.js');
   if (o.input !== undefined) {
     if (o.tenant !== undefined) throw new Error('--input reads a file and --tenant replays the archive: give one.');
     const range = REPLAY_RANGE_KEYS.filter((k) => o[k] !== undefined);

@@ -4,7 +4,7 @@
  * reports all run them from here.
  */
 import { ConversationEventType } from '@ormuz/contracts';
-import { quote } from '../replay/parquet.js';
+import { quote } from '../replay/duckdb-sql.js';
 
 export interface StandingQuestion {
   readonly id: string;

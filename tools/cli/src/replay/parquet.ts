@@ -5,21 +5,10 @@
  */
 import { rm } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { REPLAY_ROW_COLUMNS } from './replay-row.js';
+import { ndjsonRows, quote } from './duckdb-sql.js';
 
 /** DuckDB's memory cap during the conversion (it spills to a temporary directory beyond it). */
 const DUCKDB_MEMORY_LIMIT = '512MB';
-
-/** `s` as a SQL string literal. */
-export const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
-
-/** A DuckDB table expression reading the NDJSON rows in `rows` with the export's column types. */
-export function ndjsonRows(rows: string): string {
-  const columns = Object.entries(REPLAY_ROW_COLUMNS)
-    .map(([name, type]) => `${name}: ${quote(type)}`)
-    .join(', ');
-  return `read_json(${quote(rows)}, format = 'newline_delimited', columns = {${columns}})`;
-}
 
 /** Writes `out` (Parquet, zstd) from the NDJSON rows in `rows`; removes a half-written `out` when it fails. */
 export async function writeParquet(rows: string, out: string): Promise<void> {
