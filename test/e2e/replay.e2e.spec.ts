@@ -249,10 +249,14 @@ describe('ormuz replay', () => {
     it('finishes a replay cut by a NATS restart where it stopped', async () => {
       const out = path('restart.ndjson');
       const replay = spawnOrmuz(['replay', '--tenant', 'acme', '--out', out, '--page-size', '5']);
-      await waitFor(() => existsSync(out) && readFileSync(out, 'utf8').length > 0, {
-        intervalMs: 5,
-        message: 'the replay to write its first page',
-      });
+      await waitFor(
+        () => {
+          if (replay.hasExited()) throw new Error(`the replay exited before NATS restarted: ${replay.stderr()}`);
+          return existsSync(out) && readFileSync(out, 'utf8').length > 0;
+        },
+        // The CLI's start-up is most of it on a busy machine.
+        { timeoutMs: 60_000, intervalMs: 5, message: 'the replay to write its first page' },
+      );
       // Hold the CLI still so that NATS goes away mid-replay, whatever the speed of this machine.
       process.kill(replay.pid, 'SIGSTOP');
       const before = lines(readFileSync(out, 'utf8')).length;

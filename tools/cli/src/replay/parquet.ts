@@ -8,15 +8,19 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { ndjsonRows, quote } from './duckdb-sql.js';
 
 /** DuckDB's memory cap during the conversion (it spills to a temporary directory beyond it). */
-const DUCKDB_MEMORY_LIMIT = '512MB';
+const DUCKDB_MEMORY_LIMIT = '256MB';
+
+/** Rows per Parquet row group: smaller than DuckDB's default (122,880) so a group's buffers stay small. */
+const ROW_GROUP_SIZE = 16_384;
 
 /** Writes `out` (Parquet, zstd) from the NDJSON rows in `rows`; removes a half-written `out` when it fails. */
 export async function writeParquet(rows: string, out: string): Promise<void> {
-  const instance = await DuckDBInstance.create(':memory:', { memory_limit: DUCKDB_MEMORY_LIMIT, threads: '2' });
+  const instance = await DuckDBInstance.create(':memory:', { memory_limit: DUCKDB_MEMORY_LIMIT, threads: '1' });
   const connection = await instance.connect();
   try {
     await connection.run(
-      `COPY (SELECT * FROM ${ndjsonRows(rows)}) TO ${quote(out)} (FORMAT parquet, COMPRESSION zstd)`,
+      `COPY (SELECT * FROM ${ndjsonRows(rows)}) ` +
+        `TO ${quote(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
     );
   } catch (err) {
     await rm(out, { force: true }).catch(() => undefined);
