@@ -4,7 +4,8 @@ import { identifier, type CliContext } from '../context.js';
 import { ExportFile, ExportWriteError, statePath, type ReplayFormat } from '../replay/export-file.js';
 import { writeParquet } from '../replay/parquet.js';
 import { ReplayProgress } from '../replay/progress.js';
-import { CONTEXT_NAMES, planReplay } from '../replay/replay-query.js';
+import { addReplayRangeOptions, REPLAY_RANGE_KEYS } from '../replay/replay-options.js';
+import { planReplay } from '../replay/replay-query.js';
 import { runReplay, StdoutSink } from '../replay/replay-run.js';
 
 const FORMATS: readonly ReplayFormat[] = ['ndjson', 'cloudevents', 'parquet'];
@@ -31,17 +32,11 @@ interface ReplayCommandOptions {
  * (docs/decisions/0028). Analysts, operators and admins of the tenant may run it.
  */
 export function registerReplayCommand(program: Command, ctx: () => CliContext): void {
-  program
+  const command = program
     .command('replay')
     .description("export a tenant's events from the audit archive, filtered, as NDJSON, CloudEvents or Parquet")
-    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'))
-    .option('--from <bound>', 'start: a stream sequence (1234), an RFC 3339 time, or a duration ago (2h, 1d12h)')
-    .option('--to <bound>', 'end (inclusive): a sequence, an RFC 3339 time, or a duration ago')
-    .option('--context <name>', `one context (${CONTEXT_NAMES.join(', ')}); default every one the filters allow`)
-    .option('--call <id>', "only this call's events", identifier('--call'))
-    .option('--agent <id>', 'only the calls and conversations of this agent', identifier('--agent'))
-    .option('--device <id>', 'only the calls, conversations and events of this device', identifier('--device'))
-    .option('--type <glob...>', "only these CloudEvent types; globs take * and ? ('ormuz.toolcall.*')")
+    .requiredOption('--tenant <tenant>', 'tenant id', identifier('--tenant'));
+  addReplayRangeOptions(command)
     .option('--format <format>', `${FORMATS.join(' | ')}`, 'ndjson')
     .option('--out <file>', 'write to this file (default stdout; required for parquet)')
     .option('--force', 'overwrite an existing --out file')
@@ -58,9 +53,7 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 5000))
         throw new Error('--page-size takes a whole number from 1 to 5000.');
       const options = Object.fromEntries(
-        (['tenant', 'from', 'to', 'context', 'call', 'agent', 'device', 'type'] as const)
-          .filter((k) => o[k] !== undefined)
-          .map((k) => [k, o[k]]),
+        (['tenant', ...REPLAY_RANGE_KEYS] as const).filter((k) => o[k] !== undefined).map((k) => [k, o[k]]),
       );
       const plan = planReplay(o);
       const json = c.options.json;

@@ -5,7 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { REPLAY_ROW_COLUMNS } from './replay-row.js';
+import { ndjsonRows, quote } from './duckdb-sql.js';
 
 /** DuckDB's memory cap during the conversion (it spills to a temporary directory beyond it). */
 const DUCKDB_MEMORY_LIMIT = '256MB';
@@ -13,18 +13,13 @@ const DUCKDB_MEMORY_LIMIT = '256MB';
 /** Rows per Parquet row group: smaller than DuckDB's default (122,880) so a group's buffers stay small. */
 const ROW_GROUP_SIZE = 16_384;
 
-const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
-
 /** Writes `out` (Parquet, zstd) from the NDJSON rows in `rows`; removes a half-written `out` when it fails. */
 export async function writeParquet(rows: string, out: string): Promise<void> {
-  const columns = Object.entries(REPLAY_ROW_COLUMNS)
-    .map(([name, type]) => `${name}: ${quote(type)}`)
-    .join(', ');
   const instance = await DuckDBInstance.create(':memory:', { memory_limit: DUCKDB_MEMORY_LIMIT, threads: '1' });
   const connection = await instance.connect();
   try {
     await connection.run(
-      `COPY (SELECT * FROM read_json(${quote(rows)}, format = 'newline_delimited', columns = {${columns}})) ` +
+      `COPY (SELECT * FROM ${ndjsonRows(rows)}) ` +
         `TO ${quote(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`,
     );
   } catch (err) {

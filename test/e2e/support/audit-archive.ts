@@ -1,0 +1,60 @@
+/**
+ * The audit archive on a private nats-server (so a test may restart it) and a fresh database, audit running in the
+ * test's process: what the e2e tests of the analyst's commands read through the CLI.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { pino } from 'pino';
+import { connectNats } from '@ormuz/event-log';
+import { callRpc, startService, waitUntilServing, type RunningService } from '@ormuz/service-kit';
+import { adminFor, createTestDatabase, freePort, waitFor, type TestDatabase } from '@ormuz/testing';
+import { auditService, loadAuditConfig } from '../../../services/audit/src/index.js';
+import { killAll, NatsServerProcess } from './processes.js';
+
+export class AuditArchive {
+  private constructor(
+    readonly ns: string,
+    readonly nats: NatsServerProcess,
+    readonly nc: NatsConnection,
+    private readonly database: TestDatabase,
+    private readonly audit: RunningService,
+  ) {}
+
+  static async start(ns: string): Promise<AuditArchive> {
+    const nats = new NatsServerProcess(await freePort(), mkdtempSync(join(tmpdir(), `ormuz-${ns}-nats-`)));
+    await nats.start();
+    const nc = await connectNats({ url: nats.url, name: `${ns}-test` });
+    const database = await createTestDatabase();
+    const config = loadAuditConfig({ NATS_URL: nats.url, DATABASE_URL: database.url, ORMUZ_NAMESPACE: ns });
+    const audit = await startService({ ...auditService(config), logger: pino({ level: 'warn' }) });
+    await waitUntilServing(nc, ns, 'audit');
+    return new AuditArchive(ns, nats, nc, database, audit);
+  }
+
+  /** Waits until every archive projection has read its stream to the end, none parked. */
+  async caughtUp(): Promise<void> {
+    await waitFor(
+      async () => {
+        const body = {};
+        const { projections } = await callRpc(this.nc, this.ns, 'audit.projections', body, {
+          credential: await adminFor(body),
+        });
+        const archives = projections.filter((p) => p.projection.includes('archive'));
+        return archives.length > 0 && archives.every((p) => p.checkpoint >= p.stream_last_seq && p.parked === 0);
+      },
+      { timeoutMs: 60_000, message: 'the archive to hold the history' },
+    );
+  }
+
+  /** Stops the CLI processes, audit, NATS, and drops the database. */
+  async stop(): Promise<void> {
+    await killAll();
+    await this.audit.close();
+    await this.nc.close();
+    await this.nats.kill();
+    await this.database.drop();
+    rmSync(this.nats.storeDir, { recursive: true, force: true });
+  }
+}
