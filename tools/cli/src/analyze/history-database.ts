@@ -3,7 +3,7 @@
  * or from a live replay gathered as NDJSON) loaded into the table `events`, with the export's typed columns, and the
  * view `calls` folding each call's events into one row. Once loaded, the database is locked: no file, URL or other
  * database can be read or written, no extension loaded, and the configuration cannot be changed back
- * (docs/decisions/0026). User SQL then goes through {@link prepareReadOnlyQuery}.
+ * (docs/decisions/0029). User SQL then goes through {@link prepareReadOnlyQuery}.
  */
 import { open } from 'node:fs/promises';
 import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';

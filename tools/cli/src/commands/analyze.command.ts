@@ -6,7 +6,7 @@ import { csv, rowObjects, textTable } from '../analyze/render.js';
 /**
  * `ormuz analyze "SELECT …"`: one read-only DuckDB query over a tenant's history, from an export (`--input`) or a live
  * replay (`--tenant` and replay's range options), as the table `events` (the export's columns) and the view `calls`
- * (one row per call). The database is locked before the query runs (docs/decisions/0026).
+ * (one row per call). The database is locked before the query runs (docs/decisions/0029).
  */
 export function registerAnalyzeCommand(program: Command, ctx: () => CliContext): void {
   const command = program
