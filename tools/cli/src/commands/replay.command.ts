@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { AuditReplayRequestV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
 import { ExportFile, ExportWriteError, statePath, type ReplayFormat } from '../replay/export-file.js';
-import { writeParquet } from '../replay/parquet.js';
 import { ReplayProgress } from '../replay/progress.js';
 import { addReplayRangeOptions, REPLAY_RANGE_KEYS } from '../replay/replay-options.js';
 import { planReplay } from '../replay/replay-query.js';
@@ -81,7 +80,11 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
         },
       );
       await file.close();
-      if (format === 'parquet') await writeParquet(file.dataPath, o.out);
+      if (format === 'parquet') {
+        // DuckDB loads here, for the one format that needs it, not with every CLI command.
+        const { writeParquet } = await import('../replay/parquet.js');
+        await writeParquet(file.dataPath, o.out);
+      }
       await file.finish();
       progress?.done(events);
       const seconds = (Date.now() - started) / 1000;
