@@ -67,3 +67,16 @@ export {
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server.js';
+export {
+  startNatsCluster,
+  type NatsClusterHandle,
+  type NatsClusterNode,
+  type NatsClusterOptions,
+} from './nats-cluster.js';
+export {
+  checkStreamSequences,
+  describeAnomaly,
+  findSequenceAnomalies,
+  type LoggedMessage,
+  type SequenceAnomaly,
+} from './sequence-check.js';
