@@ -235,7 +235,9 @@ async function waitUntilHealthy(nodes: readonly NatsClusterNode[], timeoutMs: nu
     );
     const leaders = new Set(states.map((s) => s.leader));
     if (states.every((s) => s.healthy && s.leader) && leaders.size === 1) return;
-    last = states.map((s) => `${s.name}: ${s.healthy ? 'healthy' : (s.error ?? 'no answer')}, leader ${s.leader ?? 'none'}`).join('; ');
+    last = states
+      .map((s) => `${s.name}: ${s.healthy ? 'healthy' : (s.error ?? 'no answer')}, leader ${s.leader ?? 'none'}`)
+      .join('; ');
     if (Date.now() > deadline) {
       const logs = running.map((n) => `--- ${n.name}\n${n.log().trim().split('\n').slice(-15).join('\n')}`).join('\n');
       throw new Error(`The NATS cluster was not healthy within ${timeoutMs} ms (${last}).\n${logs}`);
