@@ -16,6 +16,12 @@ export function streamName(namespace: string, context: ContextName): string {
   return `${namespace.toUpperCase()}_${context.toUpperCase()}`;
 }
 
+/** The stream that holds `subject` (`<namespace>.<context>.…`), by the rule of {@link streamName}. */
+export function streamOfSubject(subject: string): string {
+  const [namespace = '', context = ''] = subject.split('.');
+  return streamName(namespace, context as ContextName);
+}
+
 /** Maximum size of one stored event, in bytes. Arguments are bounded well below this. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
