@@ -23,7 +23,11 @@ import type { ServiceMetrics } from './service-metrics.js';
  * when its NATS consumer has nothing pending (the stream's last messages are outside its filter). Undefined when the
  * stream's last sequence is unknown.
  */
-export function consumerLag(checkpoint: number, lastSeq: number | undefined, pending: number | null): number | undefined {
+export function consumerLag(
+  checkpoint: number,
+  lastSeq: number | undefined,
+  pending: number | null,
+): number | undefined {
   if (pending === 0) return 0;
   if (lastSeq === undefined) return undefined;
   return Math.max(0, lastSeq - checkpoint);
@@ -53,35 +57,51 @@ export function registerConsumerMetrics(
     name: 'ormuz_consumer_lag_messages',
     help: "Messages of the stream after the consumer's checkpoint (0 once nothing in its filter waits).",
     labelNames: ['consumer', 'stream'] as const,
-    collect: collectFrom(read, (lag, { statuses, lastSeqs }) => {
-      for (const s of statuses) {
-        const value = consumerLag(s.checkpoint, lastSeqs.get(s.stream), s.lag);
-        if (value !== undefined) lag.set({ consumer: s.name, stream: s.stream }, value);
-      }
-    }, logger),
+    collect: collectFrom(
+      read,
+      (lag, { statuses, lastSeqs }) => {
+        for (const s of statuses) {
+          const value = consumerLag(s.checkpoint, lastSeqs.get(s.stream), s.lag);
+          if (value !== undefined) lag.set({ consumer: s.name, stream: s.stream }, value);
+        }
+      },
+      logger,
+    ),
   });
   metrics.gauge({
     name: 'ormuz_consumer_pending_messages',
     help: 'Messages its NATS consumer has not delivered or has not had acknowledged.',
     labelNames: ['consumer'] as const,
-    collect: collectFrom(read, (pending, { statuses }) => {
-      for (const s of statuses) if (s.lag !== null) pending.set({ consumer: s.name }, s.lag);
-    }, logger),
+    collect: collectFrom(
+      read,
+      (pending, { statuses }) => {
+        for (const s of statuses) if (s.lag !== null) pending.set({ consumer: s.name }, s.lag);
+      },
+      logger,
+    ),
   });
   metrics.gauge({
     name: 'ormuz_consumer_parked_messages',
     help: 'Messages the consumer could not handle and parked (ormuz projections retry).',
     labelNames: ['consumer'] as const,
-    collect: collectFrom(read, (parked, { statuses }) => {
-      for (const s of statuses) parked.set({ consumer: s.name }, s.parked);
-    }, logger),
+    collect: collectFrom(
+      read,
+      (parked, { statuses }) => {
+        for (const s of statuses) parked.set({ consumer: s.name }, s.parked);
+      },
+      logger,
+    ),
   });
   metrics.gauge({
     name: 'ormuz_consumer_running',
     help: '1 while the consumer runs in this process, 0 when it is stopped.',
     labelNames: ['consumer'] as const,
-    collect: collectFrom(read, (running, { statuses }) => {
-      for (const s of statuses) running.set({ consumer: s.name }, s.running ? 1 : 0);
-    }, logger),
+    collect: collectFrom(
+      read,
+      (running, { statuses }) => {
+        for (const s of statuses) running.set({ consumer: s.name }, s.running ? 1 : 0);
+      },
+      logger,
+    ),
   });
 }

@@ -4,6 +4,7 @@
  * the registry, so the gauges of one read call the shared reader in the same turn and wait on the same promise.
  */
 import type { Logger } from 'pino';
+import type { Gauge } from 'prom-client';
 
 /** A reader that runs at most once at a time: callers arriving while it runs share its answer. */
 export function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
@@ -19,18 +20,21 @@ export function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
  * `show` set its series. A read that fails leaves the gauge without series and is logged at warn: one unreachable
  * dependency must not fail the whole scrape.
  */
-export function collectFrom<T, G extends { reset(): void }>(
+export function collectFrom<T, L extends string = string>(
   read: () => Promise<T>,
-  show: (gauge: G, value: T) => void,
+  show: (gauge: Gauge<L>, value: T) => void,
   logger: Pick<Logger, 'warn'>,
-): (this: G) => Promise<void> {
-  return async function (this: G) {
+): (this: Gauge<L>) => Promise<void> {
+  return async function (this: Gauge<L>) {
     let value: T;
     try {
       value = await read();
     } catch (err) {
       this.reset();
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'a metric could not be read for this scrape');
+      logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'a metric could not be read for this scrape',
+      );
       return;
     }
     this.reset();
