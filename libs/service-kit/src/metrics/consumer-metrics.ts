@@ -68,40 +68,35 @@ export function registerConsumerMetrics(
       logger,
     ),
   });
-  metrics.gauge({
-    name: 'ormuz_consumer_pending_messages',
-    help: 'Messages its NATS consumer has not delivered or has not had acknowledged.',
-    labelNames: ['consumer'] as const,
-    collect: collectFrom(
-      read,
-      (pending, { statuses }) => {
-        for (const s of statuses) if (s.lag !== null) pending.set({ consumer: s.name }, s.lag);
-      },
-      logger,
-    ),
-  });
-  metrics.gauge({
-    name: 'ormuz_consumer_parked_messages',
-    help: 'Messages the consumer could not handle and parked (ormuz projections retry).',
-    labelNames: ['consumer'] as const,
-    collect: collectFrom(
-      read,
-      (parked, { statuses }) => {
-        for (const s of statuses) parked.set({ consumer: s.name }, s.parked);
-      },
-      logger,
-    ),
-  });
-  metrics.gauge({
-    name: 'ormuz_consumer_running',
-    help: '1 while the consumer runs in this process, 0 when it is stopped.',
-    labelNames: ['consumer'] as const,
-    collect: collectFrom(
-      read,
-      (running, { statuses }) => {
-        for (const s of statuses) running.set({ consumer: s.name }, s.running ? 1 : 0);
-      },
-      logger,
-    ),
-  });
+  // One series per consumer, its name the label.
+  const perConsumer: readonly [name: string, help: string, value: (s: ConsumerStatus) => number | null][] = [
+    [
+      'ormuz_consumer_pending_messages',
+      'Messages its NATS consumer has not delivered or has not had acknowledged.',
+      (s) => s.lag,
+    ],
+    [
+      'ormuz_consumer_parked_messages',
+      'Messages the consumer could not handle and parked (ormuz projections retry).',
+      (s) => s.parked,
+    ],
+    ['ormuz_consumer_running', '1 while the consumer runs in this process, 0 when it is stopped.', (s) => +s.running],
+  ];
+  for (const [name, help, value] of perConsumer) {
+    metrics.gauge({
+      name,
+      help,
+      labelNames: ['consumer'] as const,
+      collect: collectFrom(
+        read,
+        (gauge, { statuses }) => {
+          for (const s of statuses) {
+            const v = value(s);
+            if (v !== null) gauge.set({ consumer: s.name }, v);
+          }
+        },
+        logger,
+      ),
+    });
+  }
 }
