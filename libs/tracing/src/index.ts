@@ -12,4 +12,11 @@ export {
   type HeaderCarrier,
 } from './propagation.js';
 export { failed, inSpan, linksTo, traceLogFields, type OrmuzSpanOptions } from './spans.js';
-export { registerTracing, startTracing, tracingPlan, TracingConfigError, type Tracing, type TracingPlan } from './setup.js';
+export {
+  registerTracing,
+  startTracing,
+  tracingPlan,
+  TracingConfigError,
+  type Tracing,
+  type TracingPlan,
+} from './setup.js';

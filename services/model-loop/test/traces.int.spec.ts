@@ -47,7 +47,13 @@ describe('traces', () => {
       { timeoutMs: 20_000, message: 'the send to be staged' },
     );
     await adminFor({ tenant: TENANT }).then((credential) =>
-      callRpc(platform.nc, platform.namespace, 'approvals.approve', { tenant: TENANT, approval_id: staged.approval_id }, { credential }),
+      callRpc(
+        platform.nc,
+        platform.namespace,
+        'approvals.approve',
+        { tenant: TENANT, approval_id: staged.approval_id },
+        { credential },
+      ),
     );
     const result = await waitFor(
       () => named(`tool_result ${SEND}`, (s) => s.attributes['ormuz.call.status'] === 'succeeded'),
@@ -95,10 +101,18 @@ describe('traces', () => {
 
     // Every hop names the call; Ormuz's own attributes say what was decided where.
     for (const span of [gate, stagedSpan, decision, dispatch, device, outcome, result]) {
-      expect(span.attributes).toMatchObject({ 'gen_ai.tool.name': SEND, 'gen_ai.tool.call.id': callId, 'ormuz.tenant': TENANT });
+      expect(span.attributes).toMatchObject({
+        'gen_ai.tool.name': SEND,
+        'gen_ai.tool.call.id': callId,
+        'ormuz.tenant': TENANT,
+      });
     }
     expect(submit.attributes).toMatchObject({ 'rpc.service': 'policy', 'rpc.method': 'submit' });
-    expect(gate.attributes).toMatchObject({ 'ormuz.decision': 'stage', 'ormuz.risk_level': 'high', 'ormuz.call.status': 'staged' });
+    expect(gate.attributes).toMatchObject({
+      'ormuz.decision': 'stage',
+      'ormuz.risk_level': 'high',
+      'ormuz.call.status': 'staged',
+    });
     expect(decision.attributes).toMatchObject({ 'ormuz.decision': 'approve', 'ormuz.approval_id': staged.approval_id });
     // The owner's request is another trace, linked from the decision.
     const approve = named('approvals/approve')!;
