@@ -478,7 +478,11 @@ export const DEVICE_ERROR_CODES = [
  * Codes of a device's non-fatal `error` naming a request, by which it refuses a `submit` it will never run (its bytes
  * do not match their hash, are not an arguments object, or the id is journaled with other bytes).
  */
-export const DEVICE_SUBMIT_REFUSAL_CODES: ReadonlySet<string> = new Set(['payload_mismatch', 'payload_invalid', 'request_conflict']);
+export const DEVICE_SUBMIT_REFUSAL_CODES: ReadonlySet<string> = new Set([
+  'payload_mismatch',
+  'payload_invalid',
+  'request_conflict',
+]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors

@@ -4,7 +4,14 @@
  * acknowledged, answers status queries, and takes seals and cancels. It sends through the connection and never opens
  * or closes one; the client routes each welcomed frame to one of its `on…` methods.
  */
-import { activeTraceparent, contextOfTraceparent, inSpan, ORMUZ_CALL_STATUS, ORMUZ_RISK_LEVEL, toolCallAttributes } from '@ormuz/tracing';
+import {
+  activeTraceparent,
+  contextOfTraceparent,
+  inSpan,
+  ORMUZ_CALL_STATUS,
+  ORMUZ_RISK_LEVEL,
+  toolCallAttributes,
+} from '@ormuz/tracing';
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
 import {

@@ -60,14 +60,13 @@ export class DecideApprovalHandler implements ICommandHandler<DecideApprovalComm
       `approval_decision ${row.tool}`,
       { parent: contextOfTraceparent(known.traceparent), links: linksTo(), attributes },
       () => this.calls.execute(request.tenant, row.call_id, command, cause, { known }),
-    )
-      .catch(async (err: unknown) => {
-        // Someone else decided first: say who and when, from the log (the inbox may not have caught up yet).
-        if (isApprovalAlreadyDecidedError(err)) throw err.at(await this.decidedAt(request.tenant, row.call_id));
-        if (isAppendTimeoutError(err))
-          throw new DecisionUnacknowledgedError(decision, request, caller.subject, row.call_id);
-        throw err;
-      });
+    ).catch(async (err: unknown) => {
+      // Someone else decided first: say who and when, from the log (the inbox may not have caught up yet).
+      if (isApprovalAlreadyDecidedError(err)) throw err.at(await this.decidedAt(request.tenant, row.call_id));
+      if (isAppendTimeoutError(err))
+        throw new DecisionUnacknowledgedError(decision, request, caller.subject, row.call_id);
+      throw err;
+    });
     return {
       ...toView(row),
       status: decision === 'approve' ? 'approved' : 'denied',

@@ -66,28 +66,28 @@ export function inboxProjection(
           await inSpan('@ormuz/approvals', `approval_staged ${req?.tool ?? 'unknown'}`, { attributes }, () =>
             t
               .insertInto('inbox')
-            .values({
-              tenant: event.tenant,
-              approval_id: event.data.approval_id,
-              call_id: event.data.call_id,
-              tool: req?.tool ?? 'unknown',
-              agent_id: req?.agent_id ?? null,
-              device_id: req?.device_id ?? null,
-              payload: req?.payload ?? null,
-              risk_reasons: JSON.stringify(event.data.verdict.reasons),
-              summary: event.data.summary,
-              payload_sha256: event.data.payload_sha256,
-              contract_version: event.data.contract_version,
-              status: 'pending',
-              expires_at: new Date(event.data.expires_at),
-              staged_at: new Date(event.time),
-              decided_by: null,
-              decided_at: null,
-            })
-            .onConflict((oc) => oc.columns(['tenant', 'approval_id']).doNothing())
-            .returning('approval_id')
-            .execute()
-            .then(tell),
+              .values({
+                tenant: event.tenant,
+                approval_id: event.data.approval_id,
+                call_id: event.data.call_id,
+                tool: req?.tool ?? 'unknown',
+                agent_id: req?.agent_id ?? null,
+                device_id: req?.device_id ?? null,
+                payload: req?.payload ?? null,
+                risk_reasons: JSON.stringify(event.data.verdict.reasons),
+                summary: event.data.summary,
+                payload_sha256: event.data.payload_sha256,
+                contract_version: event.data.contract_version,
+                status: 'pending',
+                expires_at: new Date(event.data.expires_at),
+                staged_at: new Date(event.time),
+                decided_by: null,
+                decided_at: null,
+              })
+              .onConflict((oc) => oc.columns(['tenant', 'approval_id']).doNothing())
+              .returning('approval_id')
+              .execute()
+              .then(tell),
           );
           return;
         }

@@ -28,13 +28,7 @@ import {
   type StatusReportFrameV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
-import {
-  contextOfTraceparent,
-  inSpan,
-  ORMUZ_CALL_STATUS,
-  ORMUZ_DEVICE_ID,
-  toolCallAttributes,
-} from '@ormuz/tracing';
+import { contextOfTraceparent, inSpan, ORMUZ_CALL_STATUS, ORMUZ_DEVICE_ID, toolCallAttributes } from '@ormuz/tracing';
 import { isCallAlreadyStartedError, isSealedCallError, isToolCallError } from '@ormuz/tool-call';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';

@@ -54,7 +54,8 @@ export class FoldedCalls {
         continue;
       }
       this.states.delete(key);
-      if (HELD.has(state.status)) this.states.set(key, { state, version: seq, ...(traceparent ? { traceparent } : {}) });
+      if (HELD.has(state.status))
+        this.states.set(key, { state, version: seq, ...(traceparent ? { traceparent } : {}) });
     }
     this.upTo = items.at(-1)!.seq;
     for (const key of this.states.keys()) {

@@ -132,27 +132,22 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       const taint = conversationTaint(context);
       const denials = ownerDenials(context);
       // Everything the session has: policy decides from the tool's executor whether the call runs on the device.
-      const outcome = await this.submitTraced(
-        cmd,
-        state,
-        request,
-        {
-          tenant: cmd.tenant,
-          agent_id: state.facts.agent_id,
-          tool: request.name,
-          arguments: request.arguments,
-          origin: {
-            kind: 'conversation',
-            conversation_id: cmd.conversationId,
-            turn: tracked.turn,
-            index: tracked.index,
-          },
-          device_id: state.facts.device_id,
-          correlation_id: cmd.conversationId,
-          ...(taint ? { taint } : {}),
-          ...(denials.length > 0 ? { denials } : {}),
+      const outcome = await this.submitTraced(cmd, state, request, {
+        tenant: cmd.tenant,
+        agent_id: state.facts.agent_id,
+        tool: request.name,
+        arguments: request.arguments,
+        origin: {
+          kind: 'conversation',
+          conversation_id: cmd.conversationId,
+          turn: tracked.turn,
+          index: tracked.index,
         },
-      );
+        device_id: state.facts.device_id,
+        correlation_id: cmd.conversationId,
+        ...(taint ? { taint } : {}),
+        ...(denials.length > 0 ? { denials } : {}),
+      });
       const report = reportOfSubmit(outcome);
       if (!report) continue;
       // The call as policy recorded it: the id its submit answered (the one identify gave), else the one on record.
