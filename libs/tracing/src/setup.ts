@@ -159,10 +159,12 @@ export function registerTracing(serviceName: string, processors: SpanProcessor[]
 }
 
 /**
- * Starts tracing for the process of `service` when the environment asks for it (see the file's comment); returns
- * undefined, having registered nothing, when it does not. Throws {@link TracingConfigError}.
+ * Starts tracing for the process of `service` when its environment asks for it (see the file's comment); returns
+ * undefined, having registered nothing, when it does not. Throws {@link TracingConfigError}. The process's own
+ * environment, since the OTLP exporters read theirs (endpoint, headers, timeout) from it too.
  */
-export function startTracing(service: string, env: Env = process.env): Tracing | undefined {
+export function startTracing(service: string): Tracing | undefined {
+  const env = process.env;
   const plan = tracingPlan(service, env);
   if (!plan) return undefined;
   const sampler = samplerOf(plan.sampler);
