@@ -29,6 +29,13 @@ describe('without a tracer provider', () => {
       expect(traceLogFields()).toEqual({});
     });
     expect(h.map.size).toBe(0);
+    h.set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    // Not even read: a process that does not trace never decodes a message's headers for it.
+    expect(
+      traceparentOf(() => {
+        throw new Error('headers read');
+      }),
+    ).toBeUndefined();
     expect(traceparentOf(h)).toBeUndefined();
     expect(inTraceOf(undefined, () => 7)).toBe(7);
   });

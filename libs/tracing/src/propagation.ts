@@ -41,14 +41,30 @@ export function injectTraceHeaders(headers: HeaderCarrier, ctx: Context = contex
   propagation.inject(ctx, headers, setter);
 }
 
-/** The trace context a NATS message carries, on top of the root context (nothing ambient leaks in). */
-export function traceContextOf(headers: HeaderCarrier | undefined): Context {
-  return headers ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT;
+/**
+ * True when this process propagates trace context (tracing's set-up registered a propagator). Until then a
+ * message's headers are never read for it: NATS decodes a message's headers (the log's hold the aggregate's snapshot)
+ * only when they are asked for, and a consumer that does not trace should not pay for that.
+ */
+function propagating(): boolean {
+  return propagation.fields().length > 0;
 }
 
-/** The `traceparent` header of a NATS message, when it has one. */
-export function traceparentOf(headers: HeaderCarrier | undefined): string | undefined {
-  return headers?.get(TRACEPARENT) || undefined;
+/** The trace context a NATS message carries, on top of the root context (nothing ambient leaks in). */
+export function traceContextOf(headers: HeaderCarrier | undefined): Context {
+  return headers && propagating() ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT;
+}
+
+/**
+ * The `traceparent` header of a NATS message (pass a getter: the headers are read only when this process traces),
+ * when it has one.
+ */
+export function traceparentOf(
+  headers: HeaderCarrier | undefined | (() => HeaderCarrier | undefined),
+): string | undefined {
+  if (!propagating()) return undefined;
+  const carrier = typeof headers === 'function' ? headers() : headers;
+  return carrier?.get(TRACEPARENT) || undefined;
 }
 
 /** The context a bare `traceparent` (a device frame's, one kept beside an event) names, on top of the root. */

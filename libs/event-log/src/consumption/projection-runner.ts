@@ -225,7 +225,7 @@ export class ProjectionRunner extends ConsumerRunner {
 
   private async commit(msgs: readonly JsMsg[]): Promise<void> {
     const items: AppliedEvent[] = msgs.flatMap((msg) => {
-      const traceparent = traceparentOf(msg.headers);
+      const traceparent = traceparentOf(() => msg.headers);
       return this.read(msg.subject, msg.seq, msg.data).map((event, index) =>
         traceparent === undefined ? { event, seq: msg.seq, index } : { event, seq: msg.seq, index, traceparent },
       );

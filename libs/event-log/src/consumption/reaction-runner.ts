@@ -156,7 +156,7 @@ export class ReactionRunner extends ConsumerRunner {
       return this.park(msg, err);
     }
     // The handler continues the trace the message was appended in.
-    const traceparent = traceparentOf(msg.headers);
+    const traceparent = traceparentOf(() => msg.headers);
     for (const [index, event] of events.entries()) {
       for (let attempt = 1; ; attempt++) {
         if (this.stopping) return false;
