@@ -94,8 +94,12 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
       }
     }
   })();
-  const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
+  // JetStream's API answers within milliseconds when idle, but a server busy redelivering to consumers (a restart right
+  // after a kill -9, on a loaded machine) can take seconds over the stream and consumer declarations of a start: the
+  // client's 5 s default made such a start fail with a bare `timeout`. The event store's publishes keep their own
+  // bound (EventStore `timeoutMs`).
+  const js = jetstream(nc, { timeout: 15_000 });
+  const jsm = await jetstreamManager(nc, { timeout: 15_000 });
   let db: Kysely<any>;
   try {
     db = await openDatabase({

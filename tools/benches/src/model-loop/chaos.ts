@@ -217,7 +217,9 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     const bridge = await start('device-bridge');
     await start('model-loop');
     say(`namespace ${namespace}: policy, approvals, device-bridge and model-loop serve`);
-    await call('policy.grants.set', { tenant: TENANT, agent_id: AGENT, allow: ['ormuz', 'device'] });
+    // A service that has just reported healthy may still be busy warming up on a loaded machine: the setup calls
+    // (idempotent) get the patience of a start, not the 2 s of the calls made while services are killed.
+    await call('policy.grants.set', { tenant: TENANT, agent_id: AGENT, allow: ['ormuz', 'device'] }, 30_000);
     say(`agent ${AGENT} may use the ormuz and device tools; connecting ${DEVICE}`);
     phone = runSimulatedDevice({
       url: bridge.endpoints.devices ?? `ws://127.0.0.1:${env.DEVICE_BRIDGE_PORT}/v1/devices`,
@@ -229,7 +231,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       backoff: { initialDelayMs: 50, maxDelayMs: 500 },
     });
     await until(
-      async () => (await call('device-bridge.devices', { tenant: TENANT })).devices.length === 1,
+      async () => (await call('device-bridge.devices', { tenant: TENANT }, 10_000)).devices.length === 1,
       20_000,
       'the phone to connect',
     );
@@ -311,7 +313,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     await owner;
     // The phone's outcomes reach the log before the verdict reads it.
     await until(
-      async () => (await call('device-bridge.devices', { tenant: TENANT })).devices.length === 1,
+      async () => (await call('device-bridge.devices', { tenant: TENANT }, 10_000)).devices.length === 1,
       10_000,
       'the phone to stay connected',
     );
