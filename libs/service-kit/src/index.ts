@@ -23,3 +23,12 @@ export { startService, runServiceMain, type ServiceOptions, type RunningService 
 export { LogConsumers, type OperatedConsumer, type RetryParkedReply } from './log-consumers.js';
 export { ReadinessCheck, type ReadinessBounds } from './readiness.js';
 export { ProbeServer } from './probe-server.js';
+export {
+  ServiceMetrics,
+  METRIC_PREFIX,
+  LATENCY_BUCKETS,
+  type Counter,
+  type Gauge,
+  type Histogram,
+} from './metrics/service-metrics.js';
+export { collectFrom, sharedRead } from './metrics/scrape.js';

@@ -18,6 +18,8 @@ import type { BaseConfig } from './config.js';
 import { LogConsumers } from './log-consumers.js';
 import { ProjectionRebuilder } from './rebuild/projection-rebuilder.js';
 import { createLogger } from './logger.js';
+import { registerConsumerMetrics } from './metrics/consumer-metrics.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 
 /** Handles shared by a service's providers. */
 export interface Infrastructure {
@@ -33,6 +35,8 @@ export interface Infrastructure {
   readonly consumers: LogConsumers;
   /** Verifies the credentials callers present, on NATS commands and HTTP routes alike. */
   readonly authenticator: Authenticator;
+  /** This process's Prometheus registry (`GET /metrics` on the probes' port), with its consumers' gauges. */
+  readonly metrics: ServiceMetrics;
   /** URLs this process serves (`http`, `devices`, ...), filled in as listeners start; reported by `health`. */
   readonly endpoints: Record<string, string>;
   close(): Promise<void>;
@@ -133,6 +137,8 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   const authenticator = createAuthenticator(opts.config, new ApiKeyStore(db));
   const consumers = new LogConsumers(new ProjectionRebuilder(db, migratedSchemas(opts), logger));
   consumers.serve(nc, opts.config.namespace, opts.service, logger, authenticator);
+  const metrics = new ServiceMetrics(opts.service);
+  registerConsumerMetrics(metrics, consumers, jsm, logger);
   return {
     service: opts.service,
     config: opts.config,
@@ -144,6 +150,7 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     db,
     consumers,
     authenticator,
+    metrics,
     endpoints: {},
     async close() {
       consumers.close();

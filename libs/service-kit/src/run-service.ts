@@ -9,6 +9,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { commandSubject, type ServiceHealthV1 } from '@ormuz/contracts';
+import { startTracing } from '@ormuz/tracing';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
 import {
   migratedSchemas,
@@ -40,7 +41,7 @@ export interface RunningService {
   readonly app: INestApplicationContext;
   /** The HTTP URL when the service serves HTTP. */
   readonly httpUrl: string | undefined;
-  /** The probes' URL (`/livez`, `/readyz`) when `HEALTH_PORT` is set. */
+  /** The probes' URL (`/livez`, `/readyz`, `/metrics`) when `HEALTH_PORT` is set. */
   readonly healthUrl: string | undefined;
   close(): Promise<void>;
 }
@@ -102,7 +103,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   if (health !== undefined) {
     try {
       const readiness = new ReadinessCheck(infra, opts.streams, health);
-      probes = await ProbeServer.listen(opts.service, readiness, health.port, health.host);
+      probes = await ProbeServer.listen(opts.service, readiness, infra.metrics, health.port, health.host);
     } catch (err) {
       await app.close();
       await infra.close();
@@ -152,6 +153,8 @@ export async function runServiceMain(
       );
       return;
     }
+    // Traces only when the OTEL_* variables ask for them; then for the whole process, before anything starts.
+    const tracing = startTracing(opts.service);
     const running = await startService(opts);
     let closing = false;
     const stop = async (signal: string) => {
@@ -159,6 +162,8 @@ export async function runServiceMain(
       closing = true;
       running.infra.logger.info({ signal }, 'shutting down');
       await running.close().catch((err) => running.infra.logger.error({ err }, 'shutdown failed'));
+      // What the exporter still holds goes out before the process does.
+      await tracing?.shutdown().catch((err) => running.infra.logger.error({ err }, 'trace export failed'));
       process.exit(0);
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -33,6 +33,7 @@ import { DeviceScreensRepository } from './persistence/device-screens.repository
 import { CallStatusHandler } from './queries/call-status.handler.js';
 import { IdentifyCallsHandler } from './queries/identify-calls.handler.js';
 import { PolicyController } from './transport/policy.controller.js';
+import { PolicyMetrics } from './metrics.js';
 
 /** Starts policy's projections with the app and stops them with it. */
 @Injectable()
@@ -70,6 +71,7 @@ export class PolicyModule {
         ...(commands
           ? [
               { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
+              { provide: PolicyMetrics, useFactory: () => new PolicyMetrics(infra.metrics) },
               catalogProvider,
               GrantsRepository,
               RiskAppsRepository,

@@ -28,6 +28,7 @@ import {
   type StatusReportFrameV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { contextOfTraceparent, inSpan, ORMUZ_CALL_STATUS, ORMUZ_DEVICE_ID, toolCallAttributes } from '@ormuz/tracing';
 import { isCallAlreadyStartedError, isSealedCallError, isToolCallError } from '@ormuz/tool-call';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';
@@ -152,15 +153,32 @@ export class ExecutionProtocol {
       };
     }
     const row = found.row;
+    // Recorded in the device's span of the run (its frame's `traceparent`), so the outcome joins the call's trace.
+    const attributes = {
+      ...toolCallAttributes({ tenant: device.tenant, tool: row.tool, callId: row.call_id }),
+      [ORMUZ_DEVICE_ID]: device.deviceId,
+      [ORMUZ_CALL_STATUS]: frame.status,
+    };
+    const parent = frame.traceparent === undefined ? {} : { parent: contextOfTraceparent(frame.traceparent) };
+    return inSpan('@ormuz/device-bridge', `outcome ${row.tool}`, { ...parent, attributes }, () =>
+      this.recordOutcome(device, frame, row),
+    );
+  }
+
+  private async recordOutcome(
+    device: Sender,
+    frame: OutcomeFrameV1,
+    row: ExecutionRow,
+  ): Promise<OutcomeRefusal | undefined> {
     const f = frame as OutcomeFrameV1 & ReportedOutcome;
     try {
-      await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f);
+      await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f, row.authorized_at);
     } catch (err) {
       if (!isToolCallError(err) || (err.code !== 'invalid_transition' && !isSealedCallError(err))) throw err;
       // Decided on the store's cached state, which a concurrent read may have left behind the log: read it afresh.
       const status = await this.log.status(device.tenant, row.call_id);
       if (status === 'started' || status === 'outcome_unknown') {
-        await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f);
+        await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f, row.authorized_at);
         this.done(device, row.call_id);
         return undefined;
       }
@@ -217,27 +235,39 @@ export class ExecutionProtocol {
     try {
       if (frame.state === 'failed' && ranHere) {
         this.inFlight.finished(device, row.call_id);
-        await this.log.recordOutcome(device.tenant, row.call_id, requestId, {
-          status: 'failed',
-          error: frame.reason ?? { code: 'unknown', message: 'the device journal reports a failure without details' },
-        });
+        await this.log.recordOutcome(
+          device.tenant,
+          row.call_id,
+          requestId,
+          {
+            status: 'failed',
+            error: frame.reason ?? { code: 'unknown', message: 'the device journal reports a failure without details' },
+          },
+          row.authorized_at,
+        );
       } else if (NEVER_RUN.has(frame.state) && ranHere && frame.payload_sha256 === row.payload_sha256) {
         this.inFlight.finished(device, row.call_id);
         log.info(
           { device: device.deviceId, tenant: device.tenant, request: requestId, state: frame.state, status },
           'device journal proves the call never ran',
         );
-        await this.log.recordOutcome(device.tenant, row.call_id, requestId, {
-          status: 'failed',
-          error: {
-            code: NOT_RUN_CODE,
-            message: clipText(
-              `Not run: device ${device.deviceId} claimed the call, but its journal records it ${frame.state} without ever ` +
-                `starting it${frame.reason ? ` (${frame.reason.code}: ${frame.reason.message})` : ''}. Nothing was done; ` +
-                `submit it again under a new operation id if it is still wanted.`,
-            ),
+        await this.log.recordOutcome(
+          device.tenant,
+          row.call_id,
+          requestId,
+          {
+            status: 'failed',
+            error: {
+              code: NOT_RUN_CODE,
+              message: clipText(
+                `Not run: device ${device.deviceId} claimed the call, but its journal records it ${frame.state} without ever ` +
+                  `starting it${frame.reason ? ` (${frame.reason.code}: ${frame.reason.message})` : ''}. Nothing was done; ` +
+                  `submit it again under a new operation id if it is still wanted.`,
+              ),
+            },
           },
-        });
+          row.authorized_at,
+        );
       } else if (frame.state === 'claimed' && status === 'outcome_unknown' && device.sessionId) {
         // Asked once per connection to seal it (see above).
         if (this.inFlight.firstSealAsk(device.sessionId, requestId)) this.link?.sendSeal(device, requestId);

@@ -6,8 +6,19 @@ import type { TenantAppLists } from '@ormuz/risk';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { decisionCommand, type SubmitDecision, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
+import {
+  GEN_AI_AGENT_ID,
+  inSpan,
+  ORMUZ_APPROVAL_ID,
+  ORMUZ_CALL_STATUS,
+  ORMUZ_DECISION,
+  ORMUZ_RISK_LEVEL,
+  toolCallAttributes,
+  type Span,
+} from '@ormuz/tracing';
 import { decideGate, isScreenAction, type GateDecision, type GateRequest, type RecordedDecision } from '@ormuz/gate';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
+import { PolicyMetrics } from '../metrics.js';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { UnknownToolNameError } from '../domain/errors.js';
 import { callIdOf } from '../domain/identity.js';
@@ -39,9 +50,11 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     private readonly settings: TenantSettingsRepository,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(POLICY_CONFIG) private readonly config: PolicyConfig,
+    private readonly metrics: PolicyMetrics,
   ) {}
 
   async execute({ request }: SubmitCallCommand): Promise<SubmitCallReplyV1> {
+    const started = performance.now();
     const [grant, apps, settings] = await Promise.all([
       this.grants.effective(request.tenant, request.agent_id),
       this.riskApps.forTenant(request.tenant),
@@ -49,8 +62,31 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
       request.taint ? this.settings.forTenant(request.tenant) : undefined,
     ]);
     const gate = await this.decide(request, grant, apps, settings);
-    if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
+    const seconds = () => (performance.now() - started) / 1000;
+    if (gate.kind === 'reject') {
+      this.metrics.decided('reject', 'none', seconds(), true);
+      throw new UnknownToolNameError(gate.message);
+    }
     const callId = callIdOf(request.tenant, request.origin);
+    const attributes = {
+      ...toolCallAttributes({ tenant: request.tenant, tool: gate.tool, callId }),
+      [GEN_AI_AGENT_ID]: request.agent_id,
+      [ORMUZ_DECISION]: gate.kind,
+      ...(gate.kind === 'refuse' ? {} : { [ORMUZ_RISK_LEVEL]: gate.verdict.level }),
+    };
+    // The gate's decision, recorded in its own span: the message it appends carries it to every later hop.
+    return inSpan('@ormuz/policy', `gate ${gate.tool}`, { attributes }, (span) =>
+      this.record(request, callId, gate, span, seconds),
+    );
+  }
+
+  private async record(
+    request: SubmitCallRequestV1,
+    callId: string,
+    gate: RecordedDecision & GateDecision,
+    span: Span,
+    seconds: () => number,
+  ): Promise<SubmitCallReplyV1> {
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
     const decision = submitDecision(callId, gate);
     const submitted = await this.calls.execute(
@@ -74,6 +110,9 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
       cause,
     );
     const duplicate = submitted.events.length === 0;
+    this.metrics.decided(gate.kind, gate.kind === 'refuse' ? 'none' : gate.verdict.level, seconds(), !duplicate);
+    span.setAttribute(ORMUZ_CALL_STATUS, submitted.state.status);
+    if (decision.kind === 'stage') span.setAttribute(ORMUZ_APPROVAL_ID, decision.approval_id);
     if (!duplicate || submitted.state.status !== 'requested') {
       return reply(callId, gate.payload.sha256, submitted.state, duplicate);
     }
