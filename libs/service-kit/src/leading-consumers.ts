@@ -66,20 +66,28 @@ export class LeadingConsumers {
       { role: this.role, pid: process.pid },
       'this replica leads: it runs the consumers of the log',
     );
-    for (const consumer of this.consumers) {
-      this.infra.consumers.add(consumer);
-      this.started.push(consumer);
-      await consumer.start();
+    // All registered first: until each has started, `consumers.status` and readiness show it as not running.
+    for (const consumer of this.consumers) this.infra.consumers.add(consumer);
+    try {
+      for (const consumer of this.consumers) {
+        this.started.push(consumer);
+        await consumer.start();
+      }
+    } catch (err) {
+      // The lease stops what started and is given up; this replica or another tries again within a second.
+      this.infra.logger.warn(
+        { err: String(err), role: this.role },
+        'the consumers could not start: giving the lease up',
+      );
+      throw err;
     }
   }
 
   private async follow(): Promise<void> {
     const started = this.started.reverse();
     this.started = [];
-    for (const consumer of started) {
-      this.infra.consumers.remove(consumer);
-      await consumer.stop();
-    }
+    for (const consumer of this.consumers) this.infra.consumers.remove(consumer);
+    for (const consumer of started) await consumer.stop();
     if (started.length > 0)
       this.infra.logger.info({ role: this.role }, 'this replica no longer leads: consumers stopped');
   }

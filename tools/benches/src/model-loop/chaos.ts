@@ -248,7 +248,8 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
           {},
           {
             credential: operator,
-            timeoutMs: 250,
+            // Counted when the answer arrives: a leader busy catching up answers late, not never.
+            timeoutMs: 2000,
           },
         );
         return status.consumers.length > 0 && status.consumers.every((c) => c.running);
