@@ -34,7 +34,7 @@ const servers = {
 };
 
 export default {
-  // Integration and e2e tests wait on real servers with bounded polls (waitFor: 10 s by default); this bound only
+  // Integration and e2e tests wait on real servers with bounded polls (waitFor: 30 s by default); this bound only
   // catches a test that would otherwise hang.
   testTimeout: 120_000,
   projects: [

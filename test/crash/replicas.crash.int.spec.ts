@@ -1,5 +1,5 @@
 /**
- * Two replicas of model-loop and of audit (decision 0030): while conversations run, the holders of both leases are
+ * Two replicas of model-loop and of audit (decision 0031): while conversations run, the holders of both leases are
  * killed with SIGKILL at random points and a standby of each takes over (a new standby is started after each kill).
  * Afterwards the log shows no tool call submitted or run twice, no conversation lost or stuck, each told the outcomes
  * that happened, and audit's archive holds exactly the events of every stream. The harness is the model-loop chaos

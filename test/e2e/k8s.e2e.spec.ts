@@ -116,7 +116,7 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     expect(names('Job')).toEqual(['ormuz-migrate']);
     expect(names('HorizontalPodAutoscaler')).toEqual(['approvals', 'policy']);
     expect(names('PodDisruptionBudget')).toEqual([...DEPLOYMENTS, 'nats'].sort());
-    expect(names('NetworkPolicy')).toContain('default-deny');
+    expect(names('NetworkPolicy')).toEqual(expect.arrayContaining(['default-deny', 'metrics-scrape']));
     const namespace = overlay === 'prod' ? 'ormuz' : 'ormuz-dev';
     expect(names('Namespace')).toEqual([namespace]);
     for (const o of objects.filter((x) => x.kind !== 'Namespace')) expect(o.metadata.namespace).toBe(namespace);
@@ -136,7 +136,7 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     expect(policyViolations(objects)).toEqual([]);
   });
 
-  it('probes every service on HEALTH_PORT: /livez for liveness, /readyz for readiness', () => {
+  it('probes every service on HEALTH_PORT: /livez for liveness, /readyz for readiness, /metrics for Prometheus', () => {
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('ormuz-config-'));
     const data = config?.data as Record<string, string>;
     expect(data).toMatchObject({ HEALTH_PORT: '9090', HEALTH_HOST: '0.0.0.0' });
@@ -145,6 +145,11 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
       expect(c.ports).toContainEqual({ name: 'health', containerPort: Number(data.HEALTH_PORT) });
       expect(c.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'health' });
       expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
+      expect(named(objects, 'Deployment', name).spec!.template.metadata.annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': data.HEALTH_PORT,
+        'prometheus.io/path': '/metrics',
+      });
       expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
       expect(podSpecOf(named(objects, 'Deployment', name))!.securityContext.seccompProfile).toEqual({
         type: 'RuntimeDefault',

@@ -1,15 +1,26 @@
 /**
  * Every service, as the manifests and compose run it (`node services/<name>/dist/main.js` with HEALTH_PORT set), serves
- * its probes: /livez 200, /readyz 200 with its own consumers of the log, the container healthcheck
+ * its probes: /livez 200, /readyz 200 with its own consumers of the log, its Prometheus metrics on /metrics (which the
+ * Grafana dashboard, infra/grafana/ormuz-dashboard.json, names and no others), the container healthcheck
  * (infra/healthcheck.mjs) passes against it, and the probes stop answering once SIGTERM has closed the service.
  * Runs the compiled services: `npm run build` first.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { CONTEXTS, type ContextName, type ReadinessV1 } from '@ormuz/contracts';
 import { connectNats, streamName } from '@ormuz/event-log';
-import { createTestDatabase, freePort, randomNamespace, testEnv, waitFor, type TestDatabase } from '@ormuz/testing';
+import {
+  createTestDatabase,
+  freePort,
+  randomNamespace,
+  scrapeMetrics,
+  testEnv,
+  waitFor,
+  type Scrape,
+  type TestDatabase,
+} from '@ormuz/testing';
 import { exitWithin, killAll, ROOT, spawnTracked, type Tracked } from './support/processes.js';
 
 /** Each service, and the consumers of the log its one process runs (with policy's two roles in one process). */
@@ -76,6 +87,42 @@ describe('the probes of every service, started as a container starts it', () => 
       expect(live.status).toBe(200);
       expect(await live.json()).toEqual({ service: name, alive: true, pid: proc.pid });
     }
+  });
+
+  it('serves its metrics on /metrics, each named ormuz_, and the Grafana dashboard draws them and names no other', async () => {
+    const declared = new Map<string, string>();
+    const scrapes: Record<string, Scrape> = {};
+    for (const { name, port } of running) {
+      const scrape = await scrapeMetrics(`http://127.0.0.1:${port}/metrics`);
+      scrapes[name] = scrape;
+      for (const [metric, type] of scrape.types) declared.set(metric, type);
+      expect([...scrape.types.keys()].filter((m) => !m.startsWith('ormuz_'))).toEqual([]);
+      expect(scrape.types.get('ormuz_process_cpu_seconds_total')).toBe('counter');
+      expect(scrape.samples.every((s) => s.labels.service === name)).toBe(true);
+    }
+    // Each service's own metrics, and the consumers' gauges wherever consumers run.
+    expect(scrapes.policy!.types.get('ormuz_policy_calls_total')).toBe('counter');
+    expect(scrapes.policy!.types.get('ormuz_policy_gate_seconds')).toBe('histogram');
+    expect(scrapes['device-bridge']!.value('ormuz_bridge_connected_devices')).toBe(0);
+    expect(scrapes['device-bridge']!.types.get('ormuz_bridge_call_seconds')).toBe('histogram');
+    expect(scrapes.approvals!.value('ormuz_approvals_pending')).toBe(0);
+    expect(scrapes['model-loop']!.types.get('ormuz_model_tokens_total')).toBe('counter');
+    for (const name of ['policy', 'approvals', 'device-bridge', 'model-loop', 'audit']) {
+      expect(scrapes[name]!.samples.some((s) => s.name === 'ormuz_consumer_lag_messages')).toBe(true);
+    }
+
+    const dashboard = JSON.parse(readFileSync(join(ROOT, 'infra', 'grafana', 'ormuz-dashboard.json'), 'utf8')) as {
+      panels: { id: number; targets?: { expr: string }[] }[];
+    };
+    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    const named = new Set(exprs.flatMap((e) => e.match(/\bormuz_\w+/g) ?? []));
+    // A histogram is queried through its series: name_bucket, name_sum, name_count.
+    const metricOf = (series: string) => (declared.has(series) ? series : series.replace(/_(bucket|sum|count)$/, ''));
+    expect([...named].filter((series) => !declared.has(metricOf(series)))).toEqual([]);
+    const drawn = new Set([...named].map(metricOf));
+    const ours = [...declared.keys()].filter((m) => !/^ormuz_(process|nodejs)_/.test(m));
+    expect(ours.filter((m) => !drawn.has(m))).toEqual([]);
+    expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
   });
 
   it('passes the container healthcheck (infra/healthcheck.mjs) over HTTP', () => {

@@ -24,3 +24,12 @@ export { LogConsumers, type OperatedConsumer, type RetryParkedReply } from './lo
 export { LeadingConsumers, type LeadConsumer, type LeadingConsumersOptions } from './leading-consumers.js';
 export { ReadinessCheck, type ReadinessBounds } from './readiness.js';
 export { ProbeServer } from './probe-server.js';
+export {
+  ServiceMetrics,
+  METRIC_PREFIX,
+  LATENCY_BUCKETS,
+  type Counter,
+  type Gauge,
+  type Histogram,
+} from './metrics/service-metrics.js';
+export { collectFrom, sharedRead } from './metrics/scrape.js';

@@ -18,6 +18,8 @@ import type { BaseConfig } from './config.js';
 import { LogConsumers } from './log-consumers.js';
 import { ProjectionRebuilder } from './rebuild/projection-rebuilder.js';
 import { createLogger } from './logger.js';
+import { registerConsumerMetrics } from './metrics/consumer-metrics.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 
 /** Handles shared by a service's providers. */
 export interface Infrastructure {
@@ -33,6 +35,8 @@ export interface Infrastructure {
   readonly consumers: LogConsumers;
   /** Verifies the credentials callers present, on NATS commands and HTTP routes alike. */
   readonly authenticator: Authenticator;
+  /** This process's Prometheus registry (`GET /metrics` on the probes' port), with its consumers' gauges. */
+  readonly metrics: ServiceMetrics;
   /** URLs this process serves (`http`, `devices`, ...), filled in as listeners start; reported by `health`. */
   readonly endpoints: Record<string, string>;
   close(): Promise<void>;
@@ -94,8 +98,12 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
       }
     }
   })();
-  const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
+  // JetStream's API answers within milliseconds when idle, but a server busy redelivering to consumers (a restart right
+  // after a kill -9, on a loaded machine) can take seconds over the stream and consumer declarations of a start: the
+  // client's 5 s default made such a start fail with a bare `timeout`. The event store's publishes keep their own
+  // bound (EventStore `timeoutMs`).
+  const js = jetstream(nc, { timeout: 15_000 });
+  const jsm = await jetstreamManager(nc, { timeout: 15_000 });
   let db: Kysely<any>;
   try {
     db = await openDatabase({
@@ -129,6 +137,8 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   const authenticator = createAuthenticator(opts.config, new ApiKeyStore(db));
   const consumers = new LogConsumers(new ProjectionRebuilder(db, migratedSchemas(opts), logger));
   consumers.serve(nc, opts.config.namespace, opts.service, logger, authenticator);
+  const metrics = new ServiceMetrics(opts.service);
+  registerConsumerMetrics(metrics, consumers, jsm, logger);
   return {
     service: opts.service,
     config: opts.config,
@@ -140,6 +150,7 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     db,
     consumers,
     authenticator,
+    metrics,
     endpoints: {},
     async close() {
       consumers.close();

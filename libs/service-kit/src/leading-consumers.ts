@@ -1,6 +1,6 @@
 /**
  * A service's consumers of the log, run by one replica per namespace: the holder of a {@link LeaderLease} named
- * `<namespace>:<role>` (decision 0030). Every replica serves the service's commands (a NATS queue group); only the
+ * `<namespace>:<role>` (decision 0031). Every replica serves the service's commands (a NATS queue group); only the
  * leader runs its projections and reactors. When the leader dies its Postgres session ends, the lock is released and a
  * standby takes it at its next try, starting the same consumers from their checkpoints.
  *

@@ -23,6 +23,7 @@ import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import { commandSubject, internalCommandSubject } from '@ormuz/contracts';
 import { callerOf, type RpcCallContext } from './caller.js';
+import { logContextOf } from './log-context.js';
 import { MAX_RPC_BYTES, toErrorBody, type RpcErrorBody, type RpcReply } from './rpc.js';
 
 export class NatsRpcServer extends Server implements CustomTransportStrategy {
@@ -85,16 +86,22 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
         error: { code: 'malformed_json', message: `The request is not valid UTF-8 JSON: ${(err as Error).message}.` },
       };
     }
+    const started = performance.now();
     try {
       const context: RpcCallContext = { identity: await callerOf(this.authenticator, msg.headers, internal) };
       const result = await handler(body, context);
       const data = await lastValueFrom(this.transformToObservable(result as Observable<unknown>), {
         defaultValue: null,
       });
+      if (this.log.isLevelEnabled('debug')) {
+        this.log.debug({ subject, ...logContextOf(body), ms: performance.now() - started }, 'command served');
+      }
       return { ok: true, data };
     } catch (err) {
       const error = toErrorBody(err);
-      if (error.code === 'internal') this.log.error({ err, subject }, 'command failed');
+      const fields = { subject, ...logContextOf(body), code: error.code };
+      if (error.code === 'internal') this.log.error({ err, ...fields }, 'command failed');
+      else this.log.debug({ ...fields, ms: performance.now() - started }, 'command refused');
       return { ok: false, error };
     }
   }

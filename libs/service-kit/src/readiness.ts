@@ -6,7 +6,7 @@
  * - `streams`: every stream the service writes or reads exists;
  * - `postgres`: the database answers a query;
  * - `consumers`: every projection and reactor the process runs is running, and none has more than `maxLag` messages
- *   after its checkpoint. A process that runs none (a standby that does not hold its service's lease, decision 0030;
+ *   after its checkpoint. A process that runs none (a standby that does not hold its service's lease, decision 0031;
  *   policy's commands role) passes: it serves commands.
  *
  * Parked messages do not make a process unready: every replica would be taken out for one bad event, and the

@@ -40,7 +40,7 @@ export interface RunningService {
   readonly app: INestApplicationContext;
   /** The HTTP URL when the service serves HTTP. */
   readonly httpUrl: string | undefined;
-  /** The probes' URL (`/livez`, `/readyz`) when `HEALTH_PORT` is set. */
+  /** The probes' URL (`/livez`, `/readyz`, `/metrics`) when `HEALTH_PORT` is set. */
   readonly healthUrl: string | undefined;
   close(): Promise<void>;
 }
@@ -102,7 +102,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   if (health !== undefined) {
     try {
       const readiness = new ReadinessCheck(infra, opts.streams, health);
-      probes = await ProbeServer.listen(opts.service, readiness, health.port, health.host);
+      probes = await ProbeServer.listen(opts.service, readiness, infra.metrics, health.port, health.host);
     } catch (err) {
       await app.close();
       await infra.close();

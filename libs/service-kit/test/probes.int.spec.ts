@@ -190,7 +190,7 @@ describe('HTTP probes (HEALTH_PORT)', () => {
   it('answers what it does not serve with a clear error', async () => {
     const missing = await get('/health');
     expect(missing.status).toBe(404);
-    expect(missing.body.error).toBe('/health is not served here: probes are GET /livez and GET /readyz');
+    expect(missing.body.error).toBe('/health is not served here: probes are GET /livez and GET /readyz, metrics GET /metrics');
     const posted = await get('/readyz', { method: 'POST', body: '{}' });
     expect(posted.status).toBe(405);
     expect(posted.body.error).toMatch(/^POST is not served here/);

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { commandSubject, SchemaViolationError } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { randomNamespace, testEnv, adminFor } from '@ormuz/testing';
+import { randomNamespace, testEnv, adminFor, waitFor } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import {
   callRpc,
@@ -54,6 +54,8 @@ describe('callService when the answer does not come', () => {
     const silent = nc.subscribe(commandSubject(namespace, 'policy', 'submit'), {
       callback: (_e, m) => void received.push(m.string()),
     });
+    // The server knows the subscription once it answers a ping: the submit below cannot find no responders.
+    await nc.flush();
     try {
       const err = await submit({ timeoutMs: 200, ifUnanswered: hint });
       expect(err).toBeInstanceOf(ServiceUnavailableError);
@@ -63,7 +65,8 @@ describe('callService when the answer does not come', () => {
       );
       expect(err.message).toContain(hint.check);
       expect(err.message).toContain('no reply within 200 ms');
-      expect(received).toHaveLength(1);
+      // Delivered before the timeout, though a busy event loop may run the timer first.
+      await waitFor(() => received.length === 1, { message: 'the silent instance to receive the submit' });
     } finally {
       silent.unsubscribe();
     }

@@ -66,3 +66,4 @@ export {
   startAuthorizedNatsServer,
   type AuthorizedNatsServer,
 } from './nats-authorization.js';
+export { parseExposition, scrapeMetrics, type MetricSample, type Scrape } from './scrape.js';

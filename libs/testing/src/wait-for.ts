@@ -1,6 +1,9 @@
 /** Options for {@link waitFor}. */
 export interface WaitForOptions {
-  /** Give up after this many milliseconds. Default 10 000. */
+  /**
+   * Give up after this many milliseconds. Default 30 000: the bound only turns a hang into a failure. A wait returns as
+   * soon as its condition holds, so a generous bound costs nothing on an idle machine and keeps a loaded one green.
+   */
   readonly timeoutMs?: number;
   /** Pause between attempts, in milliseconds. Default 20. */
   readonly intervalMs?: number;
@@ -43,7 +46,7 @@ const TIMED_OUT = Symbol('timed out');
  * @throws WaitTimeoutError after `timeoutMs`, naming `message`.
  */
 export async function waitFor<T>(predicate: () => T | Promise<T>, options: WaitForOptions = {}): Promise<Truthy<T>> {
-  const { timeoutMs = 10_000, intervalMs = 20 } = options;
+  const { timeoutMs = 30_000, intervalMs = 20 } = options;
   const what = options.message ?? (predicate.name ? `${predicate.name}()` : 'the condition');
   const deadline = Date.now() + timeoutMs;
   let attempts = 0;

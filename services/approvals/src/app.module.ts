@@ -21,6 +21,7 @@ import { WebhookAddressGuard } from './delivery/webhook-address-guard.js';
 import { WebhookDeliverer } from './delivery/webhook-deliverer.js';
 import { WebhookSender } from './delivery/webhook-sender.js';
 import { InboxRepository } from './persistence/inbox.repository.js';
+import { ApprovalsMetrics } from './metrics.js';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository.js';
 import { WebhookSecretBox } from './persistence/webhook-secret-box.js';
@@ -83,6 +84,12 @@ export class ApprovalsModule {
         { provide: APPROVALS_CONFIG, useValue: config },
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/approvals') },
         InboxRepository,
+        {
+          provide: ApprovalsMetrics,
+          useFactory: (inbox: InboxRepository) =>
+            new ApprovalsMetrics(infra.metrics, () => inbox.pendingSummary(), infra.logger),
+          inject: [InboxRepository],
+        },
         DecideApprovalHandler,
         ListApprovalsHandler,
         ExpireApprovalsSweeper,

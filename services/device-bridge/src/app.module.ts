@@ -15,6 +15,7 @@ import { executionsProjection } from './projections/executions.projection.js';
 import { ExecutionsReactor } from './reactions/executions.reactor.js';
 import { DeviceBridgeController } from './transport/device-bridge.controller.js';
 import { DeviceLinkHost } from './transport/device-link.host.js';
+import { BridgeMetrics } from './metrics.js';
 
 /** Most events the executions projection applies in one transaction. */
 const EXECUTIONS_BATCH = 1024;
@@ -96,6 +97,7 @@ export class DeviceBridgeModule {
       providers: [
         { provide: DEVICE_BRIDGE_CONFIG, useValue: config },
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/device-bridge') },
+        { provide: BridgeMetrics, useFactory: () => new BridgeMetrics(infra.metrics) },
         ExecutionsRepository,
         CredentialsRepository,
         DeviceEventsRecorder,

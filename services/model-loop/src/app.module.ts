@@ -30,6 +30,7 @@ import { coreToolsReaction } from './reactors/core-tools.reaction.js';
 import { conversationDriverReaction } from './reactors/conversation-driver.reaction.js';
 import { PolicyClient } from './transport/policy.client.js';
 import { ModelLoopController } from './transport/model-loop.controller.js';
+import { ModelLoopMetrics } from './metrics.js';
 
 /**
  * Runs the read model and the loop's three reactors in the replica that holds model-loop's lease (LeadingConsumers),
@@ -94,6 +95,7 @@ export class ModelLoopModule {
               ],
             ),
         },
+        { provide: ModelLoopMetrics, useFactory: () => new ModelLoopMetrics(infra.metrics) },
         PolicyClient,
         ConversationViewRepository,
         StartConversationHandler,

@@ -33,6 +33,7 @@ import { DeviceScreensRepository } from './persistence/device-screens.repository
 import { CallStatusHandler } from './queries/call-status.handler.js';
 import { IdentifyCallsHandler } from './queries/identify-calls.handler.js';
 import { PolicyController } from './transport/policy.controller.js';
+import { PolicyMetrics } from './metrics.js';
 
 /** Runs policy's projections in the read-models replica that holds their lease (LeadingConsumers). */
 @Injectable()
@@ -66,6 +67,7 @@ export class PolicyModule {
         ...(commands
           ? [
               { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/policy') },
+              { provide: PolicyMetrics, useFactory: () => new PolicyMetrics(infra.metrics) },
               catalogProvider,
               GrantsRepository,
               RiskAppsRepository,

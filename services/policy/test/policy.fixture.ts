@@ -10,7 +10,8 @@ export interface TestPolicy {
   stop(): Promise<void>;
 }
 
-export async function startPolicy(namespace: string): Promise<TestPolicy> {
+/** `env` adds to the test's environment (`HEALTH_PORT: '0'` serves the probes and `/metrics` on a free port). */
+export async function startPolicy(namespace: string, env: Record<string, string> = {}): Promise<TestPolicy> {
   const db = await createTestDatabase();
   const svc = await startService(
     policyService(
@@ -19,6 +20,7 @@ export async function startPolicy(namespace: string): Promise<TestPolicy> {
         DATABASE_URL: db.url,
         ORMUZ_NAMESPACE: namespace,
         LOG_LEVEL: 'silent',
+        ...env,
       }),
     ),
   );

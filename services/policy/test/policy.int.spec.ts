@@ -8,12 +8,7 @@ import {
   ToolCalls,
   type RunningService,
 } from '@ormuz/service-kit';
-import {
-  randomNamespace,
-  waitFor,
-  adminFor,
-  bearerFor,
-} from '@ormuz/testing';
+import { randomNamespace, waitFor, adminFor, bearerFor, scrapeMetrics } from '@ormuz/testing';
 import { streamName } from '@ormuz/event-log';
 import { deriveCallId } from '@ormuz/tool-call';
 import { POLICY_SCHEMA } from '../src/index.js';
@@ -37,7 +32,7 @@ describe('policy service', () => {
     });
 
   beforeAll(async () => {
-    policy = await startPolicy(namespace);
+    policy = await startPolicy(namespace, { HEALTH_PORT: '0' });
     svc = policy.svc;
   });
   afterAll(async () => {
@@ -382,6 +377,41 @@ describe('policy service', () => {
       timeline: true,
     });
     expect(timeline.map((e) => e.type.split('.')[2])).toEqual(['requested', 'authorized']);
+  });
+
+  it('counts decisions by risk, times the gate and shows its consumers on GET /metrics', async () => {
+    const metrics = () => scrapeMetrics(`${svc.healthUrl}/metrics`);
+    const before = await metrics();
+    const decided = (decision: string, risk: string, scrape = before) =>
+      scrape.value('ormuz_policy_calls_total', { service: 'policy', decision, risk });
+    const low = await submit();
+    await submit({
+      origin: { kind: 'operation', operation_id: `op-m-${low.call_id}` },
+      tool: 'device.send_message',
+      arguments: { recipient: 'A', message_body: 'b' },
+    });
+    await submit({ tool: 'weather.forecast', arguments: {} });
+    await submit({
+      origin: { kind: 'operation', operation_id: `op-m-${low.call_id}` },
+      tool: 'device.send_message',
+      arguments: { recipient: 'A', message_body: 'b' },
+    });
+    const after = await waitFor(
+      async () => {
+        const s = await metrics();
+        return s.value('ormuz_consumer_lag_messages', { consumer: 'policy_call_status' }) === 0 && s;
+      },
+      { message: 'policy_call_status to show no lag' },
+    );
+    expect(decided('authorize', 'low', after) - decided('authorize', 'low')).toBe(1);
+    // The duplicate is timed, not counted again.
+    expect(decided('stage', 'high', after) - decided('stage', 'high')).toBe(1);
+    expect(decided('refuse', 'none', after) - decided('refuse', 'none')).toBe(1);
+    const timed = (scrape: typeof before) => scrape.value('ormuz_policy_gate_seconds_count', { decision: 'stage' });
+    expect(timed(after) - timed(before)).toBe(2);
+    expect(after.value('ormuz_consumer_parked_messages', { consumer: 'policy_call_status' })).toBe(0);
+    expect(after.value('ormuz_consumer_running', { consumer: 'policy_device_screens' })).toBe(1);
+    expect(after.types.get('ormuz_process_cpu_seconds_total')).toBe('counter');
   });
 
   it('validates its configuration at boot', () => {

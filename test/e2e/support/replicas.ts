@@ -1,5 +1,5 @@
 /**
- * Several processes of each service for the end-to-end tests (decision 0030): `ORMUZ_E2E_REPLICAS=2 npm test --
+ * Several processes of each service for the end-to-end tests (decision 0031): `ORMUZ_E2E_REPLICAS=2 npm test --
  * test/e2e/<file>` runs a scenario with two replicas of every service, the way a deployment runs them. Commands go to
  * any replica (NATS queue groups); one replica of each service runs its consumers of the log (a Postgres lease).
  */

@@ -255,7 +255,7 @@ export class LogConsumer {
   }
 
   /** Resolves once the checkpoint reaches `seq` (polling), or rejects after `timeoutMs`. */
-  async waitFor(seq: number, timeoutMs = 10_000): Promise<void> {
+  async waitFor(seq: number, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.checkpoint < seq) {
       if (Date.now() > deadline) {
@@ -266,7 +266,7 @@ export class LogConsumer {
   }
 
   /** Resolves once every message now in the stream's filter is handled. */
-  async catchUp(timeoutMs = 10_000): Promise<void> {
+  async catchUp(timeoutMs = 30_000): Promise<void> {
     // Acks are sent only up to the saved checkpoint, so an empty consumer (nothing undelivered, nothing unacknowledged)
     // means every message in the filter is handled, whatever else the stream holds. Consumer info takes the consumer's
     // lock on the server and slows its deliveries (by ~20x on NATS 2.9 when asked every few ms), so it is only asked

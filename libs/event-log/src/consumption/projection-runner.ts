@@ -141,7 +141,7 @@ export class ProjectionRunner extends ConsumerRunner {
    * Empties the read model and its checkpoint and starts again from sequence 1. The rebuilt table equals the live one
    * because the same `apply` runs over the same events in the same order.
    *
-   * A runner that is not running (a standby replica's, decision 0030) only empties both and deletes the server
+   * A runner that is not running (a standby replica's, decision 0031) only empties both and deletes the server
    * consumer, after the reset: the process that runs the projection loses its subscription, restarts from the emptied
    * checkpoint and rebuilds (a batch it was committing meanwhile fails its checkpoint move and restarts the same way).
    */

@@ -90,6 +90,16 @@ export class InboxRepository {
     return q.orderBy('decided_at', 'desc').orderBy('staged_at', 'desc').limit(limit).execute();
   }
 
+  /** How many approvals wait for their owner, across tenants, and since when the oldest has (null when none). */
+  async pendingSummary(): Promise<{ count: number; oldestStagedAt: Date | null }> {
+    const row = await this.db
+      .selectFrom('inbox')
+      .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.min('staged_at').as('oldest')])
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), oldestStagedAt: row.oldest ? new Date(row.oldest) : null };
+  }
+
   /** Pending approvals whose expiry has passed, across tenants. */
   due(now: Date, limit = 100): Promise<InboxRow[]> {
     return this.db

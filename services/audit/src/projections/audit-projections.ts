@@ -106,7 +106,7 @@ export class AuditProjections implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** Resolves once every projection has applied everything now in its stream (tests, the demo, the CLI). */
-  async catchUp(timeoutMs = 10_000): Promise<void> {
+  async catchUp(timeoutMs = 30_000): Promise<void> {
     await Promise.all(this.list().map((p) => p.runner.catchUp(timeoutMs)));
   }
 }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Loaded } from '@ormuz/event-log';
 import { ToolCalls } from '@ormuz/service-kit';
 import { isToolCallError, type ToolCallState } from '@ormuz/tool-call';
+import { BridgeMetrics } from '../metrics.js';
 
 /** How an outcome is recorded: as the device reported it, or as its journal proves it. */
 export interface ReportedOutcome {
@@ -21,7 +22,10 @@ const causeOf = (callId: string) => ({ correlationid: callId, causationid: rando
 
 @Injectable()
 export class ExecutionLog {
-  constructor(private readonly calls: ToolCalls) {}
+  constructor(
+    private readonly calls: ToolCalls,
+    private readonly metrics: BridgeMetrics,
+  ) {}
 
   /**
    * Records the dispatch of an authorized call to its device, with its execution deadline. `known`: the call's state
@@ -57,8 +61,17 @@ export class ExecutionLog {
     );
   }
 
-  /** Appends the call's outcome as the device reported it (or as its journal proves it). */
-  async recordOutcome(tenant: string, callId: string, requestId: string, f: ReportedOutcome): Promise<void> {
+  /**
+   * Appends the call's outcome as the device reported it (or as its journal proves it). `authorizedAt`, when the
+   * executions table knows it, times the call for `ormuz_bridge_call_seconds`.
+   */
+  async recordOutcome(
+    tenant: string,
+    callId: string,
+    requestId: string,
+    f: ReportedOutcome,
+    authorizedAt?: Date | null,
+  ): Promise<void> {
     await this.calls.execute(
       tenant,
       callId,
@@ -78,6 +91,7 @@ export class ExecutionLog {
       },
       causeOf(callId),
     );
+    this.metrics.recorded(f.status, authorizedAt);
   }
 
   /** Seals a call that has not started; a call that moved on meanwhile is left as it is. */
@@ -109,9 +123,12 @@ export class ExecutionLog {
         { type: 'MarkOutcomeUnknown', data: { call_id: callId, request_id: requestId, cause, detail } },
         causeOf(callId),
       )
-      .catch((err) => {
-        if (!isToolCallError(err)) throw err;
-      });
+      .then(
+        () => this.metrics.recorded('outcome_unknown'),
+        (err: unknown) => {
+          if (!isToolCallError(err)) throw err;
+        },
+      );
   }
 
   /** The call's status on the log, read fresh (never the cache): for deciding what a report proves. */

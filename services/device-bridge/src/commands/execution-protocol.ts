@@ -154,13 +154,13 @@ export class ExecutionProtocol {
     const row = found.row;
     const f = frame as OutcomeFrameV1 & ReportedOutcome;
     try {
-      await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f);
+      await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f, row.authorized_at);
     } catch (err) {
       if (!isToolCallError(err) || (err.code !== 'invalid_transition' && !isSealedCallError(err))) throw err;
       // Decided on the store's cached state, which a concurrent read may have left behind the log: read it afresh.
       const status = await this.log.status(device.tenant, row.call_id);
       if (status === 'started' || status === 'outcome_unknown') {
-        await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f);
+        await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f, row.authorized_at);
         this.done(device, row.call_id);
         return undefined;
       }
@@ -217,27 +217,39 @@ export class ExecutionProtocol {
     try {
       if (frame.state === 'failed' && ranHere) {
         this.inFlight.finished(device, row.call_id);
-        await this.log.recordOutcome(device.tenant, row.call_id, requestId, {
-          status: 'failed',
-          error: frame.reason ?? { code: 'unknown', message: 'the device journal reports a failure without details' },
-        });
+        await this.log.recordOutcome(
+          device.tenant,
+          row.call_id,
+          requestId,
+          {
+            status: 'failed',
+            error: frame.reason ?? { code: 'unknown', message: 'the device journal reports a failure without details' },
+          },
+          row.authorized_at,
+        );
       } else if (NEVER_RUN.has(frame.state) && ranHere && frame.payload_sha256 === row.payload_sha256) {
         this.inFlight.finished(device, row.call_id);
         log.info(
           { device: device.deviceId, tenant: device.tenant, request: requestId, state: frame.state, status },
           'device journal proves the call never ran',
         );
-        await this.log.recordOutcome(device.tenant, row.call_id, requestId, {
-          status: 'failed',
-          error: {
-            code: NOT_RUN_CODE,
-            message: clipText(
-              `Not run: device ${device.deviceId} claimed the call, but its journal records it ${frame.state} without ever ` +
-                `starting it${frame.reason ? ` (${frame.reason.code}: ${frame.reason.message})` : ''}. Nothing was done; ` +
-                `submit it again under a new operation id if it is still wanted.`,
-            ),
+        await this.log.recordOutcome(
+          device.tenant,
+          row.call_id,
+          requestId,
+          {
+            status: 'failed',
+            error: {
+              code: NOT_RUN_CODE,
+              message: clipText(
+                `Not run: device ${device.deviceId} claimed the call, but its journal records it ${frame.state} without ever ` +
+                  `starting it${frame.reason ? ` (${frame.reason.code}: ${frame.reason.message})` : ''}. Nothing was done; ` +
+                  `submit it again under a new operation id if it is still wanted.`,
+              ),
+            },
           },
-        });
+          row.authorized_at,
+        );
       } else if (frame.state === 'claimed' && status === 'outcome_unknown' && device.sessionId) {
         // Asked once per connection to seal it (see above).
         if (this.inFlight.firstSealAsk(device.sessionId, requestId)) this.link?.sendSeal(device, requestId);

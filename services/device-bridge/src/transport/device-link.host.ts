@@ -14,6 +14,7 @@ import type { DeviceLink } from '../commands/device-link.js';
 import { ExecutionProtocol } from '../commands/execution-protocol.js';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';
+import { BridgeMetrics } from '../metrics.js';
 import { DeviceGateway, type DeviceCommandDraft } from './device-gateway.js';
 import { DeviceRoutes, type ConnectedDeviceView, type LinkMessage, type LinkReceiver } from './device-routes.js';
 
@@ -32,6 +33,7 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
     credentials: DeviceCredentialsService,
     @Inject(DEVICE_BRIDGE_CONFIG) private readonly config: DeviceBridgeConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
+    metrics: BridgeMetrics,
   ) {
     const log = infra.logger.child({ component: 'device-gateway' });
     this.routes = new DeviceRoutes(infra.nc, config.namespace, `replica-${randomUUID()}`, this, log);
@@ -70,6 +72,7 @@ export class DeviceLinkHost implements DeviceLink, LinkReceiver, CredentialsEnde
         error: (m, f) => log.error(f ?? {}, m),
       },
     });
+    metrics.countConnections(() => this.gateway.connectedDevices().length);
     protocol.attach(this);
     dispatcher.attach(this);
     credentials.onEnded(this);

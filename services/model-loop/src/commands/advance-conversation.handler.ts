@@ -23,6 +23,7 @@ import { contextOfTurn, conversationTaint, ownerDenials } from '../domain/taint.
 import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 import { Conversations } from '../persistence/conversations.js';
 import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
+import { ModelLoopMetrics } from '../metrics.js';
 
 /** Runs one step of one conversation's loop; answers which step it was. */
 export class AdvanceConversationCommand extends Command<LoopAction['kind']> {
@@ -55,6 +56,7 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     private readonly policy: PolicyClient,
     @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
+    private readonly metrics: ModelLoopMetrics,
   ) {}
 
   async execute(cmd: AdvanceConversationCommand): Promise<LoopAction['kind']> {
@@ -173,12 +175,15 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     let reply: ModelReply;
     try {
       if (!provider) throw new Error(`no provider serves ${state.facts.model} any more`);
+      const asked = performance.now();
       reply = await provider.complete(this.request(provider, state, messages, turn, offered));
+      this.metrics.answered(state.facts.model, reply.usage, (performance.now() - asked) / 1000);
       // Nothing to record and nothing to run: asked again like a model that did not answer.
       if (replyText(reply).trim() === '' && reply.tool_calls.length === 0) {
         throw new ModelUnavailableError(state.facts.model, 'the model sent an empty reply');
       }
     } catch (err) {
+      this.metrics.failed(state.facts.model);
       if (cmd.attempt < this.config.modelAttempts) throw err;
       const why = err instanceof Error ? err.message : String(err);
       await this.apply(cmd, {

@@ -8,6 +8,7 @@ import { decisionCommand, type SubmitDecision, type ToolCallState } from '@ormuz
 import { ToolCalls } from '@ormuz/service-kit';
 import { decideGate, isScreenAction, type GateDecision, type GateRequest, type RecordedDecision } from '@ormuz/gate';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
+import { PolicyMetrics } from '../metrics.js';
 import { CATALOG } from '../domain/catalog.provider.js';
 import { UnknownToolNameError } from '../domain/errors.js';
 import { callIdOf } from '../domain/identity.js';
@@ -39,9 +40,11 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     private readonly settings: TenantSettingsRepository,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(POLICY_CONFIG) private readonly config: PolicyConfig,
+    private readonly metrics: PolicyMetrics,
   ) {}
 
   async execute({ request }: SubmitCallCommand): Promise<SubmitCallReplyV1> {
+    const started = performance.now();
     const [grant, apps, settings] = await Promise.all([
       this.grants.effective(request.tenant, request.agent_id),
       this.riskApps.forTenant(request.tenant),
@@ -49,7 +52,11 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
       request.taint ? this.settings.forTenant(request.tenant) : undefined,
     ]);
     const gate = await this.decide(request, grant, apps, settings);
-    if (gate.kind === 'reject') throw new UnknownToolNameError(gate.message);
+    const seconds = () => (performance.now() - started) / 1000;
+    if (gate.kind === 'reject') {
+      this.metrics.decided('reject', 'none', seconds(), true);
+      throw new UnknownToolNameError(gate.message);
+    }
     const callId = callIdOf(request.tenant, request.origin);
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
     const decision = submitDecision(callId, gate);
@@ -74,6 +81,7 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
       cause,
     );
     const duplicate = submitted.events.length === 0;
+    this.metrics.decided(gate.kind, gate.kind === 'refuse' ? 'none' : gate.verdict.level, seconds(), !duplicate);
     if (!duplicate || submitted.state.status !== 'requested') {
       return reply(callId, gate.payload.sha256, submitted.state, duplicate);
     }

@@ -3,7 +3,7 @@
  * points while conversations run (see `chaos.ts`), then prints the table of what the log shows: trials, duplicates,
  * lost, stuck (and mismatched outcomes). The seed is printed so a run can be repeated. Exit code 1 when any count is
  * not 0. `--replicas 2` runs model-loop and audit as two processes each and kills the holder of each one's lease
- * instead (decision 0030), adding the archive's verdict and the hand-over times (kill to lease taken, to consumers
+ * instead (decision 0031), adding the archive's verdict and the hand-over times (kill to lease taken, to consumers
  * running).
  */
 import {

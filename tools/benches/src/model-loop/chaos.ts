@@ -16,7 +16,7 @@
  * - mismatched: each conversation's last word on each call is the call's real final outcome on the calls stream, and
  *   the phone ran exactly the device calls the log says started.
  *
- * With `replicas` ≥ 2, model-loop and audit each run as that many processes (decision 0030): each trial kills the
+ * With `replicas` ≥ 2, model-loop and audit each run as that many processes (decision 0031): each trial kills the
  * holder of each one's lease instead (a standby takes over), measures the hand-over, and starts a new standby; the
  * verdict then also requires audit's archive to hold exactly the events of every stream (`unarchived`).
  */
@@ -304,7 +304,9 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       `namespace ${namespace}: policy, approvals, device-bridge and model-loop serve` +
         (replicas > 1 ? ` (model-loop and audit in ${replicas} replicas each)` : ''),
     );
-    await call('policy.grants.set', { tenant: TENANT, agent_id: AGENT, allow: ['ormuz', 'device'] });
+    // A service that has just reported healthy may still be busy warming up on a loaded machine: the setup calls
+    // (idempotent) get the patience of a start, not the 2 s of the calls made while services are killed.
+    await call('policy.grants.set', { tenant: TENANT, agent_id: AGENT, allow: ['ormuz', 'device'] }, 30_000);
     say(`agent ${AGENT} may use the ormuz and device tools; connecting ${DEVICE}`);
     phone = runSimulatedDevice({
       url: bridge.endpoints.devices ?? `ws://127.0.0.1:${env.DEVICE_BRIDGE_PORT}/v1/devices`,
@@ -316,7 +318,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       backoff: { initialDelayMs: 50, maxDelayMs: 500 },
     });
     await until(
-      async () => (await call('device-bridge.devices', { tenant: TENANT })).devices.length === 1,
+      async () => (await call('device-bridge.devices', { tenant: TENANT }, 10_000)).devices.length === 1,
       20_000,
       'the phone to connect',
     );
@@ -408,7 +410,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     await owner;
     // The phone's outcomes reach the log before the verdict reads it.
     await until(
-      async () => (await call('device-bridge.devices', { tenant: TENANT })).devices.length === 1,
+      async () => (await call('device-bridge.devices', { tenant: TENANT }, 10_000)).devices.length === 1,
       10_000,
       'the phone to stay connected',
     );
