@@ -157,6 +157,15 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     }
   });
 
+  it('runs two replicas of the services whose log consumers follow a lease, rolled one at a time', () => {
+    // Decision 0033: a standby takes the consumers over, so neither a rollout nor a drain leaves none running.
+    for (const name of ['audit', 'model-loop', 'policy-read-models']) {
+      const deployment = named(objects, 'Deployment', name);
+      expect(deployment.spec).toMatchObject({ replicas: 2, strategy: { rollingUpdate: { maxUnavailable: 0 } } });
+      expect(named(objects, 'PodDisruptionBudget', name).spec).toMatchObject({ minAvailable: 1 });
+    }
+  });
+
   it('runs NATS >= 2.11 as three JetStream servers that sync every write and hold every stream, under the shipped authorization', () => {
     const nats = named(objects, 'StatefulSet', 'nats');
     expect(nats.spec!.replicas).toBe(3);
