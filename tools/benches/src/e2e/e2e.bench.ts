@@ -161,7 +161,7 @@ async function fleetChild(count: number): Promise<void> {
   process.on('message', (m: Record<string, unknown>) => {
     const answer = (key: string, p: Promise<unknown>) =>
       p.then(
-        (value) => send({ [key]: value }),
+        (value) => send({ [key]: value ?? true }), // undefined would not cross IPC
         (err: unknown) => send({ failed: `${key}: ${(err as Error).message}` }),
       );
     if (typeof m.respond === 'string') {
@@ -376,12 +376,14 @@ async function measureFloor(nc: NatsConnection, ask: ReturnType<typeof forkFleet
   floorStreamCreated = true;
   const like = streamConfig(ns, 'calls');
   await jsm.streams.add({ ...like, name: stream, subjects: [`${ns}.floor.>`], deny_delete: false, deny_purge: false });
+  progress('floor: publish-acks and deliveries');
   const acks = await publishAckChains(jetstream(nc), `${ns}.floor.a`, HOPS.publishAcks, FLOOR_SAMPLES / 3);
   const consumer = await benchConnection('floor-consumer');
   const deliveries = summarize(
     await jetStreamDeliveries(nc, jetstream(consumer), stream, `${ns}.floor.d`, FLOOR_SAMPLES),
   );
 
+  progress('floor: WebSocket round trips');
   const echo = await webSocketEchoServer();
   const webSocket = summarize(await ask<number[]>('echo', { echo: echo.url }));
   await echo.close();

@@ -89,7 +89,9 @@ export async function jetStreamDeliveries(
 ): Promise<number[]> {
   const c = await consumer.consumers.get(stream, {
     filter_subjects: `${subjectPrefix}.>`,
-    deliver_policy: DeliverPolicy.New,
+    // From the first message under the prefix (there is none before): a publish that overtakes the consumer's creation
+    // is still delivered.
+    deliver_policy: DeliverPolicy.All,
   });
   const messages = await c.consume({ max_messages: 64 });
   const out: number[] = [];
@@ -98,12 +100,19 @@ export async function jetStreamDeliveries(
     for (let i = 0; i < warmup + samples; i++) {
       const t = now();
       publisher.publish(`${subjectPrefix}.d${i}`, EVENT);
-      const next = await it.next();
+      let timer: NodeJS.Timeout | undefined;
+      const next = await Promise.race([
+        it.next(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('no delivery within 10 s')), 10_000);
+        }),
+      ]).finally(() => clearTimeout(timer));
       if (next.done) throw new Error('the delivery consumer stopped');
       if (i >= warmup) out.push(now() - t);
     }
   } finally {
-    await messages.close().catch(() => undefined);
+    // Stopped, not awaited: closing an ordered consume can wait for the server for as long as it likes.
+    messages.stop();
   }
   return out;
 }
