@@ -207,6 +207,8 @@ interface CallTimes {
   requested: number;
   result?: number;
   status?: string;
+  /** When this process saw each of the call's lifecycle events on the calls stream, first seen. */
+  seen: Partial<Record<string, number>>;
 }
 
 const calls = new Map<string, CallTimes>();
@@ -234,7 +236,8 @@ async function observeConversations(nc: NatsConnection): Promise<void> {
           if (e.type !== ConversationEventType.MessageAdded) continue;
           const m = (e.data as MessageAddedV1).message;
           for (const r of m.tool_calls ?? []) {
-            const c = { conversation: e.subject, requested: t };
+            const c: CallTimes = { conversation: e.subject, requested: t, seen: lifecycle.get(r.call_id) ?? {} };
+            lifecycle.delete(r.call_id);
             calls.set(r.call_id, c);
             const run = runOf(e.subject);
             run.calls.push(c);
@@ -253,6 +256,52 @@ async function observeConversations(nc: NatsConnection): Promise<void> {
     },
   });
   await nc.flush(); // subscribed on the server before the first conversation
+}
+
+/** Lifecycle events seen before the request that asked for the call (policy may append before model-loop's event is seen). */
+const lifecycle = new Map<string, Partial<Record<string, number>>>();
+/** The lifecycle step of each event in a stored calls message, in order. */
+const EVENT_TYPE = /"type":"ormuz\.toolcall\.([a-z_]+)\./g;
+
+/** Every event of the calls stream as it is stored: the first time each lifecycle event of a call is seen. */
+async function observeCalls(nc: NatsConnection): Promise<void> {
+  nc.subscribe(`${ns}.calls.>`, {
+    callback: (_err, msg) => {
+      const t = now();
+      const callId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+      let seen = calls.get(callId)?.seen ?? lifecycle.get(callId);
+      if (!seen) lifecycle.set(callId, (seen = {}));
+      // Read by pattern, not parsed, to keep the observer's clock cheap; one decision's events are one message.
+      for (const [, type] of msg.string().matchAll(EVENT_TYPE)) seen[type!] ??= t;
+    },
+  });
+  await nc.flush();
+}
+
+/** The stages of a call, from the events seen: [name, from, to]. */
+const STAGES: readonly (readonly [string, string, string])[] = [
+  ['request → authorized (model-loop driver, policy)', 'request', 'authorized'],
+  ['authorized → dispatched (bridge)', 'authorized', 'dispatched'],
+  ['dispatched → started (device claim)', 'dispatched', 'started'],
+  ['started → succeeded (device run, outcome)', 'started', 'succeeded'],
+  ['succeeded → result (model-loop outcome reaction)', 'succeeded', 'result'],
+];
+
+function stages(cs: readonly CallTimes[]): Record<string, LatencySummary> {
+  const at = (c: CallTimes, step: string) =>
+    step === 'request' ? c.requested : step === 'result' ? c.result : c.seen[step];
+  return Object.fromEntries(
+    STAGES.map(([, from, to]) => [
+      `${from}_to_${to}`,
+      summarize(
+        cs.flatMap((c) => {
+          const a = at(c, from);
+          const b = at(c, to);
+          return a === undefined || b === undefined ? [] : [b - a];
+        }),
+      ),
+    ]),
+  );
 }
 
 /** The calls of run `tag`. */
@@ -291,7 +340,7 @@ function cleanup(): Promise<void> {
     }
     await bounded('deleting the streams', deleteStreams());
     for (const nc of connections) await bounded('closing a NATS connection', nc.close());
-    if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName));
+    if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName), 30_000);
     if (journalRoot) rmSync(journalRoot, { recursive: true, force: true });
     if (logDir && !keepLogs) rmSync(logDir, { recursive: true, force: true });
     else if (logDir) progress(`the services' logs are kept in ${logDir}`);
@@ -425,14 +474,21 @@ function startConversation(call: Call, id: string, device: number): Promise<void
 }
 
 /** One call at a time: `UNLOADED` conversations one after another. */
-async function unloaded(call: Call): Promise<{ latency: LatencySummary; calls: number; failed: number }> {
+async function unloaded(
+  call: Call,
+): Promise<{ latency: LatencySummary; stages: Record<string, LatencySummary>; calls: number; failed: number }> {
   for (let i = 0; i < UNLOADED; i++) {
     const id = `u-${i}`;
     await startConversation(call, id, i);
     await until(`conversation ${id} to complete`, () => completed.has(id), 30_000);
   }
   const cs = callsOf('u');
-  return { latency: latencies(cs), calls: cs.length, failed: cs.filter((c) => c.status !== 'succeeded').length };
+  return {
+    latency: latencies(cs),
+    stages: stages(cs),
+    calls: cs.length,
+    failed: cs.filter((c) => c.status !== 'succeeded').length,
+  };
 }
 
 interface Step {
@@ -517,7 +573,7 @@ async function searchMaxRate(call: Call): Promise<{ steps: Step[]; best: Step | 
       bad = Math.min(bad, rate);
       // What a failed step left behind finishes before the next one starts.
       const left = Array.from({ length: s.conversations }, (_, k) => `s${i}-${k}`);
-      await until('the backlog to drain', () => left.every((id) => completed.has(id)), 30_000).catch(() => undefined);
+      await until('the backlog to drain', () => left.every((id) => completed.has(id)), 15_000).catch(() => undefined);
     }
     const good = best?.rate ?? 0;
     if (good >= MAX_RATE) return { steps, best, capped: true };
@@ -540,6 +596,7 @@ async function main() {
   try {
     const nc = await benchConnection('driver');
     await observeConversations(await benchConnection('observer'));
+    await observeCalls(await benchConnection('calls-observer'));
     const { call, ask } = await startPlatform(nc);
 
     progress('floor: request/reply, publish-acks, deliveries, WebSocket round trips');
@@ -606,6 +663,13 @@ async function main() {
         verdict: 'info',
       },
     );
+
+    for (const [name, from, to] of STAGES) {
+      const l = u.stages[`${from}_to_${to}`]!;
+      rows.push(
+        info(`latency.unloaded.stage.${from}_to_${to}`, `   ${name} p50 / p99`, `${fmt(l.p50)} / ${fmt(l.p99)} ms`),
+      );
+    }
 
     const search = await searchMaxRate(call);
     out.search = search;
