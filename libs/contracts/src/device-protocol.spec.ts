@@ -72,6 +72,20 @@ describe('parseDeviceFrame', () => {
     );
   });
 
+  it('reads a W3C traceparent on a submit and an outcome, and refuses one that is not', () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(parseDeviceFrame(JSON.stringify({ ...submit, traceparent }))).toMatchObject({ traceparent });
+    const outcome = { v: 1, seq: 2, type: 'outcome', request_id: 'req-1', status: 'succeeded', result: null };
+    expect(parseDeviceFrame(JSON.stringify({ ...outcome, traceparent }))).toMatchObject({ traceparent });
+    for (const bad of [
+      '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01',
+      `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+      'x',
+    ]) {
+      expect(expectCode(JSON.stringify({ ...submit, traceparent: bad }), 'schema').message).toMatch(/traceparent/);
+    }
+  });
+
   it('refuses ids that could escape a NATS subject', () => {
     expect(expectCode(JSON.stringify({ ...submit, request_id: 'a.>' }), 'schema').message).toMatch(/request_id/);
   });

@@ -111,6 +111,13 @@ export const DEVICE_CLOSE_CODES = {
 const requestId = fragments.identifier;
 const shortText = Type.String({ minLength: 1, maxLength: 512 });
 const message = Type.String({ minLength: 1, maxLength: 4096 });
+/**
+ * A W3C trace context (`traceparent`, https://www.w3.org/TR/trace-context/): version, trace id, parent span id and
+ * flags in lowercase hex. The all-zero ids are invalid there and refused here too.
+ */
+const traceparent = Type.String({
+  pattern: '^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$',
+});
 const errorCode = Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' });
 
 /** The fields every frame carries, then the frame's own. */
@@ -172,6 +179,11 @@ export const HelloFrameV1 = frame('hello', {
    * {@link DEVICE_MAX_IN_FLIGHT_LIMIT}); absent, it uses {@link DEVICE_DEFAULT_MAX_IN_FLIGHT}.
    */
   max_in_flight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  /**
+   * `true`: the device takes a `traceparent` on `submit` and may send one on `outcome`. The bridge sends it only to
+   * devices that say so: an older device refuses a frame with a field it does not know.
+   */
+  trace_context: Type.Optional(Type.Boolean()),
 });
 export type HelloFrameV1 = Static<typeof HelloFrameV1>;
 
@@ -223,6 +235,11 @@ export const SubmitFrameV1 = frame('submit', {
    */
   deadline: fragments.time,
   verdict: RiskVerdictV1,
+  /**
+   * The trace the dispatch belongs to (W3C `traceparent`), to devices whose `hello` announced `trace_context`: the
+   * device's own span for the run is its child, and the `outcome` carries that span back.
+   */
+  traceparent: Type.Optional(traceparent),
 });
 export type SubmitFrameV1 = Static<typeof SubmitFrameV1>;
 
@@ -267,6 +284,8 @@ const outcomeFields = {
   request_id: requestId,
   /** Time the executor ran, in milliseconds, when known. */
   duration_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** The device's span for the run (W3C `traceparent`), when the submit carried a trace. */
+  traceparent: Type.Optional(traceparent),
 };
 
 /**
@@ -459,7 +478,11 @@ export const DEVICE_ERROR_CODES = [
  * Codes of a device's non-fatal `error` naming a request, by which it refuses a `submit` it will never run (its bytes
  * do not match their hash, are not an arguments object, or the id is journaled with other bytes).
  */
-export const DEVICE_SUBMIT_REFUSAL_CODES: ReadonlySet<string> = new Set(['payload_mismatch', 'payload_invalid', 'request_conflict']);
+export const DEVICE_SUBMIT_REFUSAL_CODES: ReadonlySet<string> = new Set([
+  'payload_mismatch',
+  'payload_invalid',
+  'request_conflict',
+]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors

@@ -230,6 +230,8 @@ export class DeviceConnection {
       policy_version: this.options.policyVersion ?? null,
       token,
       max_in_flight: this.options.maxInFlight ?? DEVICE_DEFAULT_MAX_IN_FLIGHT,
+      // Submits may carry the dispatch's trace; each run is a span of it (execution-protocol.ts).
+      trace_context: true,
     });
   }
 

@@ -4,6 +4,14 @@
  * acknowledged, answers status queries, and takes seals and cancels. It sends through the connection and never opens
  * or closes one; the client routes each welcomed frame to one of its `on…` methods.
  */
+import {
+  activeTraceparent,
+  contextOfTraceparent,
+  inSpan,
+  ORMUZ_CALL_STATUS,
+  ORMUZ_RISK_LEVEL,
+  toolCallAttributes,
+} from '@ormuz/tracing';
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
 import {
@@ -53,6 +61,8 @@ export class ExecutionProtocol {
   private readonly policy: PackagePolicy;
   private readonly logger: DeviceClientLogger;
   private readonly pending = new Map<string, Pending>();
+  /** The span of each run whose outcome is not acknowledged yet (W3C `traceparent`): its outcome frame carries it. */
+  private readonly traces = new Map<string, string>();
   /** Granted and queued or running; a seal can no longer stop these, a cancel aborts their controller. */
   private readonly granted = new Map<string, AbortController>();
   private readonly running = new Map<string, AbortController>();
@@ -196,6 +206,7 @@ export class ExecutionProtocol {
       );
     }
     this.journal.markAcked(requestId);
+    this.traces.delete(requestId);
   }
 
   /**
@@ -282,7 +293,11 @@ export class ExecutionProtocol {
   private sendOutcome(link: DeviceLink, entry: JournalEntry): void {
     const outcome = entry.outcome;
     if (!outcome) return;
-    const duration = outcome.durationMs === undefined ? {} : { duration_ms: outcome.durationMs };
+    const traceparent = this.traces.get(entry.requestId);
+    const duration = {
+      ...(outcome.durationMs === undefined ? {} : { duration_ms: outcome.durationMs }),
+      ...(traceparent === undefined ? {} : { traceparent }),
+    };
     // The after_outcome fault fires once the frame has left, so the bridge receives it and only the ack is lost.
     const written = this.options.onProtocolStep
       ? () => {
@@ -306,7 +321,23 @@ export class ExecutionProtocol {
       this.granted.delete(requestId);
       return;
     }
-    const { frame, args } = pending;
+    const { frame } = pending;
+    // The run is a span of the dispatch's trace (the submit's `traceparent`); the outcome frame carries it back.
+    const attributes = {
+      ...toolCallAttributes({ tenant: this.options.tenant, tool: frame.tool, callId: frame.call_id }),
+      [ORMUZ_RISK_LEVEL]: frame.verdict.level,
+    };
+    const parent = frame.traceparent === undefined ? {} : { parent: contextOfTraceparent(frame.traceparent) };
+    await inSpan('@ormuz/device-sdk', `device_execute ${frame.tool}`, { ...parent, attributes }, async (span) => {
+      const traceparent = frame.traceparent === undefined ? undefined : activeTraceparent();
+      if (traceparent) this.traces.set(requestId, traceparent);
+      const status = await this.execute(requestId, pending);
+      if (status) span.setAttribute(ORMUZ_CALL_STATUS, status);
+    });
+  }
+
+  /** Runs a granted request and reports its outcome; the status it ended with, if it ran. */
+  private async execute(requestId: string, { frame, args }: Pending): Promise<JournalOutcome['status'] | undefined> {
     // The start is durable before anything happens, so no later delivery or restart can run this request again.
     this.journal.markStarted(requestId, this.setup.bootId);
     const controller = this.granted.get(requestId) ?? new AbortController();
@@ -362,10 +393,11 @@ export class ExecutionProtocol {
     } catch (err) {
       // Journal closed or failing: the run stays `started`, which the next client reports as interrupted.
       this.logger.warn?.('could not journal an outcome', { requestId, error: (err as Error).message });
-      return;
+      return undefined;
     }
     const link = this.connection.welcomed;
     if (link) this.sendOutcome(link, entry);
+    return outcome.status;
   }
 
   /** Replaces a result the protocol cannot carry (not JSON, too large) with a failure that says so. */

@@ -17,6 +17,7 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { assertValidEvent, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
+import { injectTraceHeaders, traceparentOf } from '@ormuz/tracing';
 import type { Decider } from './decider.js';
 import { AppendTimeoutError, ConcurrencyConflictError, CorruptEventError, StreamMissingError } from './errors.js';
 import { expectEvent } from './event-types.js';
@@ -34,6 +35,11 @@ export const CLOUDEVENTS_BATCH = 'application/cloudevents-batch+json';
 export interface Loaded<S> {
   readonly state: S;
   readonly version: number;
+  /**
+   * The W3C `traceparent` its last message was appended under, when it was appended inside a trace: the trace a later
+   * step on the aggregate (an owner's decision, a dispatch) continues.
+   */
+  readonly traceparent?: string;
 }
 
 export interface AppendResult {
@@ -97,6 +103,10 @@ export function decodeEvent<E extends OrmuzEvent>(subject: string, seq: number, 
   return events[0]!;
 }
 
+function loaded<S>(state: S, version: number, traceparent: string | undefined): Loaded<S> {
+  return traceparent === undefined ? { state, version } : { state, version, traceparent };
+}
+
 /**
  * A folded event as the decider's own. A decider with a guard has each one checked ({@link ForeignEventError}); one
  * without (a bench's counter) is taken at its word, since its subjects are appended to only through it.
@@ -124,6 +134,7 @@ function isStreamMissing(err: unknown): boolean {
 interface CacheEntry {
   state: unknown;
   version: number;
+  traceparent: string | undefined;
 }
 
 export interface EventStoreOptions {
@@ -169,6 +180,8 @@ export class EventStore {
       h.set(SNAPSHOT_VERSION_HEADER, String(snapshot.stateVersion));
     }
     if (events.length > 1) h.set(CONTENT_TYPE_HEADER, CLOUDEVENTS_BATCH);
+    // The trace the decision was made in travels with its message: whoever consumes it continues that trace.
+    injectTraceHeaders(h);
     const body = JSON.stringify(events.length === 1 ? events[0] : events);
     let ack;
     try {
@@ -188,7 +201,7 @@ export class EventStore {
       if (isStreamMissing(err)) throw new StreamMissingError(subject);
       throw err;
     }
-    if (snapshot) this.remember(subject, snapshot.states[events.length - 1], ack.seq);
+    if (snapshot) this.remember(subject, snapshot.states[events.length - 1], ack.seq, traceparentOf(h));
     return { sequences: events.map(() => ack.seq), version: ack.seq, duplicate: ack.duplicate };
   }
 
@@ -226,16 +239,17 @@ export class EventStore {
       if (hit) {
         this.cache.delete(subject);
         this.cache.set(subject, hit);
-        return { state: hit.state as S, version: hit.version };
+        return loaded(hit.state as S, hit.version, hit.traceparent);
       }
     }
     const last = await this.directGet(stream, { last_by_subj: subject });
     if (!last) return { state: decider.initialState, version: 0 };
+    const traceparent = traceparentOf(last.header);
     const snap = last.header?.get(SNAPSHOT_HEADER);
     if (snap && last.header?.get(SNAPSHOT_VERSION_HEADER) === String(decider.stateVersion)) {
       const state = JSON.parse(snap) as S;
-      this.remember(subject, state, last.seq);
-      return { state, version: last.seq };
+      this.remember(subject, state, last.seq, traceparent);
+      return loaded(state, last.seq, traceparent);
     }
     let state = decider.initialState;
     let version = 0;
@@ -243,8 +257,8 @@ export class EventStore {
       state = decider.evolve(state, eventOf(decider, subject, seq, event));
       version = seq;
     }
-    this.remember(subject, state, version);
-    return { state, version };
+    this.remember(subject, state, version, traceparent);
+    return loaded(state, version, traceparent);
   }
 
   /** Every event of one subject, in order, as an array (a call's or a device's history). */
@@ -311,11 +325,11 @@ export class EventStore {
    * Caches a state at `version`. A load that read the log before an append finished may come back after it: an older
    * state never replaces a newer one.
    */
-  private remember(subject: string, state: unknown, version: number): void {
+  private remember(subject: string, state: unknown, version: number, traceparent: string | undefined): void {
     const cached = this.cache.get(subject);
     if (cached && cached.version > version) return;
     this.cache.delete(subject);
-    this.cache.set(subject, { state, version });
+    this.cache.set(subject, { state, version, traceparent });
     if (this.cache.size > this.cacheSize) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);

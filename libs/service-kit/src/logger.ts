@@ -3,10 +3,14 @@
  */
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
+import { traceLogFields } from '@ormuz/tracing';
 
-/** A JSON logger named after the service. Writes to stderr so stdout stays free for CLI and demo output. */
+/**
+ * A JSON logger named after the service. Writes to stderr so stdout stays free for CLI and demo output. A line
+ * written while a span is active carries its `trace_id` and `span_id`.
+ */
 export function createLogger(service: string, level: string): Logger {
-  return pino({ name: service, level, base: { service } }, pino.destination(2));
+  return pino({ name: service, level, base: { service }, mixin: traceLogFields }, pino.destination(2));
 }
 
 /** Routes NestJS framework logs into pino. */

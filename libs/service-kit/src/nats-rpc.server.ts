@@ -22,6 +22,7 @@ import type { Authenticator } from '@ormuz/auth';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import { commandSubject, internalCommandSubject } from '@ormuz/contracts';
+import { inSpan, SpanKind, traceContextOf } from '@ormuz/tracing';
 import { callerOf, type RpcCallContext } from './caller.js';
 import { logContextOf } from './log-context.js';
 import { MAX_RPC_BYTES, toErrorBody, type RpcErrorBody, type RpcReply } from './rpc.js';
@@ -50,7 +51,7 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
               this.log.error({ err: String(err), subject }, 'subscription error');
               return;
             }
-            void this.serve(handler, msg, subject, internal).then((reply) => {
+            void this.traced(pattern, handler, msg, subject, internal).then((reply) => {
               if (msg.reply) msg.respond(JSON.stringify(reply));
             });
           },
@@ -59,6 +60,31 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
       }
     }
     callback();
+  }
+
+  /**
+   * Serves one request in a server span named `<service>/<command>`, continuing the trace the caller sent in the
+   * request's headers (a new one when it sent none).
+   */
+  private traced(
+    pattern: string,
+    handler: (data: unknown, context: RpcCallContext) => Promise<unknown>,
+    msg: Msg,
+    subject: string,
+    internal: boolean,
+  ): Promise<RpcReply<unknown>> {
+    const name = `${this.service}/${pattern}`;
+    const attributes = { 'rpc.system': 'nats', 'rpc.service': this.service, 'rpc.method': pattern };
+    return inSpan(
+      `@ormuz/${this.service}`,
+      name,
+      { kind: SpanKind.SERVER, attributes, parent: traceContextOf(msg.headers) },
+      async (span) => {
+        const reply = await this.serve(handler, msg, subject, internal);
+        if (!reply.ok) span.setAttribute('error.type', reply.error.code);
+        return reply;
+      },
+    );
   }
 
   private async serve(

@@ -16,6 +16,8 @@ import {
   type ServiceHealthV1,
 } from '@ormuz/contracts';
 
+import { injectTraceHeaders, inTrace } from '@ormuz/tracing';
+
 import { AUTHORIZATION_HEADER, IDENTITY_HEADER, type Credential } from './caller.js';
 
 /** Largest accepted request body, in bytes. */
@@ -207,9 +209,13 @@ export async function waitUntilServing(
   }
 }
 
+/** The request's headers: who is asking, and the trace it is asked in (none outside a trace). */
 function headersFor(credential: Credential | undefined) {
-  if (!credential) return undefined;
+  const traced = inTrace();
+  if (!credential && !traced) return undefined;
   const h = natsHeaders();
+  if (traced) injectTraceHeaders(h);
+  if (!credential) return h;
   if ('bearer' in credential) h.set(AUTHORIZATION_HEADER, `Bearer ${credential.bearer}`);
   else {
     const { service, tenant, agent_id } = credential.service;

@@ -9,6 +9,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { commandSubject, type ServiceHealthV1 } from '@ormuz/contracts';
+import { startTracing } from '@ormuz/tracing';
 import { NatsRpcServer, OrmuzExceptionFilter } from './nats-rpc.server.js';
 import {
   migratedSchemas,
@@ -152,6 +153,8 @@ export async function runServiceMain(
       );
       return;
     }
+    // Traces only when the OTEL_* variables ask for them; then for the whole process, before anything starts.
+    const tracing = startTracing(opts.service);
     const running = await startService(opts);
     let closing = false;
     const stop = async (signal: string) => {
@@ -159,6 +162,8 @@ export async function runServiceMain(
       closing = true;
       running.infra.logger.info({ signal }, 'shutting down');
       await running.close().catch((err) => running.infra.logger.error({ err }, 'shutdown failed'));
+      // What the exporter still holds goes out before the process does.
+      await tracing?.shutdown().catch((err) => running.infra.logger.error({ err }, 'trace export failed'));
       process.exit(0);
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

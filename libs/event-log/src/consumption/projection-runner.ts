@@ -14,6 +14,7 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { EventDraft } from '@ormuz/contracts';
+import { inTraceOf, traceparentOf } from '@ormuz/tracing';
 import type { Enveloped, ReadsEvents } from '../event-types.js';
 import { CheckpointMovedError, type ParkedMessage } from './bookkeeping.js';
 import { ConsumerRunner } from './consumer-runner.js';
@@ -98,6 +99,8 @@ export interface AppliedEvent<E extends EventDraft = EventDraft> {
   readonly event: Enveloped<E>;
   readonly seq: number;
   readonly index: number;
+  /** The W3C `traceparent` its message was appended under, when there was a trace (`apply` runs inside it). */
+  readonly traceparent?: string;
 }
 
 export interface ProjectionRunnerOptions extends LogConsumerOptions {
@@ -221,9 +224,12 @@ export class ProjectionRunner extends ConsumerRunner {
   async settle(): Promise<void> {}
 
   private async commit(msgs: readonly JsMsg[]): Promise<void> {
-    const items: AppliedEvent[] = msgs.flatMap((msg) =>
-      this.read(msg.subject, msg.seq, msg.data).map((event, index) => ({ event, seq: msg.seq, index })),
-    );
+    const items: AppliedEvent[] = msgs.flatMap((msg) => {
+      const traceparent = traceparentOf(() => msg.headers);
+      return this.read(msg.subject, msg.seq, msg.data).map((event, index) =>
+        traceparent === undefined ? { event, seq: msg.seq, index } : { event, seq: msg.seq, index, traceparent },
+      );
+    });
     const last = msgs.at(-1)!.seq;
     const effects: (() => void)[] = [];
     const after: AfterCommit = { defer: (effect) => effects.push(effect) };
@@ -244,8 +250,8 @@ export class ProjectionRunner extends ConsumerRunner {
         if (this.projection.applyBatch && items.length > 1) {
           await this.projection.applyBatch(trx, items, after);
         } else {
-          for (const { event, seq, index } of items) {
-            await this.projection.apply(trx, event, seq, after, index);
+          for (const { event, seq, index, traceparent } of items) {
+            await inTraceOf(traceparent, () => this.projection.apply(trx, event, seq, after, index));
             this.consumer.crash('event', seq);
           }
         }

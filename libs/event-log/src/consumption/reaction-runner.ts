@@ -12,6 +12,7 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
 import type { EventDraft, OrmuzEvent } from '@ormuz/contracts';
+import { inTraceOf, traceparentOf } from '@ormuz/tracing';
 import type { Enveloped, ReadsEvents } from '../event-types.js';
 import type { ParkedMessage } from './bookkeeping.js';
 import { ConsumerRunner } from './consumer-runner.js';
@@ -154,11 +155,13 @@ export class ReactionRunner extends ConsumerRunner {
     } catch (err) {
       return this.park(msg, err);
     }
+    // The handler continues the trace the message was appended in.
+    const traceparent = traceparentOf(() => msg.headers);
     for (const [index, event] of events.entries()) {
       for (let attempt = 1; ; attempt++) {
         if (this.stopping) return false;
         try {
-          await this.reaction.handle(event, { attempt, seq: msg.seq, index });
+          await inTraceOf(traceparent, () => this.reaction.handle(event, { attempt, seq: msg.seq, index }));
           this.consumer.crash('event', msg.seq);
           break;
         } catch (err) {

@@ -4,6 +4,14 @@ import { ToolCallEventType, type ApprovalViewV1, type DecideApprovalRequestV1 } 
 import { decidesFor, ForbiddenError, type Identity } from '@ormuz/auth';
 import { isAppendTimeoutError } from '@ormuz/event-log';
 import { ToolCalls } from '@ormuz/service-kit';
+import {
+  contextOfTraceparent,
+  inSpan,
+  linksTo,
+  ORMUZ_APPROVAL_ID,
+  ORMUZ_DECISION,
+  toolCallAttributes,
+} from '@ormuz/tracing';
 import { isApprovalAlreadyDecidedError, type ApproveCall, type DenyCall } from '@ormuz/tool-call';
 import { ApprovalNotFoundError, DecisionUnacknowledgedError } from '../domain/errors.js';
 import { InboxRepository, toView, type InboxRow } from '../persistence/inbox.repository.js';
@@ -38,15 +46,27 @@ export class DecideApprovalHandler implements ICommandHandler<DecideApprovalComm
       throw new ForbiddenError(`${caller.subject} does not decide approvals for agent ${row.agent_id ?? '(unknown)'}.`);
     }
     const cause = { correlationid: row.call_id, causationid: randomUUID() };
-    const result = await this.calls
-      .execute(request.tenant, row.call_id, decisionCommand(decision, row, request, caller.subject), cause)
-      .catch(async (err: unknown) => {
-        // Someone else decided first: say who and when, from the log (the inbox may not have caught up yet).
-        if (isApprovalAlreadyDecidedError(err)) throw err.at(await this.decidedAt(request.tenant, row.call_id));
-        if (isAppendTimeoutError(err))
-          throw new DecisionUnacknowledgedError(decision, request, caller.subject, row.call_id);
-        throw err;
-      });
+    // The decision joins the call's trace (the one its staging was appended in); the owner's request is linked.
+    // Loaded here rather than inside the command, which decides against this state (a stale one is decided again).
+    const known = await this.calls.load(request.tenant, row.call_id);
+    const attributes = {
+      ...toolCallAttributes({ tenant: request.tenant, tool: row.tool, callId: row.call_id }),
+      [ORMUZ_APPROVAL_ID]: row.approval_id,
+      [ORMUZ_DECISION]: decision,
+    };
+    const command = decisionCommand(decision, row, request, caller.subject);
+    const result = await inSpan(
+      '@ormuz/approvals',
+      `approval_decision ${row.tool}`,
+      { parent: contextOfTraceparent(known.traceparent), links: linksTo(), attributes },
+      () => this.calls.execute(request.tenant, row.call_id, command, cause, { known }),
+    ).catch(async (err: unknown) => {
+      // Someone else decided first: say who and when, from the log (the inbox may not have caught up yet).
+      if (isApprovalAlreadyDecidedError(err)) throw err.at(await this.decidedAt(request.tenant, row.call_id));
+      if (isAppendTimeoutError(err))
+        throw new DecisionUnacknowledgedError(decision, request, caller.subject, row.call_id);
+      throw err;
+    });
     return {
       ...toView(row),
       status: decision === 'approve' ? 'approved' : 'denied',

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { contextFilter, isToolCallEvent, type ToolCallEventDraft } from '@ormuz/contracts';
 import { streamName, type AfterCommit, type Enveloped, type Projection } from '@ormuz/event-log';
+import { inSpan, ORMUZ_APPROVAL_ID, ORMUZ_RISK_LEVEL, toolCallAttributes } from '@ormuz/tracing';
 import { APPROVALS_SCHEMA } from '../persistence/migrations.js';
 import type { ApprovalsDB } from '../persistence/inbox.repository.js';
 
@@ -56,30 +57,38 @@ export function inboxProjection(
             .where('tenant', '=', event.tenant)
             .where('call_id', '=', event.data.call_id)
             .executeTakeFirst();
-          await t
-            .insertInto('inbox')
-            .values({
-              tenant: event.tenant,
-              approval_id: event.data.approval_id,
-              call_id: event.data.call_id,
-              tool: req?.tool ?? 'unknown',
-              agent_id: req?.agent_id ?? null,
-              device_id: req?.device_id ?? null,
-              payload: req?.payload ?? null,
-              risk_reasons: JSON.stringify(event.data.verdict.reasons),
-              summary: event.data.summary,
-              payload_sha256: event.data.payload_sha256,
-              contract_version: event.data.contract_version,
-              status: 'pending',
-              expires_at: new Date(event.data.expires_at),
-              staged_at: new Date(event.time),
-              decided_by: null,
-              decided_at: null,
-            })
-            .onConflict((oc) => oc.columns(['tenant', 'approval_id']).doNothing())
-            .returning('approval_id')
-            .execute()
-            .then(tell);
+          // The call waits in its owner's inbox from here: a span in the call's trace (its message carried it).
+          const attributes = {
+            ...toolCallAttributes({ tenant: event.tenant, tool: req?.tool ?? 'unknown', callId: event.data.call_id }),
+            [ORMUZ_APPROVAL_ID]: event.data.approval_id,
+            [ORMUZ_RISK_LEVEL]: event.data.verdict.level,
+          };
+          await inSpan('@ormuz/approvals', `approval_staged ${req?.tool ?? 'unknown'}`, { attributes }, () =>
+            t
+              .insertInto('inbox')
+              .values({
+                tenant: event.tenant,
+                approval_id: event.data.approval_id,
+                call_id: event.data.call_id,
+                tool: req?.tool ?? 'unknown',
+                agent_id: req?.agent_id ?? null,
+                device_id: req?.device_id ?? null,
+                payload: req?.payload ?? null,
+                risk_reasons: JSON.stringify(event.data.verdict.reasons),
+                summary: event.data.summary,
+                payload_sha256: event.data.payload_sha256,
+                contract_version: event.data.contract_version,
+                status: 'pending',
+                expires_at: new Date(event.data.expires_at),
+                staged_at: new Date(event.time),
+                decided_by: null,
+                decided_at: null,
+              })
+              .onConflict((oc) => oc.columns(['tenant', 'approval_id']).doNothing())
+              .returning('approval_id')
+              .execute()
+              .then(tell),
+          );
           return;
         }
         case 'ormuz.toolcall.approved.v1':

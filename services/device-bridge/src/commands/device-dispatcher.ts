@@ -19,6 +19,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DEVICE_MAX_IN_FLIGHT_LIMIT } from '@ormuz/contracts';
 import type { Loaded } from '@ormuz/event-log';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import {
+  activeTraceparent,
+  contextOfTraceparent,
+  inSpan,
+  ORMUZ_DEVICE_ID,
+  ORMUZ_RISK_LEVEL,
+  toolCallAttributes,
+} from '@ormuz/tracing';
 import { isToolCallError, type ToolCallState } from '@ormuz/tool-call';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';
@@ -300,20 +308,30 @@ export class DeviceDispatcher {
     }
   }
 
-  private async dispatch({ row, known }: ReadyCall): Promise<void> {
+  private async dispatch({ row, known: folded }: ReadyCall): Promise<void> {
     const device = { tenant: row.tenant, deviceId: row.device_id };
-    const deadline = new Date(Date.now() + this.config.executionTimeoutMs);
-    try {
-      await this.log.dispatch(row.tenant, row.call_id, row.device_id, deadline.toISOString(), known);
-    } catch (err) {
-      // Sealed or otherwise moved on since the row was read: the projection will catch up; nothing is sent.
-      if (isToolCallError(err)) return;
-      throw err;
-    }
-    this.send(device, row, deadline);
+    // A call found in the table is loaded here (the append would load it anyway) for the trace it continues.
+    const known = folded ?? (await this.log.load(row.tenant, row.call_id));
+    const attributes = {
+      ...toolCallAttributes({ tenant: row.tenant, tool: row.tool, callId: row.call_id }),
+      [ORMUZ_DEVICE_ID]: row.device_id,
+      ...(row.verdict ? { [ORMUZ_RISK_LEVEL]: row.verdict.level } : {}),
+    };
+    const parent = contextOfTraceparent(known.traceparent);
+    await inSpan('@ormuz/device-bridge', `dispatch ${row.tool}`, { parent, attributes }, async () => {
+      const deadline = new Date(Date.now() + this.config.executionTimeoutMs);
+      try {
+        await this.log.dispatch(row.tenant, row.call_id, row.device_id, deadline.toISOString(), known);
+      } catch (err) {
+        // Sealed or otherwise moved on since the row was read: the projection will catch up; nothing is sent.
+        if (isToolCallError(err)) return;
+        throw err;
+      }
+      this.send(device, row, deadline, activeTraceparent());
+    });
   }
 
-  private send(device: DeviceIdentity, row: ExecutionRow, deadline: Date): void {
+  private send(device: DeviceIdentity, row: ExecutionRow, deadline: Date, traceparent?: string): void {
     this.inFlight.sent(device, row, deadline);
     this.link?.sendSubmit(device, {
       type: 'submit',
@@ -324,6 +342,7 @@ export class DeviceDispatcher {
       payload_sha256: row.payload_sha256,
       deadline: deadline.toISOString(),
       verdict: row.verdict ?? { level: 'low', reasons: [] },
+      ...(traceparent === undefined ? {} : { traceparent }),
     });
   }
 

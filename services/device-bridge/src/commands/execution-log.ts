@@ -131,6 +131,11 @@ export class ExecutionLog {
       );
   }
 
+  /** The call's state on the log, read fresh (never the cache), with the trace of its last message. */
+  load(tenant: string, callId: string): Promise<Loaded<ToolCallState>> {
+    return this.calls.load(tenant, callId);
+  }
+
   /** The call's status on the log, read fresh (never the cache): for deciding what a report proves. */
   async status(tenant: string, callId: string): Promise<ToolCallState['status']> {
     return (await this.calls.load(tenant, callId)).state.status;

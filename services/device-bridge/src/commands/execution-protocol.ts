@@ -28,6 +28,7 @@ import {
   type StatusReportFrameV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { contextOfTraceparent, inSpan, ORMUZ_CALL_STATUS, ORMUZ_DEVICE_ID, toolCallAttributes } from '@ormuz/tracing';
 import { isCallAlreadyStartedError, isSealedCallError, isToolCallError } from '@ormuz/tool-call';
 import { DEVICE_BRIDGE_CONFIG, type DeviceBridgeConfig } from '../config.js';
 import type { DeviceIdentity } from '../domain/device-credentials.js';
@@ -152,6 +153,23 @@ export class ExecutionProtocol {
       };
     }
     const row = found.row;
+    // Recorded in the device's span of the run (its frame's `traceparent`), so the outcome joins the call's trace.
+    const attributes = {
+      ...toolCallAttributes({ tenant: device.tenant, tool: row.tool, callId: row.call_id }),
+      [ORMUZ_DEVICE_ID]: device.deviceId,
+      [ORMUZ_CALL_STATUS]: frame.status,
+    };
+    const parent = frame.traceparent === undefined ? {} : { parent: contextOfTraceparent(frame.traceparent) };
+    return inSpan('@ormuz/device-bridge', `outcome ${row.tool}`, { ...parent, attributes }, () =>
+      this.recordOutcome(device, frame, row),
+    );
+  }
+
+  private async recordOutcome(
+    device: Sender,
+    frame: OutcomeFrameV1,
+    row: ExecutionRow,
+  ): Promise<OutcomeRefusal | undefined> {
     const f = frame as OutcomeFrameV1 & ReportedOutcome;
     try {
       await this.log.recordOutcome(device.tenant, row.call_id, frame.request_id, f, row.authorized_at);

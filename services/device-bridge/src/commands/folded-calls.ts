@@ -8,8 +8,8 @@
  * folded across the gap may miss an event. A state the log has moved past anyway costs one refused append and a load.
  * Bounded: the oldest entries go first (a call awaiting approval for long is loaded when it comes back).
  */
-import type { ToolCallEventDraft } from '@ormuz/contracts';
-import type { Enveloped, Loaded } from '@ormuz/event-log';
+import type { Loaded } from '@ormuz/event-log';
+import type { CommittedEvent } from '../projections/executions.projection.js';
 import { toolCallDecider, type ToolCallState } from '@ormuz/tool-call';
 
 /** Calls held at most. */
@@ -23,10 +23,8 @@ const HELD: ReadonlySet<ToolCallState['status']> = new Set<ToolCallState['status
   'authorized',
 ]);
 
-export interface CommittedEvent {
-  readonly event: Enveloped<ToolCallEventDraft>;
-  readonly seq: number;
-}
+/** A dispatch decided on a folded state continues the trace of the call's last message (its `traceparent`). */
+export type { CommittedEvent };
 
 export class FoldedCalls {
   private readonly states = new Map<string, Loaded<ToolCallState>>();
@@ -38,7 +36,7 @@ export class FoldedCalls {
     const first = items[0];
     if (!first) return;
     if (first.seq !== this.upTo + 1) this.states.clear();
-    for (const { event, seq } of items) {
+    for (const { event, seq, traceparent } of items) {
       const key = `${event.tenant}/${event.subject}`;
       const before =
         event.type === 'ormuz.toolcall.requested.v1'
@@ -56,7 +54,8 @@ export class FoldedCalls {
         continue;
       }
       this.states.delete(key);
-      if (HELD.has(state.status)) this.states.set(key, { state, version: seq });
+      if (HELD.has(state.status))
+        this.states.set(key, { state, version: seq, ...(traceparent ? { traceparent } : {}) });
     }
     this.upTo = items.at(-1)!.seq;
     for (const key of this.states.keys()) {

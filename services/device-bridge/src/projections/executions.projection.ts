@@ -66,10 +66,17 @@ export interface SealedWhileDispatched {
   readonly request_id: string;
 }
 
+/** One event of a committed batch, with the trace its message was appended in (when it was). */
+export interface CommittedEvent {
+  readonly event: Enveloped<ToolCallEventDraft>;
+  readonly seq: number;
+  readonly traceparent?: string;
+}
+
 /** What a committed batch did to the executions table, for the work that follows the commit (never inside it). */
 export interface CommittedExecutions {
   /** The batch's events, in stream order. */
-  readonly events: readonly { readonly event: Enveloped<ToolCallEventDraft>; readonly seq: number }[];
+  readonly events: readonly CommittedEvent[];
   /** The rows the batch left ready to dispatch, every column as committed. */
   readonly ready: readonly ExecutionRow[];
   /**
@@ -198,7 +205,7 @@ type WrittenRow = ExecutionRow & { moved?: number };
 
 /** Tells the listener, after the commit, what the batch did: which rows it left ready, which calls it sealed. */
 function tell(
-  items: readonly { event: Enveloped<ToolCallEventDraft>; seq: number }[],
+  items: readonly CommittedEvent[],
   written: readonly WrittenRow[],
   after: AfterCommit,
   onCommitted?: CommittedListener,

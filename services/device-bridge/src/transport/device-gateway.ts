@@ -132,6 +132,8 @@ class Connection implements RoutedConnection {
   device: ConnectedDevice | undefined;
   /** Requests in flight to the device; set at the welcome. */
   window: FlowWindow<DeviceCommandDraft> | undefined;
+  /** The device's hello announced `trace_context`: its submits may carry a `traceparent`. */
+  traceContext = false;
   /** The identity the hello claimed, for the log line of a connection closed before its welcome. */
   claimed: DeviceAddress | undefined;
   /** Answered the last ping (or sent something since). */
@@ -296,7 +298,9 @@ export class DeviceGateway {
   send(device: DeviceAddress, frame: DeviceCommandDraft): boolean {
     const conn = this.devices.get(keyOf(device));
     if (!conn?.window || conn.ws.readyState !== WebSocket.OPEN) return false;
-    const now = conn.window.offer(frame.request_id, frame);
+    // A device that did not announce trace context refuses a submit with a field it does not know.
+    const sent = frame.type === 'submit' && frame.traceparent && !conn.traceContext ? withoutTrace(frame) : frame;
+    const now = conn.window.offer(frame.request_id, sent);
     if (now) conn.ws.send(conn.codec.encode(now));
     return true;
   }
@@ -569,6 +573,7 @@ export class DeviceGateway {
     // Devices built before flow control announce nothing and get the default; none gets more than the bridge allows.
     const capacity = Math.min(hello.max_in_flight ?? DEVICE_DEFAULT_MAX_IN_FLIGHT, this.maxInFlight);
     conn.window = new FlowWindow<DeviceCommandDraft>(capacity);
+    conn.traceContext = hello.trace_context === true;
     this.devices.set(keyOf(device), conn);
     conn.send({
       type: 'welcome',
@@ -618,4 +623,9 @@ export class DeviceGateway {
     );
     conn.expiryTimer.unref();
   }
+}
+
+function withoutTrace(frame: DeviceCommandDraft & { readonly type: 'submit' }): DeviceCommandDraft {
+  const { traceparent: _dropped, ...rest } = frame;
+  return rest;
 }

@@ -8,6 +8,18 @@ import {
   type RequestedToolCallV1,
 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import {
+  EXECUTE_TOOL,
+  GEN_AI_AGENT_ID,
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_TOOL_TYPE,
+  inSpan,
+  linksTo,
+  ORMUZ_CALL_STATUS,
+  ORMUZ_DEVICE_ID,
+  toolCallAttributes,
+} from '@ormuz/tracing';
 import { tokenCounter, tokenCounterFor, turnPayload } from '@ormuz/tool-payload';
 import { configuredPins, MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import {
@@ -122,25 +134,22 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
       const taint = conversationTaint(context);
       const denials = ownerDenials(context);
       // Everything the session has: policy decides from the tool's executor whether the call runs on the device.
-      const outcome = await this.policy.submit(
-        {
-          tenant: cmd.tenant,
-          agent_id: state.facts.agent_id,
-          tool: request.name,
-          arguments: request.arguments,
-          origin: {
-            kind: 'conversation',
-            conversation_id: cmd.conversationId,
-            turn: tracked.turn,
-            index: tracked.index,
-          },
-          device_id: state.facts.device_id,
-          correlation_id: cmd.conversationId,
-          ...(taint ? { taint } : {}),
-          ...(denials.length > 0 ? { denials } : {}),
+      const outcome = await this.submitTraced(cmd, state, request, {
+        tenant: cmd.tenant,
+        agent_id: state.facts.agent_id,
+        tool: request.name,
+        arguments: request.arguments,
+        origin: {
+          kind: 'conversation',
+          conversation_id: cmd.conversationId,
+          turn: tracked.turn,
+          index: tracked.index,
         },
-        callId,
-      );
+        device_id: state.facts.device_id,
+        correlation_id: cmd.conversationId,
+        ...(taint ? { taint } : {}),
+        ...(denials.length > 0 ? { denials } : {}),
+      });
       const report = reportOfSubmit(outcome);
       if (!report) continue;
       // The call as policy recorded it: the id its submit answered (the one identify gave), else the one on record.
@@ -154,6 +163,37 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
         data: { conversation_id: cmd.conversationId, call_id: recorded, ...result },
       });
     }
+  }
+
+  /**
+   * One tool request handed to policy, as the GenAI conventions name it: the `execute_tool <tool>` span that starts
+   * the call's trace. Every hop of the call (gate, approval, dispatch, the device, its outcome, the result the model
+   * reads) continues it; the conversation step that asked is linked, not the parent, so one call is one trace.
+   */
+  private submitTraced(
+    cmd: AdvanceConversationCommand,
+    state: LiveConversation,
+    request: RequestedToolCallV1,
+    submit: Parameters<PolicyClient['submit']>[0],
+  ): Promise<SubmitOutcome> {
+    const attributes = {
+      ...toolCallAttributes({ tenant: cmd.tenant, tool: request.name, callId: request.call_id }),
+      [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
+      [GEN_AI_TOOL_TYPE]: 'function',
+      [GEN_AI_CONVERSATION_ID]: cmd.conversationId,
+      [GEN_AI_AGENT_ID]: state.facts.agent_id,
+      ...(state.facts.device_id ? { [ORMUZ_DEVICE_ID]: state.facts.device_id } : {}),
+    };
+    return inSpan(
+      '@ormuz/model-loop',
+      `${EXECUTE_TOOL} ${request.name}`,
+      { root: true, links: linksTo(), attributes },
+      async (span) => {
+        const outcome = await this.policy.submit(submit, request.call_id);
+        span.setAttribute(ORMUZ_CALL_STATUS, outcome.kind === 'decided' ? outcome.reply.status : 'rejected');
+        return outcome;
+      },
+    );
   }
 
   /**

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { isToolCallEvent, type OrmuzEvent } from '@ormuz/contracts';
 import { ToolCalls } from '@ormuz/service-kit';
+import { GEN_AI_CONVERSATION_ID, inSpan, ORMUZ_CALL_STATUS, toolCallAttributes } from '@ormuz/tracing';
 import { MODEL_LOOP_CONFIG, type ModelLoopConfig } from '../config.js';
 import { isConversationNotFoundError, isUnknownToolCallError } from '../domain/errors.js';
 import { coreToolNote } from '../domain/core-tools.js';
@@ -47,18 +48,26 @@ export class RecordCallOutcomeHandler implements ICommandHandler<RecordCallOutco
       this.config.toolResultMaxBytes,
     );
     const conversationId = call.call.origin.conversation_id;
-    try {
-      const { events } = await this.conversations.execute(
-        event.tenant,
-        conversationId,
-        { type: 'AddToolResult', data: { conversation_id: conversationId, call_id: call.call.call_id, ...result } },
-        { correlationid: conversationId, causationid: event.id },
-      );
-      return events.length > 0;
-    } catch (err) {
-      // A call made in another deployment's conversation, or by an API caller reusing a conversation origin.
-      if (isConversationNotFoundError(err) || isUnknownToolCallError(err)) return false;
-      throw err;
-    }
+    // The way back: the result the model will read, in the trace of the call (the outcome's message carried it).
+    const attributes = {
+      ...toolCallAttributes({ tenant: event.tenant, tool: call.call.tool, callId: call.call.call_id }),
+      [GEN_AI_CONVERSATION_ID]: conversationId,
+      [ORMUZ_CALL_STATUS]: report.status,
+    };
+    return inSpan('@ormuz/model-loop', `tool_result ${call.call.tool}`, { attributes }, async () => {
+      try {
+        const { events } = await this.conversations.execute(
+          event.tenant,
+          conversationId,
+          { type: 'AddToolResult', data: { conversation_id: conversationId, call_id: call.call.call_id, ...result } },
+          { correlationid: conversationId, causationid: event.id },
+        );
+        return events.length > 0;
+      } catch (err) {
+        // A call made in another deployment's conversation, or by an API caller reusing a conversation origin.
+        if (isConversationNotFoundError(err) || isUnknownToolCallError(err)) return false;
+        throw err;
+      }
+    });
   }
 }

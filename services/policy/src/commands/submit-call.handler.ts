@@ -6,6 +6,16 @@ import type { TenantAppLists } from '@ormuz/risk';
 import type { SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
 import { decisionCommand, type SubmitDecision, type ToolCallState } from '@ormuz/tool-call';
 import { ToolCalls } from '@ormuz/service-kit';
+import {
+  GEN_AI_AGENT_ID,
+  inSpan,
+  ORMUZ_APPROVAL_ID,
+  ORMUZ_CALL_STATUS,
+  ORMUZ_DECISION,
+  ORMUZ_RISK_LEVEL,
+  toolCallAttributes,
+  type Span,
+} from '@ormuz/tracing';
 import { decideGate, isScreenAction, type GateDecision, type GateRequest, type RecordedDecision } from '@ormuz/gate';
 import { POLICY_CONFIG, type PolicyConfig } from '../config.js';
 import { PolicyMetrics } from '../metrics.js';
@@ -58,6 +68,25 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
       throw new UnknownToolNameError(gate.message);
     }
     const callId = callIdOf(request.tenant, request.origin);
+    const attributes = {
+      ...toolCallAttributes({ tenant: request.tenant, tool: gate.tool, callId }),
+      [GEN_AI_AGENT_ID]: request.agent_id,
+      [ORMUZ_DECISION]: gate.kind,
+      ...(gate.kind === 'refuse' ? {} : { [ORMUZ_RISK_LEVEL]: gate.verdict.level }),
+    };
+    // The gate's decision, recorded in its own span: the message it appends carries it to every later hop.
+    return inSpan('@ormuz/policy', `gate ${gate.tool}`, { attributes }, (span) =>
+      this.record(request, callId, gate, span, seconds),
+    );
+  }
+
+  private async record(
+    request: SubmitCallRequestV1,
+    callId: string,
+    gate: RecordedDecision & GateDecision,
+    span: Span,
+    seconds: () => number,
+  ): Promise<SubmitCallReplyV1> {
     const cause = { correlationid: request.correlation_id ?? callId, causationid: randomUUID() };
     const decision = submitDecision(callId, gate);
     const submitted = await this.calls.execute(
@@ -82,6 +111,8 @@ export class SubmitCallHandler implements ICommandHandler<SubmitCallCommand> {
     );
     const duplicate = submitted.events.length === 0;
     this.metrics.decided(gate.kind, gate.kind === 'refuse' ? 'none' : gate.verdict.level, seconds(), !duplicate);
+    span.setAttribute(ORMUZ_CALL_STATUS, submitted.state.status);
+    if (decision.kind === 'stage') span.setAttribute(ORMUZ_APPROVAL_ID, decision.approval_id);
     if (!duplicate || submitted.state.status !== 'requested') {
       return reply(callId, gate.payload.sha256, submitted.state, duplicate);
     }
