@@ -63,7 +63,7 @@ class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown 
 export interface ModelLoopModuleOptions {
   /**
    * Model providers to serve; default: the scripted provider with its scripts (`scripted:demo`, `scripted:directory`,
-   * `scripted:adversary`) and the HTTP providers of `config.models` (keys read from the process environment).
+   * `scripted:adversary`, `scripted:observer`) and the HTTP providers of `config.models` (keys read from the process environment).
    */
   readonly modelProviders?: readonly ModelProvider[];
   /** Where the HTTP providers read API keys at each call; default the process environment. */
