@@ -1,22 +1,26 @@
 #!/usr/bin/env node
 /**
- * `npm test`: Jest as native ES modules, and the whole suite in two lanes at once.
+ * `npm test`: Jest as native ES modules, one test file at a time; with `ORMUZ_TEST_LANES=parallel`, the whole suite in
+ * two lanes at once.
  *
- * With arguments that pick tests (a path, `-t`, `--selectProjects`, …) this is plain Jest with those arguments. With
- * none (or only output flags such as `--json --outputFile=F` and `--ci`), it runs the suite as two Jest processes side by
- * side, each one file at a time:
+ * With arguments that pick tests (a path, `-t`, `--selectProjects`, …), or without `ORMUZ_TEST_LANES=parallel`, this
+ * is plain Jest with the arguments given. With `ORMUZ_TEST_LANES=parallel` and no arguments (or only output flags such
+ * as `--json --outputFile=F` and `--ci`), it runs the suite as two Jest processes side by side, each one file at a
+ * time:
  *
  *   - `platform`: the end-to-end scenarios, which boot the six services as processes;
  *   - `in-process`: unit and integration tests (the crash tests included).
  *
  * Jest's own `--maxWorkers=2` would also use both cores, but it may boot two whole platforms at the same moment on a
- * two-core machine; the lanes never do, and the platform lane's scenarios always run beside lighter work. Every test is
- * isolated by namespace and database, so the lanes could share one NATS server, but JetStream answers its API one
- * request at a time: the crash tests' storms of consumer requests delayed the start of the scenarios' services past
- * their bounds. So, when the tests run against the local servers (no `NATS_URL` given), the in-process lane gets a
- * NATS server of its own, started here from the machine's `nats-server` on a free port and stopped at the end; both
- * lanes share Postgres. `ORMUZ_TEST_LANES=serial` runs the lanes one after the other instead (one Jest at a time, on
- * one NATS server).
+ * two-core machine; the lanes never do. Every test is isolated by namespace and database, so the lanes could share one
+ * NATS server, but JetStream answers its API one request at a time and the crash tests' storms of consumer requests
+ * delayed the scenarios' service starts: when the tests run against the local servers (no `NATS_URL` given), the
+ * in-process lane gets a NATS server of its own, started here from the machine's `nats-server` on a free port. Both
+ * lanes share Postgres.
+ *
+ * The lanes are not the default: in every run of them so far, at least one start of the demo's services (in
+ * `test/e2e/demo.e2e.spec.ts`) hung after connecting to NATS until its 60 s bound, which never happens when the files
+ * run one at a time; until that is understood, the default stays the slower, serial run.
  *
  * Each lane's lines are prefixed with its name; the exit code is non-zero when either lane fails; `--json
  * --outputFile=F` writes one merged result (Jest's format, counts summed), as a single Jest run would.
@@ -45,7 +49,7 @@ const LANES = [
 ];
 
 const args = process.argv.slice(2);
-const plan = planRun(args);
+const plan = process.env.ORMUZ_TEST_LANES === 'parallel' ? planRun(args) : undefined;
 if (!plan) {
   const child = spawn(process.execPath, [...JEST, ...args], { cwd: ROOT, stdio: 'inherit' });
   forwardSignals([child]);
@@ -74,8 +78,7 @@ function planRun(argv) {
 async function runLanes({ outputFile, passThrough }) {
   const scratch = mkdtempSync(join(tmpdir(), 'ormuz-test-lanes-'));
   const started = Date.now();
-  const serial = process.env.ORMUZ_TEST_LANES === 'serial';
-  const ownNats = serial ? undefined : await startLaneNats(scratch);
+  const ownNats = await startLaneNats(scratch);
   const run = (lane) => {
     const laneOutput = join(scratch, `${lane.name}.json`);
     const env = { ...process.env };
@@ -101,9 +104,7 @@ async function runLanes({ outputFile, passThrough }) {
   };
   let results;
   try {
-    results = serial
-      ? await LANES.reduce(async (done, lane) => [...(await done), await run(lane)], Promise.resolve([]))
-      : await Promise.all(LANES.map(run));
+    results = await Promise.all(LANES.map(run));
   } finally {
     await ownNats?.stop();
   }
