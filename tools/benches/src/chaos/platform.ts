@@ -11,7 +11,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startNatsServer, type NatsServerHandle } from '@ormuz/event-log';
-import { waitUntilServing, type ServiceHealth } from '@ormuz/service-kit';
 import type { NemesisTarget } from './nemesis.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -43,14 +42,17 @@ export class ServiceProcess implements NemesisTarget {
   constructor(
     readonly name: string,
     readonly service: string,
+    /** 1 for the first process of its service, 2 for the second, … */
+    readonly replica: number,
     private readonly env: NodeJS.ProcessEnv,
+    /** Its probes' port (`HEALTH_PORT`): `/livez` answers once the process serves. */
+    private readonly healthPort: number,
     private readonly logFile: string,
-    private readonly nc: () => NatsConnection,
     private readonly say: (line: string) => void,
   ) {}
 
   /** Starts the process and resolves once its service answers health (at most 5 attempts, as an orchestrator would). */
-  async restart(): Promise<ServiceHealth> {
+  async restart(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.startOnce();
@@ -75,7 +77,7 @@ export class ServiceProcess implements NemesisTarget {
     this.running = undefined;
   }
 
-  private async startOnce(): Promise<ServiceHealth> {
+  private async startOnce(): Promise<void> {
     await this.kill();
     const log = openSync(this.logFile, 'a');
     const child = spawn(process.execPath, [join(ROOT, 'services', this.service, 'dist', 'main.js')], {
@@ -90,7 +92,8 @@ export class ServiceProcess implements NemesisTarget {
         resolve();
         if (signal === 'SIGKILL' || this.stopped || this.running?.child !== child) return;
         this.selfExits++;
-        this.say(`${this.name} exited by itself (code ${code}, signal ${signal}): starting it again`);
+        const tail = readFileSync(this.logFile, 'utf8').trim().split('\n').slice(-2).join(' | ');
+        this.say(`${this.name} exited by itself (code ${code}, signal ${signal}): starting it again; it said: ${tail}`);
         this.running = undefined;
         setTimeout(() => {
           if (!this.stopped && !this.running) this.restart().catch((err) => this.say(`${this.name}: ${String(err)}`));
@@ -99,16 +102,13 @@ export class ServiceProcess implements NemesisTarget {
     );
     this.running = { child, exited };
     try {
-      // Health is answered by any replica of the service: ask until this very process answers.
+      // Health over NATS is answered by every replica, the first answer wins: this process's own probe says it serves.
       const deadline = Date.now() + 120_000;
       for (;;) {
-        const health = await waitUntilServing(this.nc(), this.env.ORMUZ_NAMESPACE!, this.service, {
-          timeoutMs: Math.max(1000, deadline - Date.now()),
-          stillStarting: () => !gone,
-        });
-        if (health.pid === child.pid) return health;
-        if (gone || Date.now() > deadline) throw new Error(`${this.name} (pid ${child.pid}) never answered health`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (await live(this.healthPort)) return;
+        if (gone) throw new Error(`${this.name} exited before it served`);
+        if (Date.now() > deadline) throw new Error(`${this.name} (pid ${child.pid}) did not serve within 120 s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } catch (err) {
       const tail = readFileSync(this.logFile, 'utf8').split('\n').slice(-20).join('\n');
@@ -185,6 +185,7 @@ export class ChaosPlatform {
     try {
       for (const [service, count] of Object.entries(opts.replicas)) {
         for (let i = 1; i <= count; i++) {
+          const healthPort = await freePort();
           const name = count > 1 ? `${service}#${i}` : service;
           const env: NodeJS.ProcessEnv = {
             ...process.env,
@@ -194,6 +195,7 @@ export class ChaosPlatform {
             ORMUZ_NAMESPACE: opts.namespace,
             APPROVALS_PORT: '0',
             MCP_GATEWAY_PORT: '0',
+            HEALTH_PORT: String(healthPort),
             LOG_LEVEL: 'warn',
           };
           if (service === 'device-bridge') {
@@ -201,12 +203,18 @@ export class ChaosPlatform {
             env.DEVICE_BRIDGE_PORT = String(port);
             platform.deviceUrls.push(`ws://127.0.0.1:${port}/v1/devices`);
           }
-          const p = new ServiceProcess(name, service, env, join(logs, `${name}.log`), () => platform.nc, opts.say);
-          platform.processes.push(p);
-          await p.restart();
-          opts.say(`${name} serves`);
+          platform.processes.push(
+            new ServiceProcess(name, service, i, env, healthPort, join(logs, `${name}.log`), opts.say),
+          );
         }
       }
+      // The first process of each service alone (each migrates its schemas), then the other replicas together.
+      for (const p of platform.processes.filter((p) => p.replica === 1)) {
+        await p.restart();
+        opts.say(`${p.name} serves`);
+      }
+      await Promise.all(platform.processes.filter((p) => p.replica > 1).map((p) => p.restart()));
+      opts.say('every replica serves');
       return platform;
     } catch (err) {
       await platform.stop();
@@ -220,6 +228,17 @@ export class ChaosPlatform {
     await this.nc.close().catch(() => undefined);
     await this.nats.stop();
     for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether the probe server on `port` answers `/livez` with 200. */
+async function live(port: number): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/livez`, { signal: AbortSignal.timeout(2000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
   }
 }
 
