@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '@ormuz/testing';
 import { ANOMALY_KINDS } from '../../tools/benches/src/chaos/checker.js';
 import { runChaos } from '../../tools/benches/src/chaos/runner.js';
 
-// About four minutes on an idle two-core machine (start, 60 s of chaos, recovery, rebuilds); the bound is for a busy one.
+// About two minutes on a two-core machine (start, 60 s of chaos, recovery, rebuilds); the bound is for a busy one.
 jest.setTimeout(1_200_000);
 
 describe('the platform under the chaos nemesis', () => {
