@@ -51,7 +51,7 @@ export class ServiceProcess implements NemesisTarget {
     private readonly say: (line: string) => void,
   ) {}
 
-  /** Starts the process and resolves once its service answers health (at most 5 attempts, as an orchestrator would). */
+  /** Starts the process and resolves once it serves (at most 5 attempts with backoff, as an orchestrator would). */
   async restart(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -59,6 +59,8 @@ export class ServiceProcess implements NemesisTarget {
       } catch (err) {
         if (attempt >= 5) throw err;
         this.say(`start ${attempt} of ${this.name} failed, again: ${(err as Error).message.split('\n')[0]}`);
+        // A start fails at once while NATS is down (the nemesis may have killed it too): back off, 1 s more each time.
+        await new Promise((resolve) => setTimeout(resolve, attempt * 1000));
       }
     }
   }
