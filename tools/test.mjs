@@ -11,14 +11,19 @@
  *
  * Jest's own `--maxWorkers=2` would also use both cores, but it may boot two whole platforms at the same moment on a
  * two-core machine; the lanes never do, and the platform lane's scenarios always run beside lighter work. Every test is
- * isolated by namespace and database, so the lanes share NATS and Postgres safely. `ORMUZ_TEST_LANES=serial` runs the
- * lanes one after the other instead (one Jest at a time, as before).
+ * isolated by namespace and database, so the lanes could share one NATS server, but JetStream answers its API one
+ * request at a time: the crash tests' storms of consumer requests delayed the start of the scenarios' services past
+ * their bounds. So, when the tests run against the local servers (no `NATS_URL` given), the in-process lane gets a
+ * NATS server of its own, started here from the machine's `nats-server` on a free port and stopped at the end; both
+ * lanes share Postgres. `ORMUZ_TEST_LANES=serial` runs the lanes one after the other instead (one Jest at a time, on
+ * one NATS server).
  *
  * Each lane's lines are prefixed with its name; the exit code is non-zero when either lane fails; `--json
  * --outputFile=F` writes one merged result (Jest's format, counts summed), as a single Jest run would.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -69,12 +74,20 @@ function planRun(argv) {
 async function runLanes({ outputFile, passThrough }) {
   const scratch = mkdtempSync(join(tmpdir(), 'ormuz-test-lanes-'));
   const started = Date.now();
+  const serial = process.env.ORMUZ_TEST_LANES === 'serial';
+  const ownNats = serial ? undefined : await startLaneNats(scratch);
   const run = (lane) => {
     const laneOutput = join(scratch, `${lane.name}.json`);
+    const env = { ...process.env };
+    if (lane.name === 'in-process' && ownNats) env.NATS_URL = ownNats.url;
     const child = spawn(
       process.execPath,
       [...JEST, ...lane.args, ...passThrough, '--json', `--outputFile=${laneOutput}`],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR } },
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env,
+      },
     );
     forwardSignals([child]);
     // `--json` puts the results on stdout as well: that copy is dropped; Jest's report (stderr) is shown prefixed.
@@ -86,10 +99,14 @@ async function runLanes({ outputFile, passThrough }) {
       ),
     );
   };
-  const results =
-    process.env.ORMUZ_TEST_LANES === 'serial'
+  let results;
+  try {
+    results = serial
       ? await LANES.reduce(async (done, lane) => [...(await done), await run(lane)], Promise.resolve([]))
       : await Promise.all(LANES.map(run));
+  } finally {
+    await ownNats?.stop();
+  }
 
   const reports = results.map((r) => ({ ...r, report: readReport(r.laneOutput) }));
   for (const { lane, code, signal, seconds, report } of reports) {
@@ -108,6 +125,73 @@ async function runLanes({ outputFile, passThrough }) {
   rmSync(scratch, { recursive: true, force: true });
   const failed = reports.some((r) => r.code !== 0 || !r.report);
   return failed ? 1 : 0;
+}
+
+/**
+ * A JetStream server for the in-process lane, or undefined when the tests were given a `NATS_URL` (or containers)
+ * or the machine has no `nats-server` (both lanes then share the one server, and a line says so).
+ */
+async function startLaneNats(scratch) {
+  if (process.env.NATS_URL || process.env.ORMUZ_TESTCONTAINERS === '1') return undefined;
+  const binary = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find(existsSync);
+  if (!binary) {
+    console.error('lanes: no nats-server binary found; both lanes use the local NATS server');
+    return undefined;
+  }
+  const port = await freePort();
+  const storeDir = join(scratch, 'nats');
+  const server = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let exited = false;
+  server.once('exit', () => (exited = true));
+  const stderr = [];
+  server.stderr.on('data', (chunk) => stderr.push(chunk));
+  const deadline = Date.now() + 30_000;
+  while (!(await answers(port))) {
+    if (exited || Date.now() > deadline) {
+      server.kill('SIGKILL');
+      throw new Error(`the in-process lane's nats-server did not start on port ${port}: ${Buffer.concat(stderr)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => server.kill('SIGKILL'));
+  console.error(`lanes: the in-process lane runs on its own NATS server, nats://127.0.0.1:${port}`);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (exited) return resolve();
+        server.once('exit', resolve);
+        server.kill('SIGTERM');
+        setTimeout(() => server.kill('SIGKILL'), 5_000).unref();
+      }),
+  };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** True when a NATS server greets a connection on `port` (its INFO line). */
+function answers(port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('data', (data) => done(data.toString().startsWith('INFO')));
+    socket.once('error', () => done(false));
+  });
 }
 
 function readReport(file) {

@@ -30,16 +30,10 @@ import {
   type TestDatabase,
   testToken,
 } from '@ormuz/testing';
-import {
-  SERVICES,
-  spawnService,
-  stopAll,
-  tailLog,
-  waitHealthy,
-  type ServiceProcess,
-} from '../../tools/cli/src/services.js';
+import { SERVICES, stopAll, tailLog, type ServiceProcess } from '../../tools/cli/src/services.js';
 import type { WhatIfReport } from '../../tools/cli/src/whatif/rejudge.js';
 import { exitWithin, killAll, ROOT, spawnTracked } from './support/processes.js';
+import { spawnPlatformServices, waitEveryReplica } from './support/replicas.js';
 
 // Each test runs a few CLI processes (about 0.5 s each on an idle machine, ten times that on one loaded with other
 // test runs); the bound only catches a hang.
@@ -170,10 +164,11 @@ describe('ormuz CLI against the running platform', () => {
       DEVICE_TOKENS: `${TENANT}:phone-1:cli-e2e-token`,
       LOG_LEVEL: 'info',
     };
-    services = SERVICES.map((s) => spawnService(s, env, logDir));
+    // One process per service, or ORMUZ_E2E_REPLICAS of each (support/replicas.ts).
+    services = spawnPlatformServices(env, logDir);
     try {
-      // Five Node processes booting at once: on a busy two-core machine that alone has taken over 40 s.
-      const health = await waitHealthy(nc, namespace, services, 120_000);
+      // Six Node processes booting at once: on a busy two-core machine that alone has taken over 40 s.
+      const health = await waitEveryReplica(nc, namespace, services, 120_000);
       deviceUrl = health['device-bridge']?.endpoints['devices'] ?? '';
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${services.map((p) => `--- ${p.name}\n${tailLog(p)}`).join('\n')}`);

@@ -157,13 +157,25 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     }
   });
 
-  it('runs NATS >= 2.11 as three JetStream servers that sync every write, under the shipped authorization', () => {
+  it('runs two replicas of the services whose log consumers follow a lease, rolled one at a time', () => {
+    // Decision 0033: a standby takes the consumers over, so neither a rollout nor a drain leaves none running.
+    for (const name of ['audit', 'model-loop', 'policy-read-models']) {
+      const deployment = named(objects, 'Deployment', name);
+      expect(deployment.spec).toMatchObject({ replicas: 2, strategy: { rollingUpdate: { maxUnavailable: 0 } } });
+      expect(named(objects, 'PodDisruptionBudget', name).spec).toMatchObject({ minAvailable: 1 });
+    }
+  });
+
+  it('runs NATS >= 2.11 as three JetStream servers that sync every write and hold every stream, under the shipped authorization', () => {
     const nats = named(objects, 'StatefulSet', 'nats');
     expect(nats.spec!.replicas).toBe(3);
     const [, major, minor] = /^nats:(\d+)\.(\d+)\.\d+/.exec(containerOf(nats).image as string) ?? [];
     expect(Number(major) * 100 + Number(minor)).toBeGreaterThanOrEqual(211);
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-config-'));
     expect((config?.data as Record<string, string>)['nats.conf']).toMatch(/^\s*sync_interval: always$/m);
+    // The services declare every stream on all of the servers.
+    const settings = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('ormuz-config-'));
+    expect((settings?.data as Record<string, string>).ORMUZ_STREAM_REPLICAS).toBe(String(nats.spec!.replicas));
     const authorization = objects.find(
       (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-authorization-'),
     );

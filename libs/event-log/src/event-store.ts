@@ -21,6 +21,7 @@ import { injectTraceHeaders, traceparentOf } from '@ormuz/tracing';
 import type { Decider } from './decider.js';
 import { AppendTimeoutError, ConcurrencyConflictError, CorruptEventError, StreamMissingError } from './errors.js';
 import { expectEvent } from './event-types.js';
+import { streamOfSubject } from './topology.js';
 
 /** Header carrying the JSON state of the aggregate after the event. Derived data: never read by projections. */
 export const SNAPSHOT_HEADER = 'Ormuz-Snapshot';
@@ -60,6 +61,8 @@ export interface StoredEvent<E extends OrmuzEvent = OrmuzEvent> {
 
 const WRONG_LAST_SEQUENCE = 10071;
 const STREAM_NOT_FOUND = 10059;
+/** How often an append asks again for a stream electing its leader, in milliseconds. */
+const LEADER_POLL_MS = 250;
 
 function errCode(err: unknown): number | undefined {
   const e = err as { code?: unknown; api_error?: { err_code?: number } };
@@ -142,12 +145,18 @@ export interface EventStoreOptions {
   readonly cacheSize?: number;
   /** Publish-ack timeout in milliseconds. Default 5000. */
   readonly timeoutMs?: number;
+  /**
+   * How long an append waits for a stream that exists but answers nobody (a cluster electing the stream's leader), in
+   * milliseconds. Default 30 000: NATS elects within a few seconds, up to about ten on a busy cluster.
+   */
+  readonly leaderWaitMs?: number;
 }
 
 export class EventStore {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly cacheSize: number;
   private readonly timeoutMs: number;
+  private readonly leaderWaitMs: number;
   private readonly encoder = new TextEncoder();
 
   constructor(
@@ -157,6 +166,7 @@ export class EventStore {
   ) {
     this.cacheSize = opts.cacheSize ?? 10_000;
     this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.leaderWaitMs = opts.leaderWaitMs ?? 30_000;
   }
 
   /**
@@ -213,7 +223,7 @@ export class EventStore {
   async record(subject: string, event: OrmuzEvent): Promise<{ seq: number; duplicate: boolean }> {
     assertValidEvent(event);
     try {
-      const ack = await this.js.publish(subject, this.encoder.encode(JSON.stringify(event)), {
+      const ack = await this.publishWithRetry(subject, this.encoder.encode(JSON.stringify(event)), {
         msgID: event.id,
         timeout: this.timeoutMs,
       });
@@ -286,28 +296,53 @@ export class EventStore {
   /**
    * A publish whose acknowledgement did not arrive (a server restart, a lost connection) is sent again with the same
    * message id: if the first one was stored, the server answers with the original acknowledgement (duplicate).
+   *
+   * On a cluster, a stream answers no publish while it elects a new leader (its leader's server was lost): the server
+   * says no one responded, as for a subject no stream holds. A stream that exists is then waited for (up to
+   * `leaderWaitMs`) and the publish sent again; one that does not is reported at once.
    */
   private async publishWithRetry(
     subject: string,
     data: Uint8Array,
     opts: {
       msgID: string;
-      expect: { lastSubjectSequence: number };
-      headers: ReturnType<typeof natsHeaders>;
+      expect?: { lastSubjectSequence: number };
+      headers?: ReturnType<typeof natsHeaders>;
       timeout: number;
     },
     attempts = 3,
   ) {
-    for (let attempt = 1; ; attempt++) {
+    const leaderDeadline = Date.now() + this.leaderWaitMs;
+    for (let attempt = 1; ;) {
       try {
         return await this.js.publish(subject, data, opts);
       } catch (err) {
+        if (isStreamMissing(err)) {
+          if (Date.now() < leaderDeadline && (await this.streamExists(streamOfSubject(subject)))) {
+            await new Promise((resolve) => setTimeout(resolve, LEADER_POLL_MS));
+            continue;
+          }
+          throw err;
+        }
         const timedOut = /timeout|timed out|disconnect|closed|reconnect/i.test(
           `${(err as Error).name} ${(err as Error).message}`,
         );
         if (!timedOut) throw err;
-        if (attempt >= attempts) throw new AppendTimeoutError(subject);
+        if (++attempt > attempts) throw new AppendTimeoutError(subject);
       }
+    }
+  }
+
+  /**
+   * False only when the server says the stream does not exist. A stream without a leader may not answer at all, and
+   * neither may JetStream while its own meta leader is elected: both count as existing, to be waited for.
+   */
+  private async streamExists(stream: string): Promise<boolean> {
+    try {
+      await this.jsm.streams.info(stream);
+      return true;
+    } catch (err) {
+      return errCode(err) !== STREAM_NOT_FOUND && !/stream not found/i.test(String(err));
     }
   }
 

@@ -1,7 +1,14 @@
 export * from './errors.js';
 export { connectNats, inboxPrefixOf, type NatsConnectOptions } from './connection.js';
-export { ensureStreams, streamConfig, streamName, MAX_EVENT_BYTES } from './topology.js';
-export { checkServer, compareVersions, MIN_PRODUCTION_NATS, type ServerCheck } from './server-check.js';
+export { ensureStreams, streamConfig, streamName, MAX_EVENT_BYTES, type StreamOptions } from './topology.js';
+export {
+  checkServer,
+  compareVersions,
+  EXPECTED_SEQUENCE_RACE_FIXED,
+  MIN_PRODUCTION_NATS,
+  versionWarnings,
+  type ServerCheck,
+} from './server-check.js';
 export type { Decider } from './decider.js';
 export { expectEvent, type Enveloped, type EventGuard, type ReadsEvents } from './event-types.js';
 export {
@@ -67,3 +74,16 @@ export {
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server.js';
+export {
+  startNatsCluster,
+  type NatsClusterHandle,
+  type NatsClusterNode,
+  type NatsClusterOptions,
+} from './nats-cluster.js';
+export {
+  checkStreamSequences,
+  describeAnomaly,
+  findSequenceAnomalies,
+  type LoggedMessage,
+  type SequenceAnomaly,
+} from './sequence-check.js';

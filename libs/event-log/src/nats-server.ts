@@ -153,10 +153,8 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   }
 }
 
-class PortTakenError extends Error {}
-
 /** A random password for each `$NATS_<USER>_PASSWORD` the files name: users no one may connect as (see `env`). */
-function unheldPasswords(files: readonly string[]): Record<string, string> {
+export function unheldPasswords(files: readonly string[]): Record<string, string> {
   const passwords: Record<string, string> = {};
   for (const file of files) {
     for (const [, name] of readFileSync(file, 'utf8').matchAll(/\$(NATS_[A-Z0-9_]+_PASSWORD)\b/g)) {
@@ -164,6 +162,22 @@ function unheldPasswords(files: readonly string[]): Record<string, string> {
     }
   }
   return passwords;
+}
+
+/**
+ * Writes `nats-server.conf` into `dir`: `lines`, then an include of each file of `include`, copied beside it and
+ * included by name (nats-server resolves includes relative to the including file). Returns its path.
+ */
+export function writeServerConfig(dir: string, lines: readonly string[], include: readonly string[]): string {
+  const all = [...lines];
+  for (const file of include) {
+    const name = basename(file);
+    copyFileSync(file, join(dir, name));
+    all.push(`include ${JSON.stringify(`./${name}`)}`);
+  }
+  const config = join(dir, 'nats-server.conf');
+  writeFileSync(config, `${all.join('\n')}\n`);
+  return config;
 }
 
 async function startOn(
@@ -180,15 +194,10 @@ async function startOn(
     ...(monitorPort ? [`http: ${JSON.stringify(`127.0.0.1:${monitorPort}`)}`] : []),
     `jetstream { store_dir: ${JSON.stringify(storeDir)} }`,
   ];
-  const config = join(dir, 'nats-server.conf');
+  let config: string;
   let unlock: ReturnType<typeof lockStore> | undefined;
   try {
-    for (const file of opts.include ?? []) {
-      const name = basename(file);
-      copyFileSync(file, join(dir, name));
-      lines.push(`include ${JSON.stringify(`./${name}`)}`);
-    }
-    writeFileSync(config, `${lines.join('\n')}\n`);
+    config = writeServerConfig(dir, lines, opts.include ?? []);
     if (opts.logFile) mkdirSync(dirname(opts.logFile), { recursive: true });
     if (opts.storeDir) unlock = lockStore(opts.storeDir);
   } catch (err) {
@@ -196,12 +205,74 @@ async function startOn(
     throw err;
   }
 
+  const server = spawnNatsServer(binary, config, {
+    env: { ...unheldPasswords(opts.include ?? []), ...opts.env },
+    logFile: opts.logFile,
+  });
+  unlock?.hold(server.pid);
+  let stopping: Promise<void> | undefined;
+  // Safe to call twice, and after the server exited on its own.
+  const stop = () =>
+    (stopping ??= (async () => {
+      await server.terminate();
+      unlock?.release();
+      rmSync(dir, { recursive: true, force: true });
+    })());
+
+  try {
+    await server.answered(port, opts.timeoutMs ?? 15_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    dir,
+    storeDir,
+    monitorUrl: monitorPort ? `http://127.0.0.1:${monitorPort}` : undefined,
+    pid: server.pid,
+    log: server.log,
+    stop,
+  };
+}
+
+/** One running `nats-server` process: what it printed, and how to wait for it or end it. */
+export interface NatsServerProcess {
+  readonly pid: number;
+  /** What the server printed so far (the last 64 KiB). */
+  log(): string;
+  /** True once the process has exited. */
+  exited(): boolean;
+  /**
+   * Resolves once the server greets a client on `port`. A server that exits, or does not answer within `timeoutMs`,
+   * is stopped and the error carries its output ({@link PortTakenError} when its port was taken).
+   */
+  answered(port: number, timeoutMs: number): Promise<void>;
+  /**
+   * Ends the process and resolves once it has exited: SIGTERM, then SIGKILL if it has not exited within 10 s, or
+   * SIGKILL at once (a crash, for the chaos tests). Safe to call after it exited.
+   */
+  terminate(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+}
+
+/** Raised when a server could not listen on a port chosen for it, taken meanwhile by another process. */
+export class PortTakenError extends Error {}
+
+/**
+ * Runs `nats-server -c <config>` with exactly `env` as its environment, appending its output to `logFile` as well. The
+ * server is killed should the starting process exit first.
+ */
+export function spawnNatsServer(
+  binary: string,
+  config: string,
+  opts: { readonly env?: Readonly<Record<string, string>>; readonly logFile?: string | undefined } = {},
+): NatsServerProcess {
   let output = '';
   const child: ChildProcess = spawn(binary, ['-c', config], {
-    env: { ...unheldPasswords(opts.include ?? []), ...opts.env },
+    env: { ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  unlock?.hold(child.pid);
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-LOG_LIMIT);
     if (opts.logFile) appendFileSync(opts.logFile, chunk);
@@ -212,7 +283,7 @@ async function startOn(
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   // 'close', not 'exit': by then everything the server printed has been collected.
-  const exited = new Promise<number | null>((resolve) => {
+  const closed = new Promise<number | null>((resolve) => {
     child.once('close', (code) => resolve(code));
     child.once('error', (err) => {
       output += `${err.message}\n`;
@@ -220,48 +291,41 @@ async function startOn(
     });
   });
   let exitCode: number | null | undefined;
-  void exited.then((code) => (exitCode = code));
+  void closed.then((code) => {
+    exitCode = code;
+    process.off('exit', killOnExit);
+  });
 
-  let stopping: Promise<void> | undefined;
-  // Safe to call twice, and after the server exited on its own (kill is then a no-op).
-  const stop = () =>
-    (stopping ??= (async () => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(timer);
-      process.off('exit', killOnExit);
-      unlock?.release();
-      rmSync(dir, { recursive: true, force: true });
-    })());
-
-  const timeoutMs = opts.timeoutMs ?? 15_000;
-  try {
-    // A server that exits ends the wait at once (and is reported below) instead of being polled until the timeout.
-    const deadline = Date.now() + timeoutMs;
-    while (exitCode === undefined && !(await answers(port))) {
-      if (Date.now() > deadline)
-        throw new Error(`nats-server did not answer on 127.0.0.1:${port} within ${timeoutMs} ms.`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    if (exitCode !== undefined) {
-      throw new Error(`nats-server exited (code ${exitCode}) before it answered on 127.0.0.1:${port}.`);
-    }
-  } catch (err) {
-    await stop();
-    const log = output.trim();
-    if (/address already in use/i.test(log)) throw new PortTakenError(log);
-    throw new Error(`${(err as Error).message}\nIts output:\n${log || '(none)'}`, { cause: err });
-  }
+  const terminate = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.kill(signal);
+    await closed;
+    clearTimeout(timer);
+  };
   return {
-    url: `nats://127.0.0.1:${port}`,
-    port,
-    dir,
-    storeDir,
-    monitorUrl: monitorPort ? `http://127.0.0.1:${monitorPort}` : undefined,
-    pid: child.pid!,
+    pid: child.pid ?? -1,
     log: () => output,
-    stop,
+    exited: () => exitCode !== undefined,
+    terminate,
+    async answered(port, timeoutMs) {
+      try {
+        // A server that exits ends the wait at once (and is reported below) instead of being polled until the timeout.
+        const deadline = Date.now() + timeoutMs;
+        while (exitCode === undefined && !(await answers(port))) {
+          if (Date.now() > deadline)
+            throw new Error(`nats-server did not answer on 127.0.0.1:${port} within ${timeoutMs} ms.`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        if (exitCode !== undefined) {
+          throw new Error(`nats-server exited (code ${exitCode}) before it answered on 127.0.0.1:${port}.`);
+        }
+      } catch (err) {
+        await terminate();
+        const log = output.trim();
+        if (/address already in use/i.test(log)) throw new PortTakenError(log);
+        throw new Error(`${(err as Error).message}\nIts output:\n${log || '(none)'}`, { cause: err });
+      }
+    },
   };
 }
 
@@ -315,7 +379,7 @@ function holds(pid: number): boolean {
  * A TCP port that was free on 127.0.0.1 a moment ago (the OS picks it). nats-server cannot listen on port 0 and
  * report the port, so one is chosen here and a start that finds it taken is retried on another.
  */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

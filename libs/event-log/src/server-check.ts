@@ -7,6 +7,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 
 /** The oldest server version Ormuz supports in production. */
 export const MIN_PRODUCTION_NATS = [2, 11, 0] as const;
+/** The first server version without the expected-sequence race at replicas 3. */
+export const EXPECTED_SEQUENCE_RACE_FIXED = [2, 9, 21] as const;
 
 export interface ServerCheck {
   readonly version: string;
@@ -30,18 +32,31 @@ export function compareVersions(a: readonly number[], b: readonly number[]): num
 }
 
 /**
+ * What is wrong with running production on server `version`: before {@link MIN_PRODUCTION_NATS} it lacks what the log
+ * needs, and before {@link EXPECTED_SEQUENCE_RACE_FIXED} a stream at replicas 3 can accept two appends made on one
+ * expected sequence around a leader change (both writers are told they won; `checkStreamSequences` finds it).
+ */
+export function versionWarnings(version: string): string[] {
+  const parsed = parseVersion(version);
+  if (compareVersions(parsed, MIN_PRODUCTION_NATS) >= 0) return [];
+  const race =
+    compareVersions(parsed, EXPECTED_SEQUENCE_RACE_FIXED) < 0
+      ? `; on a cluster with streams at replicas 3 it can also accept two appends on one expected sequence around a ` +
+        `leader change (fixed in ${EXPECTED_SEQUENCE_RACE_FIXED.join('.')})`
+      : '';
+  return [
+    `NATS server ${version} is older than ${MIN_PRODUCTION_NATS.join('.')}: fine for development, not for production ` +
+      `(it lacks multi-filter consumers, per-message TTL, atomic batches and sync_interval${race}; use 2.12).`,
+  ];
+}
+
+/**
  * Checks the connected server. `monitorUrl` (the server's HTTP monitoring port, e.g. `http://127.0.0.1:8222`) lets
  * the check read whether JetStream syncs every write; without it the warning says the setting cannot be confirmed.
  */
 export async function checkServer(nc: NatsConnection, monitorUrl?: string): Promise<ServerCheck> {
   const version = nc.info?.version ?? 'unknown';
-  const warnings: string[] = [];
-  if (compareVersions(parseVersion(version), MIN_PRODUCTION_NATS) < 0) {
-    warnings.push(
-      `NATS server ${version} is older than ${MIN_PRODUCTION_NATS.join('.')}: fine for development, not for production ` +
-        '(it lacks multi-filter consumers, per-message TTL, atomic batches and sync_interval; use 2.12).',
-    );
-  }
+  const warnings = versionWarnings(version);
   if (!monitorUrl) {
     warnings.push(
       'Cannot confirm that JetStream syncs every write (set NATS_MONITOR_URL to check); production needs ' +

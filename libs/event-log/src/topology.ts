@@ -16,11 +16,31 @@ export function streamName(namespace: string, context: ContextName): string {
   return `${namespace.toUpperCase()}_${context.toUpperCase()}`;
 }
 
+/** The stream that holds `subject` (`<namespace>.<context>.…`), by the rule of {@link streamName}. */
+export function streamOfSubject(subject: string): string {
+  const [namespace = '', context = ''] = subject.split('.');
+  return streamName(namespace, context as ContextName);
+}
+
 /** Maximum size of one stored event, in bytes. Arguments are bounded well below this. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
+/** How the streams are kept: on how many servers each one is replicated. */
+export interface StreamOptions {
+  /**
+   * Servers holding a copy of each stream (JetStream `num_replicas`): 1 on a single server, 3 on a three-node cluster,
+   * so that the loss of one server loses no acknowledged event and stops no append. Default 1. Services read it from
+   * `ORMUZ_STREAM_REPLICAS` (libs/service-kit `BaseConfig.streamReplicas`).
+   */
+  readonly replicas?: number;
+}
+
 /** The configuration Ormuz wants for a context stream. */
-export function streamConfig(namespace: string, context: ContextName): Partial<StreamConfig> & { name: string } {
+export function streamConfig(
+  namespace: string,
+  context: ContextName,
+  opts: StreamOptions = {},
+): Partial<StreamConfig> & { name: string } {
   return {
     name: streamName(namespace, context),
     subjects: [contextFilter(namespace, context)],
@@ -34,22 +54,32 @@ export function streamConfig(namespace: string, context: ContextName): Partial<S
     max_msg_size: MAX_EVENT_BYTES,
     // msgID de-duplication window, in nanoseconds: long enough to cover a client's retry after a reconnect.
     duplicate_window: 2 * 60 * 1_000_000_000,
-    num_replicas: 1,
+    num_replicas: opts.replicas ?? 1,
   };
 }
 
-/** Creates the streams if missing and brings their subjects up to date otherwise. Safe to call from every service. */
+/**
+ * Creates the streams if missing and brings their subjects up to date otherwise. Safe to call from every service.
+ *
+ * A stream with fewer replicas than asked for is raised to them (a single-server deployment moved to a cluster); one
+ * with more is left as it is: a service started without the setting must not take copies away from the others', so
+ * lowering the replicas is an operator's decision (`nats stream edit --replicas`).
+ */
 export async function ensureStreams(
   jsm: JetStreamManager,
   namespace: string,
   contexts: readonly ContextName[],
+  opts: StreamOptions = {},
 ): Promise<void> {
   for (const context of contexts) {
-    const config = streamConfig(namespace, context);
+    const config = streamConfig(namespace, context, opts);
     try {
       const info = await jsm.streams.info(config.name);
-      const same = JSON.stringify(info.config.subjects) === JSON.stringify(config.subjects);
-      if (!same) await jsm.streams.update(config.name, { subjects: config.subjects });
+      const sameSubjects = JSON.stringify(info.config.subjects) === JSON.stringify(config.subjects);
+      const replicas = Math.max(info.config.num_replicas, config.num_replicas ?? 1);
+      if (!sameSubjects || replicas !== info.config.num_replicas) {
+        await jsm.streams.update(config.name, { subjects: config.subjects, num_replicas: replicas });
+      }
     } catch (err) {
       if (!isNotFound(err)) throw err;
       try {

@@ -7,4 +7,4 @@ export {
   type DatabaseOptions,
 } from './database.js';
 export { claimNamespace, NamespaceMismatchError, PLATFORM_SCHEMA, type NamespaceClaim } from './namespace.js';
-export { LeaderLease, type LeaderLeaseOptions } from './leader-lease.js';
+export { LeaderLease, leaseHolder, type LeaderLeaseOptions } from './leader-lease.js';

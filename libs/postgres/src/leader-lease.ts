@@ -19,6 +19,29 @@ export interface LeaderLeaseOptions {
   readonly onError?: (err: unknown) => void;
 }
 
+/** The word after the process id in a lease session's `application_name`. */
+const LEASE_APPLICATION = 'ormuz-lease';
+
+/** Who holds lease `name`: the holder's process id and host as its session reports them, or undefined when free. */
+export async function leaseHolder(
+  db: { query: pg.ClientBase['query'] } | pg.Pool,
+  name: string,
+): Promise<{ pid: number; clientAddress: string | null } | undefined> {
+  // pg_try_advisory_lock(bigint) keys the lock by the key's high and low 32 bits (classid, objid), objsubid 1.
+  const { rows } = await (db as pg.Pool).query<{ application_name: string; client_addr: string | null }>(
+    `select a.application_name, a.client_addr::text as client_addr
+       from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+        and l.database = (select oid from pg_database where datname = current_database())
+        and l.objid = (hashtext($1)::bigint & 4294967295)::oid
+        and l.classid = ((hashtext($1)::bigint >> 32) & 4294967295)::oid`,
+    [name],
+  );
+  const row = rows[0];
+  const pid = Number(row?.application_name.split(' ')[0]);
+  return row && Number.isSafeInteger(pid) ? { pid, clientAddress: row.client_addr } : undefined;
+}
+
 export class LeaderLease {
   private client: pg.Client | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -71,14 +94,35 @@ export class LeaderLease {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: 3000 });
+    const client = new pg.Client({
+      connectionString: this.opts.url,
+      connectionTimeoutMillis: 3000,
+      keepAlive: true,
+      // Who holds a lease shows in pg_stat_activity, and leaseHolder reads it: the process id first (the name is cut
+      // to 63 bytes).
+      application_name: `${process.pid} ${LEASE_APPLICATION} ${this.opts.name}`,
+    });
     // A dead session has released the lock: whatever this replica still does as leader must stop.
     client.on('error', (err) => {
       this.opts.onError?.(err);
       void this.lose();
     });
     client.on('end', () => void this.lose());
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    // A process that dies closes its socket and Postgres releases the lock at once; a host that vanishes sends nothing.
+    // Keepalives on the server's side of this session end it (and release the lock) within about 11 s instead of the
+    // system's default of hours.
+    await client
+      .query('set tcp_keepalives_idle = 5; set tcp_keepalives_interval = 2; set tcp_keepalives_count = 3')
+      .catch(async (err: unknown) => {
+        await client.end().catch(() => undefined);
+        throw err;
+      });
     return client;
   }
 

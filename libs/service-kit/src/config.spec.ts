@@ -55,3 +55,12 @@ describe('loadBaseConfig: the probes listener', () => {
     );
   });
 });
+
+describe('loadBaseConfig: stream replicas', () => {
+  it('keeps one copy of each stream unless ORMUZ_STREAM_REPLICAS asks for more, and refuses what no cluster has', () => {
+    expect(loadBaseConfig({}).streamReplicas).toBe(1);
+    expect(loadBaseConfig({ ORMUZ_STREAM_REPLICAS: '3' }).streamReplicas).toBe(3);
+    expect(() => loadBaseConfig({ ORMUZ_STREAM_REPLICAS: '0' })).toThrow(/ORMUZ_STREAM_REPLICAS=0/);
+    expect(() => loadBaseConfig({ ORMUZ_STREAM_REPLICAS: '6' })).toThrow(/ORMUZ_STREAM_REPLICAS=6/);
+  });
+});

@@ -20,6 +20,12 @@ export interface BaseConfig {
   /** The NATS user's password. Env `NATS_PASSWORD`; required with `NATS_USER`. Never logged. */
   readonly natsPassword: string | undefined;
   /**
+   * Copies of each stream the service declares (JetStream replicas). Env `ORMUZ_STREAM_REPLICAS`, 1 to 5, default 1:
+   * 3 on a three-node NATS cluster, where one server may be lost without losing an acknowledged event
+   * (libs/event-log `ensureStreams`).
+   */
+  readonly streamReplicas: number;
+  /**
    * Postgres connection string. Env `DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/<namespace>`: each
    * namespace has a database of its own, which refuses every other namespace (decision 0009).
    */
@@ -105,6 +111,7 @@ export function loadBaseConfig(env: Env): BaseConfig {
     natsMonitorUrl: env.NATS_MONITOR_URL || undefined,
     natsUser,
     natsPassword,
+    streamReplicas: intFrom(env, 'ORMUZ_STREAM_REPLICAS', 1, 1, 5),
     databaseUrl: env.DATABASE_URL || defaultDatabaseUrl(namespace),
     createDatabase: !env.DATABASE_URL,
     namespace,

@@ -126,7 +126,7 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     throw err;
   }
   // Streams only once the database is known to be this namespace's: a refused start leaves nothing behind.
-  await ensureStreams(jsm, opts.config.namespace, opts.streams);
+  await ensureStreams(jsm, opts.config.namespace, opts.streams, { replicas: opts.config.streamReplicas });
   for (const { schema, migrations } of migratedSchemas(opts)) {
     const applied = await migrateSchema(db, schema, migrations);
     if (applied.length > 0) logger.info({ applied, schema }, 'migrations applied');

@@ -2,8 +2,8 @@
  * The consumers of the log a service process runs (its projections and reactors), and the two NATS commands that let
  * an operator see them, retry what they parked and rebuild a read model beside the live one:
  * `<ns>.<service>.consumers.status`, `…consumers.retry` and `…consumers.rebuild` (`ormuz projections status | retry |
- * rebuild`). A replica that runs none (a device-bridge follower) stays silent, so the one
- * that runs them answers.
+ * rebuild`). A replica that runs none (a standby, LeadingConsumers, or a device-bridge follower) stays silent, so the
+ * one that runs them answers.
  */
 import { authorize, type Authenticator } from '@ormuz/auth';
 import { callerOf } from './caller.js';

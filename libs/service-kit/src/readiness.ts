@@ -6,7 +6,8 @@
  * - `streams`: every stream the service writes or reads exists;
  * - `postgres`: the database answers a query;
  * - `consumers`: every projection and reactor the process runs is running, and none has more than `maxLag` messages
- *   after its checkpoint. A process that runs none (a bridge follower, policy's commands role) passes.
+ *   after its checkpoint. A process that runs none (a standby that does not hold its service's lease, decision 0033;
+ *   policy's commands role) passes: it serves commands.
  *
  * Parked messages do not make a process unready: every replica would be taken out for one bad event, and the
  * operator's fix (`ormuz projections retry`) needs the service up.

@@ -6,7 +6,11 @@ export {
   DEBIAN_NATS_SERVER,
   findNatsServer,
   natsServerBinary,
+  startNatsCluster,
   startNatsServer,
+  type NatsClusterHandle,
+  type NatsClusterNode,
+  type NatsClusterOptions,
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server.js';

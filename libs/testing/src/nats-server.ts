@@ -7,7 +7,11 @@ export {
   DEBIAN_NATS_SERVER,
   findNatsServer,
   natsServerBinary,
+  startNatsCluster,
   startNatsServer,
+  type NatsClusterHandle,
+  type NatsClusterNode,
+  type NatsClusterOptions,
   type NatsServerHandle,
   type NatsServerOptions,
 } from '@ormuz/event-log';

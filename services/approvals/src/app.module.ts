@@ -1,7 +1,14 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
-import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, InfrastructureModule, LeadingConsumers, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { DecideApprovalHandler } from './commands/decide-approval.handler.js';
 import { ExpireApprovalsSweeper } from './commands/expire-approvals.sweeper.js';
 import { ApiModule } from './api/api.module.js';
@@ -26,30 +33,13 @@ import { webhookDeliveriesReaction } from './reactors/webhook-deliveries.reactio
 import { ApprovalsRpcController } from './transport/approvals.rpc.controller.js';
 import { WebhooksRpcController } from './transport/webhooks.rpc.controller.js';
 
-/** Keeps the inbox read model running with the app. */
+/**
+ * Runs the inbox read model and the webhook reaction (events to deliveries) in the replica that holds approvals'
+ * lease (LeadingConsumers); every replica serves the commands, and the deliverer of each sends what is recorded.
+ */
 @Injectable()
-export class InboxProjectionRunner implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly runner: ProjectionRunner;
-  constructor(@Inject(INFRA) infra: Infrastructure) {
-    const notices = new InboxNotices(infra.nc, infra.config.namespace);
-    const projection = inboxProjection(infra.config.namespace, (tenant, approvalId) =>
-      notices.publish(tenant, approvalId),
-    );
-    this.runner = new ProjectionRunner(infra.js, infra.jsm, infra.db, projection, { logger: infra.logger });
-    infra.consumers.add(this.runner);
-  }
-  onApplicationBootstrap() {
-    return this.runner.start();
-  }
-  onApplicationShutdown() {
-    return this.runner.stop();
-  }
-}
-
-/** Keeps the webhook reaction (events to deliveries) running with the app; the deliverer sends what it records. */
-@Injectable()
-export class WebhookReactionRunner implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly runner: ReactionRunner;
+export class ApprovalsConsumers implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly leading: LeadingConsumers;
   constructor(
     @Inject(INFRA) infra: Infrastructure,
     calls: ToolCalls,
@@ -57,20 +47,25 @@ export class WebhookReactionRunner implements OnApplicationBootstrap, OnApplicat
     deliveries: WebhookDeliveriesRepository,
     deliverer: WebhookDeliverer,
   ) {
-    const reaction = webhookDeliveriesReaction(infra.config.namespace, {
+    const ns = infra.config.namespace;
+    const notices = new InboxNotices(infra.nc, ns);
+    const inbox = inboxProjection(ns, (tenant, approvalId) => notices.publish(tenant, approvalId));
+    const webhooks = webhookDeliveriesReaction(ns, {
       endpoints,
       deliveries,
       calls,
       onEnqueued: () => deliverer.wake(),
     });
-    this.runner = new ReactionRunner(infra.js, infra.jsm, infra.db, reaction, { logger: infra.logger });
-    infra.consumers.add(this.runner);
+    this.leading = new LeadingConsumers(infra, 'approvals', [
+      new ProjectionRunner(infra.js, infra.jsm, infra.db, inbox, { logger: infra.logger }),
+      new ReactionRunner(infra.js, infra.jsm, infra.db, webhooks, { logger: infra.logger }),
+    ]);
   }
   onApplicationBootstrap() {
-    return this.runner.start();
+    return this.leading.start();
   }
   onApplicationShutdown() {
-    return this.runner.stop();
+    return this.leading.stop();
   }
 }
 
@@ -98,7 +93,6 @@ export class ApprovalsModule {
         DecideApprovalHandler,
         ListApprovalsHandler,
         ExpireApprovalsSweeper,
-        InboxProjectionRunner,
         WebhookEndpointsRepository,
         WebhookDeliveriesRepository,
         SetWebhookHandler,
@@ -109,7 +103,7 @@ export class ApprovalsModule {
         WebhookSecretBox,
         WebhookSender,
         WebhookDeliverer,
-        WebhookReactionRunner,
+        ApprovalsConsumers,
       ],
     };
   }

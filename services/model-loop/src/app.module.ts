@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
-import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, InfrastructureModule, LeadingConsumers, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { AdvanceConversationHandler } from './commands/advance-conversation.handler.js';
 import { RecordCallOutcomeHandler } from './commands/record-call-outcome.handler.js';
 import { RunCoreToolHandler } from './commands/run-core-tool.handler.js';
@@ -32,41 +32,38 @@ import { PolicyClient } from './transport/policy.client.js';
 import { ModelLoopController } from './transport/model-loop.controller.js';
 import { ModelLoopMetrics } from './metrics.js';
 
-/** Starts the read model and the loop's three reactors with the app, and stops them (reactors first) with it. */
+/**
+ * Runs the read model and the loop's three reactors in the replica that holds model-loop's lease (LeadingConsumers),
+ * and stops them (reactors first) with it; every replica serves the commands.
+ */
 @Injectable()
 class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly projection: ProjectionRunner;
-  private readonly reactors: ReactionRunner[];
+  private readonly leading: LeadingConsumers;
 
   constructor(@Inject(INFRA) infra: Infrastructure, commands: CommandBus) {
     const ns = infra.config.namespace;
     const opts = { logger: infra.logger };
-    this.projection = new ProjectionRunner(infra.js, infra.jsm, infra.db, conversationViewProjection(ns), {
-      logger: infra.logger,
-    });
-    this.reactors = [
+    this.leading = new LeadingConsumers(infra, 'model-loop', [
+      new ProjectionRunner(infra.js, infra.jsm, infra.db, conversationViewProjection(ns), opts),
       new ReactionRunner(infra.js, infra.jsm, infra.db, callOutcomesReaction(ns, commands), opts),
       new ReactionRunner(infra.js, infra.jsm, infra.db, conversationDriverReaction(ns, commands), opts),
       new ReactionRunner(infra.js, infra.jsm, infra.db, coreToolsReaction(ns, commands), opts),
-    ];
-    for (const c of [this.projection, ...this.reactors]) infra.consumers.add(c);
+    ]);
   }
 
-  async onApplicationBootstrap() {
-    await this.projection.start();
-    for (const r of this.reactors) await r.start();
+  onApplicationBootstrap() {
+    return this.leading.start();
   }
 
-  async onApplicationShutdown() {
-    for (const r of this.reactors) await r.stop();
-    await this.projection.stop();
+  onApplicationShutdown() {
+    return this.leading.stop();
   }
 }
 
 export interface ModelLoopModuleOptions {
   /**
    * Model providers to serve; default: the scripted provider with its scripts (`scripted:demo`, `scripted:directory`,
-   * `scripted:adversary`) and the HTTP providers of `config.models` (keys read from the process environment).
+   * `scripted:adversary`, `scripted:observer`) and the HTTP providers of `config.models` (keys read from the process environment).
    */
   readonly modelProviders?: readonly ModelProvider[];
   /** Where the HTTP providers read API keys at each call; default the process environment. */

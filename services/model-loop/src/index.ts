@@ -17,6 +17,7 @@ export {
   ScriptedProvider,
   demoScript,
   directoryScript,
+  observerScript,
   DEMO_MESSAGE,
   DIRECTORY_QUERY,
   SCRIPTS,

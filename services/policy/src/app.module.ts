@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
-import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, InfrastructureModule, LeadingConsumers, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { IssueApiKeyHandler } from './commands/issue-api-key.handler.js';
 import { RevokeApiKeysHandler } from './commands/revoke-api-keys.handler.js';
 import { RotateApiKeyHandler } from './commands/rotate-api-key.handler.js';
@@ -35,26 +35,22 @@ import { IdentifyCallsHandler } from './queries/identify-calls.handler.js';
 import { PolicyController } from './transport/policy.controller.js';
 import { PolicyMetrics } from './metrics.js';
 
-/** Starts policy's projections with the app and stops them with it. */
+/** Runs policy's projections in the read-models replica that holds their lease (LeadingConsumers). */
 @Injectable()
 class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly runners: ProjectionRunner[];
+  private readonly leading: LeadingConsumers;
   constructor(@Inject(INFRA) infra: Infrastructure) {
-    this.runners = [
-      new ProjectionRunner(infra.js, infra.jsm, infra.db, callStatusProjection(infra.config.namespace), {
-        logger: infra.logger,
-      }),
-      new ProjectionRunner(infra.js, infra.jsm, infra.db, deviceScreensProjection(infra.config.namespace), {
-        logger: infra.logger,
-      }),
-    ];
-    for (const r of this.runners) infra.consumers.add(r);
+    const ns = infra.config.namespace;
+    this.leading = new LeadingConsumers(infra, 'policy.read-models', [
+      new ProjectionRunner(infra.js, infra.jsm, infra.db, callStatusProjection(ns), { logger: infra.logger }),
+      new ProjectionRunner(infra.js, infra.jsm, infra.db, deviceScreensProjection(ns), { logger: infra.logger }),
+    ]);
   }
-  async onApplicationBootstrap() {
-    for (const r of this.runners) await r.start();
+  onApplicationBootstrap() {
+    return this.leading.start();
   }
-  async onApplicationShutdown() {
-    for (const r of this.runners) await r.stop();
+  onApplicationShutdown() {
+    return this.leading.stop();
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The whole platform for an end-to-end test: the five services as processes (as `ormuz demo` starts them) on a fresh
- * database and a random namespace, simulated phones connected to the bridge, and the means to kill -9 a service and
+ * The whole platform for an end-to-end test: the six services as processes (as `ormuz demo` starts them; with
+ * `ORMUZ_E2E_REPLICAS=2`, two of each, support/replicas.ts) on a fresh database and a random namespace, simulated phones connected to the bridge, and the means to kill -9 a service and
  * start it again, or to run the built CLI against it. `close()` removes everything it made.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,16 +31,9 @@ import {
   adminFor,
   testToken,
 } from '@ormuz/testing';
-import {
-  SERVICES,
-  spawnService,
-  stopAll,
-  tailLog,
-  waitHealthy,
-  type ServiceName,
-  type ServiceProcess,
-} from '../../../tools/cli/src/services.js';
+import { SERVICES, stopAll, tailLog, type ServiceName, type ServiceProcess } from '../../../tools/cli/src/services.js';
 import { exitWithin, killAll, ROOT, spawnTracked } from './processes.js';
+import { spawnReplicas, waitEveryReplica } from './replicas.js';
 
 export interface CliRun {
   readonly code: number | null;
@@ -66,9 +59,9 @@ export interface Platform {
    * model, so a decision sent the moment a call is staged may find nothing yet.
    */
   decide(decision: 'approve' | 'deny', approvalId: string): Promise<ApprovalViewV1>;
-  /** Kills the service with SIGKILL and waits for it to be gone. */
+  /** Kills the service (every replica of it) with SIGKILL and waits for it to be gone. */
   kill9(service: ServiceName): Promise<void>;
-  /** Starts the service again and waits until it answers. */
+  /** Starts the service (its replicas) again and waits until each answers. */
   start(service: ServiceName): Promise<void>;
   /** Runs `ormuz --json …` against this platform, as a platform administrator, bounded to 20 s. */
   ormuz(...args: string[]): Promise<CliRun>;
@@ -107,16 +100,16 @@ export async function startPlatform(
     LOG_LEVEL: 'info',
     ...opts.env,
   };
-  const running = new Map<ServiceName, ServiceProcess>();
+  const running = new Map<ServiceName, ServiceProcess[]>();
   const phones: SimulatedDeviceHandle[] = [];
 
   const start = async (service: ServiceName) => {
-    const proc = spawnService(service, env, logDir);
-    running.set(service, proc);
+    const procs = spawnReplicas(service, env, logDir);
+    running.set(service, procs);
     try {
-      await waitHealthy(nc, namespace, [proc], 40_000);
+      await waitEveryReplica(nc, namespace, procs, 40_000);
     } catch (err) {
-      throw new Error(`${(err as Error).message}\n${tailLog(proc, 30)}`);
+      throw new Error(`${(err as Error).message}\n${procs.map((p) => tailLog(p, 30)).join('\n')}`);
     }
   };
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>, timeoutMs = 5_000) =>
@@ -143,9 +136,9 @@ export async function startPlatform(
       return call(`approvals.${decision}`, { tenant, approval_id: approvalId });
     },
     async kill9(service) {
-      const proc = running.get(service)!;
-      proc.child.kill('SIGKILL');
-      await waitFor(() => proc.exited, { timeoutMs: 10_000, message: `${service} to die` });
+      const procs = running.get(service)!;
+      for (const proc of procs) proc.child.kill('SIGKILL');
+      await waitFor(() => procs.every((p) => p.exited), { timeoutMs: 10_000, message: `${service} to die` });
     },
     ormuz(...args) {
       return platform.ormuzWith({}, ...args);
@@ -169,8 +162,9 @@ export async function startPlatform(
     },
     async close() {
       await Promise.all(phones.map((p) => p.close().catch(() => undefined)));
-      await stopAll([...running.values()], 5_000);
-      for (const p of running.values()) if (!p.exited) p.child.kill('SIGKILL');
+      const procs = [...running.values()].flat();
+      await stopAll(procs, 5_000);
+      for (const p of procs) if (!p.exited) p.child.kill('SIGKILL');
       await killAll();
       for (const context of Object.keys(CONTEXTS) as ContextName[]) {
         await jsm.streams.delete(streamName(namespace, context)).catch(() => undefined);
@@ -185,7 +179,7 @@ export async function startPlatform(
 
   try {
     for (const s of SERVICES) await start(s);
-    const health = await waitHealthy(nc, namespace, [...running.values()]);
+    const health = await waitEveryReplica(nc, namespace, [...running.values()].flat());
     const devicesUrl = health['device-bridge']?.endpoints.devices ?? `ws://127.0.0.1:${env.DEVICE_BRIDGE_PORT}`;
     for (const d of devices) {
       phones.push(

@@ -54,6 +54,14 @@ export abstract class ConsumerRunner implements LogSink {
     return this.consumer.position;
   }
 
+  /**
+   * The checkpoint: this runner's while it runs, else the one saved in Postgres (where another replica's runner of the
+   * same consumer stands).
+   */
+  async checkpoint(): Promise<number> {
+    return this.consumer.isRunning ? this.consumer.position : this.consumer.bookkeeping.checkpoint();
+  }
+
   start(): Promise<void> {
     return this.consumer.start();
   }

@@ -143,15 +143,20 @@ export class ProjectionRunner extends ConsumerRunner {
   /**
    * Empties the read model and its checkpoint and starts again from sequence 1. The rebuilt table equals the live one
    * because the same `apply` runs over the same events in the same order.
+   *
+   * A runner that is not running (a standby replica's, decision 0033) only empties both and deletes the server
+   * consumer, after the reset: the process that runs the projection loses its subscription, restarts from the emptied
+   * checkpoint and rebuilds (a batch it was committing meanwhile fails its checkpoint move and restarts the same way).
    */
   async rebuild(): Promise<void> {
+    const running = this.consumer.isRunning;
     await this.stop();
-    await this.consumer.deleteServerConsumer();
     await this.db.transaction().execute(async (trx) => {
       await this.projection.reset(trx);
       await this.consumer.bookkeeping.reset(trx);
     });
-    await this.start();
+    await this.consumer.deleteServerConsumer();
+    if (running) await this.start();
   }
 
   /** Stops and deletes its server consumer: a copy ({@link copyInto}) that has done its work leaves nothing behind. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CONTEXTS, type ContextName } from '@ormuz/contracts';
 import { ProjectionRunner, type Projection } from '@ormuz/event-log';
-import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, LeadingConsumers, type Infrastructure } from '@ormuz/service-kit';
 import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
 import { RebuildInProgressError } from '../domain/errors.js';
 import { callRecordsProjection } from './call-records.projection.js';
@@ -18,8 +18,9 @@ export interface AuditProjection {
 }
 
 /**
- * Runs audit's projections with the app: the archive of each context's stream and the call records. Each has its own
- * durable consumer and checkpoint, so a message one of them parks does not hold back the others.
+ * Runs audit's projections: the archive of each context's stream and the call records. Each has its own durable
+ * consumer and checkpoint, so a message one of them parks does not hold back the others. They run in the replica that
+ * holds audit's lease (LeadingConsumers); every replica answers the queries, reading checkpoints from Postgres.
  */
 @Injectable()
 export class AuditProjections implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -27,6 +28,7 @@ export class AuditProjections implements OnApplicationBootstrap, OnApplicationSh
   private readonly rebuilds = new Map<string, Promise<void>>();
   /** Stream sequence each rebuilt projection must reach before its table is whole again. */
   private readonly targets = new Map<string, number>();
+  private readonly leading: LeadingConsumers;
 
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
@@ -44,17 +46,21 @@ export class AuditProjections implements OnApplicationBootstrap, OnApplicationSh
         pullExpiresMs: config.pullExpiresMs,
       });
       this.byName.set(name, { name, projection, runner });
-      infra.consumers.add(runner);
     }
+    this.leading = new LeadingConsumers(
+      infra,
+      'audit',
+      this.list().map((p) => p.runner),
+    );
   }
 
-  async onApplicationBootstrap() {
-    for (const p of this.byName.values()) await p.runner.start();
+  onApplicationBootstrap() {
+    return this.leading.start();
   }
 
   async onApplicationShutdown() {
     await Promise.allSettled(this.rebuilds.values());
-    for (const p of this.byName.values()) await p.runner.stop();
+    await this.leading.stop();
   }
 
   list(): AuditProjection[] {
@@ -68,14 +74,18 @@ export class AuditProjections implements OnApplicationBootstrap, OnApplicationSh
     return p;
   }
 
-  /** True from the start of a rebuild until the projection has applied everything that was in its stream then. */
-  isRebuilding(name: string): boolean {
-    return this.rebuilds.has(name) || (this.targets.get(name) ?? 0) > this.get(name).runner.position;
+  /**
+   * True from the start of a rebuild until the projection has applied everything that was in its stream then, as far
+   * as this replica knows (it started the rebuild); `checkpoint` is where the projection stands.
+   */
+  isRebuilding(name: string, checkpoint: number): boolean {
+    return this.rebuilds.has(name) || (this.targets.get(name) ?? 0) > checkpoint;
   }
 
   /**
-   * Empties one projection and restarts it from sequence 1 (ProjectionRunner.rebuild). Resolves once it is running
-   * again, with the stream's last sequence at that moment: the rebuild has caught up when the checkpoint reaches it.
+   * Empties one projection and restarts it from sequence 1 (ProjectionRunner.rebuild; on a standby, the leader's
+   * runner restarts from the emptied checkpoint). Resolves with the stream's last sequence at that moment: the rebuild
+   * has caught up when the checkpoint reaches it.
    */
   async rebuild(name: string): Promise<{ stream: string; targetSeq: number }> {
     const { projection, runner } = this.get(name);

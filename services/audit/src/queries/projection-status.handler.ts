@@ -16,14 +16,18 @@ export class ProjectionStatusHandler implements IQueryHandler<ProjectionStatusQu
   async execute(): Promise<AuditProjectionsReplyV1> {
     const parked = await this.repo.parkedCounts();
     const projections = await Promise.all(
-      this.projections.list().map(async ({ name, projection, runner }) => ({
-        projection: name,
-        stream: projection.stream,
-        checkpoint: runner.position,
-        stream_last_seq: await this.projections.lastSeq(projection.stream),
-        parked: parked.get(projection.name) ?? 0,
-        rebuilding: this.projections.isRebuilding(name),
-      })),
+      this.projections.list().map(async ({ name, projection, runner }) => {
+        // Where the projection stands, from whichever replica runs it (this one, or the leader, via Postgres).
+        const checkpoint = await runner.checkpoint();
+        return {
+          projection: name,
+          stream: projection.stream,
+          checkpoint,
+          stream_last_seq: await this.projections.lastSeq(projection.stream),
+          parked: parked.get(projection.name) ?? 0,
+          rebuilding: this.projections.isRebuilding(name, checkpoint),
+        };
+      }),
     );
     return { projections };
   }

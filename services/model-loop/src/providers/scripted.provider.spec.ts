@@ -83,7 +83,12 @@ describe('ScriptedProvider', () => {
     expect(provider.supports('scripted:demo')).toBe(true);
     expect(provider.supports('scripted:nope')).toBe(false);
     expect(provider.supports('openai:gpt-4o')).toBe(false);
-    expect(provider.examples).toEqual(['scripted:demo', 'scripted:directory', 'scripted:adversary']);
+    expect(provider.examples).toEqual([
+      'scripted:demo',
+      'scripted:directory',
+      'scripted:adversary',
+      'scripted:observer',
+    ]);
   });
 
   it('declares each script’s model profile and keeps the requests it received', async () => {
@@ -205,5 +210,24 @@ describe('scripted:adversary', () => {
     };
     const no = result(SEND, { status: 'denied', reason: 'No' });
     expect(adversaryScript([task, look, read, obeyed, no]).tool_calls).toContainEqual(wifi);
+  });
+});
+
+describe('scripted:observer', () => {
+  it('looks at the screen once per turn, as many times as the task says, then reports', async () => {
+    const observe = (...messages: ConversationMessageV1[]) => provider.complete(turn('scripted:observer', messages));
+    const twice: ConversationMessageV1 = { role: 'user', content: 'Look at the screen 2 times.' };
+    const look = (callId: string): ConversationMessageV1 => ({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ index: 0, name: 'device.screen_observe', arguments: {}, call_id: callId }],
+    });
+    const seen = (callId: string) => result(callId, { status: 'succeeded', result: {} });
+    expect((await observe(twice)).tool_calls).toEqual([{ name: 'device.screen_observe', arguments: {} }]);
+    expect((await observe(twice, look(OBSERVE))).tool_calls).toEqual([]);
+    expect((await observe(twice, look(OBSERVE), seen(OBSERVE))).tool_calls).toHaveLength(1);
+    const done = await observe(twice, look(OBSERVE), seen(OBSERVE), look(SEND), seen(SEND));
+    expect(done).toMatchObject({ tool_calls: [], content: 'I looked at the screen 2 times; 2 succeeded.' });
+    expect((await observe(task)).tool_calls).toHaveLength(1);
   });
 });

@@ -351,11 +351,40 @@ function stringsOf(value: unknown): string[] {
   return [];
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The observer script: one low-risk device call per turn, for benchmarks
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Most looks the observer takes in one conversation (the default step bound allows 12 turns, one to answer). */
+export const OBSERVER_MAX_LOOKS = 11;
+
+/**
+ * A model that looks at the phone's screen (`device.screen_observe`, low risk) once per turn, one call at a time, as
+ * many times as the first number of the user's task says (1 by default, at most {@link OBSERVER_MAX_LOOKS}), then
+ * says how many looks succeeded. `bench:e2e` drives governed calls with it.
+ */
+export function observerScript(messages: readonly ConversationMessageV1[]): Omit<ModelReply, 'usage'> {
+  const task = messages.find((m) => m.role === 'user')?.content ?? '';
+  const looks = Math.min(OBSERVER_MAX_LOOKS, Math.max(1, Number(/\d+/.exec(task)?.[0] ?? 1)));
+  const asked = messages.flatMap((m) => m.tool_calls ?? []);
+  const statuses = latestStatuses(messages);
+  if (asked.some((c) => !statuses.has(c.call_id))) return stop('I am waiting for the screen.');
+  if (asked.length < looks) {
+    return {
+      content: `Look ${asked.length + 1} of ${looks}.`,
+      tool_calls: [{ name: 'device.screen_observe', arguments: {} }],
+    };
+  }
+  const succeeded = asked.filter((c) => statuses.get(c.call_id) === 'succeeded').length;
+  return stop(`I looked at the screen ${looks} times; ${succeeded} succeeded.`);
+}
+
 /** The scripts the provider serves by default. */
 export const SCRIPTS: Readonly<Record<string, ScriptEntry>> = Object.freeze({
   demo: { script: demoScript, profile: LARGE_MODEL },
   directory: { script: directoryScript, profile: SMALL_MODEL },
   adversary: { script: adversaryScript, profile: LARGE_MODEL },
+  observer: { script: observerScript, profile: LARGE_MODEL },
 });
 
 /** A reply asking for one tool, by the name this model is shown for `tool` (or `tool` itself if not shown). */

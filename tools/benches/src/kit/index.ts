@@ -13,6 +13,17 @@ export { fmt, fmtRate, fmtUs } from './format.js';
 /** The report: stdout lines, stderr progress, the results table, the verdict line and the `--json` line. */
 export { errorRow, log, printJson, printTable, printVerdicts, progress, type BenchRow } from './report.js';
 /** Command line, environment, and cleanup that always finishes. */
-export { bounded, cleanUpOnSignals, flag, natsUrl, option, startWatchdog } from './run.js';
+export { bounded, cleanUpOnSignals, flag, natsUrl, option, positiveOption, startWatchdog } from './run.js';
 /** The database a run creates through an admin connection and drops at the end. */
 export { adminDbUrl, adminQuery, benchDbName, createDatabase, databaseUrl, dropDatabase } from './postgres.js';
+/** The raw hops of a floor: request/reply, publish-acks, deliveries, WebSocket round trips. */
+export {
+  echoResponder,
+  jetStreamDeliveries,
+  publishAckChains,
+  requestReplyRoundTrips,
+  webSocketEchoServer,
+  webSocketRoundTrips,
+} from './floor.js';
+/** The platform's services as processes of their own. */
+export { freePort, startServiceProcess, type ServiceProcess } from './services.js';

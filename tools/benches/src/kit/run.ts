@@ -55,3 +55,13 @@ export function startWatchdog(ms: number, cleanup: () => Promise<void>): NodeJS.
   watchdog.unref();
   return watchdog;
 }
+
+/** `--<name>=value` or `--<name> value` as a positive number, `fallback` when absent; throws when it is not one. */
+export function positiveOption(name: string, fallback: number, argv: readonly string[] = process.argv): number {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const given = i < 0 ? undefined : argv[i] === `--${name}` ? argv[i + 1] : argv[i]!.slice(name.length + 3);
+  if (i >= 0 && (given === undefined || given.startsWith('--'))) throw new Error(`--${name} needs a value`);
+  const v = given === undefined ? fallback : Number(given);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+  return v;
+}

@@ -2,7 +2,9 @@
  * `npm run chaos:model-loop -- --trials 200 [--seed N] [--json]`: kills model-loop with SIGKILL at that many random
  * points while conversations run (see `chaos.ts`), then prints the table of what the log shows: trials, duplicates,
  * lost, stuck (and mismatched outcomes). The seed is printed so a run can be repeated. Exit code 1 when any count is
- * not 0.
+ * not 0. `--replicas 2` runs model-loop and audit as two processes each and kills the holder of each one's lease
+ * instead (decision 0033), adding the archive's verdict and the hand-over times (kill to lease taken, to consumers
+ * running).
  */
 import {
   createDatabase,
@@ -32,6 +34,7 @@ function count(name: string, fallback: number): number {
 }
 
 const trials = count('trials', 20);
+const replicas = Math.max(1, count('replicas', 1));
 const seed = count('seed', Math.floor(Math.random() * 2 ** 31));
 const json = flag('json');
 const admin = adminDbUrl();
@@ -44,6 +47,7 @@ try {
     databaseUrl: databaseUrl(admin, dbName),
     trials,
     seed,
+    replicas,
     progress,
   });
   const row = (id: string, measure: string, figure: number, target: string, pass: boolean): BenchRow => ({
@@ -65,6 +69,37 @@ try {
     row('stuck', 'stuck', report.stuck, '0', report.stuck === 0),
     row('mismatched', 'outcomes not as they happened', report.mismatched, '0', report.mismatched === 0),
   ];
+  if (replicas > 1) {
+    rows.push(row('unarchived', 'events not archived as on the log', report.unarchived, '0', report.unarchived === 0));
+    for (const service of ['model-loop', 'audit']) {
+      const of = report.handovers.filter((h) => h.service === service);
+      const lease = of.map((h) => h.leaseMs).sort((x, y) => x - y);
+      const resumed = of.map((h) => h.resumedMs).sort((x, y) => x - y);
+      const median = (xs: number[]) => xs[Math.floor(xs.length / 2)] ?? Number.NaN;
+      rows.push(
+        {
+          ...row(
+            `${service}_lease_ms`,
+            `${service}: kill -9 to lease taken, median (max ${lease.at(-1)}) ms`,
+            median(lease),
+            '',
+            true,
+          ),
+          verdict: 'info',
+        },
+        {
+          ...row(
+            `${service}_resumed_ms`,
+            `${service}: kill -9 to consumers running, median (max ${resumed.at(-1)}) ms`,
+            median(resumed),
+            '',
+            true,
+          ),
+          verdict: 'info',
+        },
+      );
+    }
+  }
   printTable(rows);
   for (const p of report.problems) log(`  ${p}`);
   if (json) printJson({ bench: 'chaos:model-loop', seed, trials }, rows, { problems: report.problems });

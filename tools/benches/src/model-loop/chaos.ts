@@ -15,6 +15,10 @@
  * - stuck: every conversation completed (none left running, or paused with nothing to wait for);
  * - mismatched: each conversation's last word on each call is the call's real final outcome on the calls stream, and
  *   the phone ran exactly the device calls the log says started.
+ *
+ * With `replicas` ≥ 2, model-loop and audit each run as that many processes (decision 0033): each trial kills the
+ * holder of each one's lease instead (a standby takes over), measures the hand-over, and starts a new standby; the
+ * verdict then also requires audit's archive to hold exactly the events of every stream (`unarchived`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, closeSync, rmSync } from 'node:fs';
@@ -38,7 +42,9 @@ import {
 } from '@ormuz/contracts';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { replay, streamName } from '@ormuz/event-log';
+import { leaseHolder } from '@ormuz/postgres';
 import { callRpc, waitUntilServing, type ServiceHealth } from '@ormuz/service-kit';
+import pg from 'pg';
 import { CountingDevice } from '../chaos/counting-device.js';
 
 /** What a chaos run is given. */
@@ -56,8 +62,22 @@ export interface ModelLoopChaosOptions {
   readonly maxKillDelayMs?: number;
   /** How long every conversation has to complete after the last restart, in ms; default 60,000. */
   readonly settleMs?: number;
+  /**
+   * Processes of model-loop and of audit; default 1 (model-loop alone, killed and restarted). With 2 or more, each
+   * trial kills the lease holder of both and a standby takes over.
+   */
+  readonly replicas?: number;
   /** Progress lines. */
   readonly progress?: (line: string) => void;
+}
+
+/** One kill -9 of a lease holder: how long until a standby held the lease, and until its consumers answered. */
+export interface Handover {
+  readonly service: string;
+  /** From the SIGKILL until another process holds the lease (Postgres released it, the standby's next try took it). */
+  readonly leaseMs: number;
+  /** From the SIGKILL until the new leader answers `consumers.status` with every consumer running. */
+  readonly resumedMs: number;
 }
 
 /** The verdict: every count must be 0. `problems` names each one found. */
@@ -70,6 +90,10 @@ export interface ModelLoopChaosReport {
   readonly lost: number;
   readonly stuck: number;
   readonly mismatched: number;
+  /** Events of a stream missing from audit's archive, or archived but not in the stream (replicas ≥ 2 only). */
+  readonly unarchived: number;
+  /** The hand-overs of the lease holders killed (replicas ≥ 2 only). */
+  readonly handovers: readonly Handover[];
   readonly problems: readonly string[];
 }
 
@@ -130,11 +154,16 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
   const nc = await connect({ servers: opts.natsUrl, name: 'ormuz-model-loop-chaos' });
   const issuer = await DevIssuer.open(devIssuerDir(process.env));
   const admin = { bearer: await issuer.sign({ tenant: TENANT, roles: ['admin'], subject: 'chaos@chaos' }) };
+  const operator = { bearer: await issuer.sign({ tenant: '*', roles: ['admin'], subject: 'ops@chaos' }) };
+  const replicas = Math.max(1, opts.replicas ?? 1);
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 2 });
+  const handovers: Handover[] = [];
   const call = <N extends RpcName>(name: N, body: NoInfer<RpcRequestOf<N>>, timeoutMs = 2000) =>
     callRpc(nc, namespace, name, body, { credential: admin, timeoutMs });
 
   const children = new Map<string, Child>();
-  const start = async (name: string): Promise<ServiceHealth> => {
+  /** Starts service `name` as process `key` (`model-loop#2` for a replica). */
+  const start = async (name: string, key = name): Promise<ServiceHealth> => {
     const log = openSync(join(logDir, `${name}.log`), 'a');
     const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], {
       env,
@@ -143,11 +172,11 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     closeSync(log);
     const exited = new Promise<void>((resolve) =>
       child.once('exit', (code, signal) => {
-        if (signal !== 'SIGKILL') say(`${name} exited by itself (code ${code}, signal ${signal})`);
+        if (signal !== 'SIGKILL') say(`${key} exited by itself (code ${code}, signal ${signal})`);
         resolve();
       }),
     );
-    children.set(name, { name, child, exited });
+    children.set(key, { name, child, exited });
     let gone = false;
     void exited.then(() => (gone = true));
     try {
@@ -157,8 +186,59 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
         .split('\n')
         .slice(-20)
         .join('\n');
-      throw new Error(`${name} did not start: ${(err as Error).message}\n${tail}`);
+      throw new Error(`${key} did not start: ${(err as Error).message}\n${tail}`);
     }
+  };
+  let started = 0;
+  /** Starts replica `n` of `name` and waits until its lease session is open (it leads or stands by). */
+  const startReplica = async (name: string): Promise<void> => {
+    const key = `${name}#${++started}`;
+    await start(name, key);
+    const pid = children.get(key)!.child.pid;
+    await until(
+      async () =>
+        (await pool.query(`select 1 from pg_stat_activity where application_name like $1`, [`${pid} ormuz-lease %`]))
+          .rowCount === 1,
+      120_000,
+      `${key}'s lease session`,
+    );
+  };
+  /** Kills the holder of `service`'s lease with SIGKILL, measures the hand-over, and starts a new standby. */
+  const killLeader = async (service: 'model-loop' | 'audit'): Promise<void> => {
+    const lease = `${namespace}:${service}`;
+    const holder = await leaseHolder(pool, lease);
+    const key = [...children.entries()].find(([, c]) => c.child.pid === holder?.pid)?.[0];
+    if (!holder || !key) throw new Error(`no process of this run holds ${lease} (holder: ${JSON.stringify(holder)})`);
+    const killed = Date.now();
+    const gone = kill9(key);
+    await until(
+      async () => ((await leaseHolder(pool, lease))?.pid ?? holder.pid) !== holder.pid,
+      60_000,
+      `${lease} taken`,
+    );
+    const leaseMs = Date.now() - killed;
+    await until(
+      async () => {
+        const status = await callRpc(
+          nc,
+          namespace,
+          `${service}.consumers.status`,
+          {},
+          {
+            credential: operator,
+            // Counted when the answer arrives: a leader busy catching up answers late, not never.
+            timeoutMs: 2000,
+          },
+        );
+        return status.consumers.length > 0 && status.consumers.every((c) => c.running);
+      },
+      60_000,
+      `${service}'s consumers to run again`,
+    );
+    handovers.push({ service, leaseMs, resumedMs: Date.now() - killed });
+    await gone;
+    children.delete(key);
+    await startReplica(service);
   };
   const kill9 = async (name: string): Promise<void> => {
     const c = children.get(name)!;
@@ -193,8 +273,15 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     await start('policy');
     await start('approvals');
     const bridge = await start('device-bridge');
-    await start('model-loop');
-    say(`namespace ${namespace}: policy, approvals, device-bridge and model-loop serve`);
+    if (replicas === 1) await start('model-loop');
+    else {
+      for (let r = 0; r < replicas; r++) await startReplica('model-loop');
+      for (let r = 0; r < replicas; r++) await startReplica('audit');
+    }
+    say(
+      `namespace ${namespace}: policy, approvals, device-bridge and model-loop serve` +
+        (replicas > 1 ? ` (model-loop and audit in ${replicas} replicas each)` : ''),
+    );
     // A service that has just reported healthy may still be busy warming up on a loaded machine: the setup calls
     // (idempotent) get the patience of a start, not the 2 s of the calls made while services are killed.
     await call('policy.grants.set', { tenant: TENANT, agent_id: AGENT, allow: ['ormuz', 'device'] }, 30_000);
@@ -262,6 +349,16 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       for (let k = 0; k < perTrial; k++, n++) startConversation(`chaos-${trial}-${k}`, MODELS[n % MODELS.length]!);
       const delay = Math.floor(random() * maxDelay);
       await pause(delay);
+      if (replicas > 1) {
+        await Promise.all([killLeader('model-loop'), killLeader('audit')]);
+        const [m, a] = handovers.slice(-2);
+        say(
+          `trial ${trial + 1}/${opts.trials}: the leaders of model-loop and audit killed ${delay} ms after the ` +
+            `trial's starts; hand-over ${m?.service} ${m?.leaseMs}/${m?.resumedMs} ms, ${a?.service} ` +
+            `${a?.leaseMs}/${a?.resumedMs} ms (lease/consumers)`,
+        );
+        continue;
+      }
       await kill9('model-loop');
       await restart('model-loop');
       say(`trial ${trial + 1}/${opts.trials}: model-loop killed ${delay} ms after the trial's starts, and restarted`);
@@ -295,8 +392,13 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       10_000,
       'the phone to stay connected',
     );
+    const outcome = await verdict(nc, namespace, ids, status, device);
+    const unarchived = replicas > 1 ? await archiveVerdict(nc, pool, namespace) : [];
     return {
-      ...(await verdict(nc, namespace, ids, status, device)),
+      ...outcome,
+      problems: [...outcome.problems, ...unarchived],
+      unarchived: unarchived.length,
+      handovers,
       seed: opts.seed,
       trials: opts.trials,
     };
@@ -313,6 +415,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       await Promise.race([jsm.streams.delete(streamName(namespace, context)).catch(() => undefined), pause(5000)]);
     }
     await Promise.race([nc.close(), pause(5000)]);
+    await Promise.race([pool.end(), pause(5000)]);
     rmSync(logDir, { recursive: true, force: true });
     rmSync(journal, { recursive: true, force: true });
   }
@@ -325,7 +428,7 @@ async function verdict(
   ids: readonly string[],
   status: ReadonlyMap<string, string>,
   device: CountingDevice,
-): Promise<Omit<ModelLoopChaosReport, 'seed' | 'trials'>> {
+): Promise<Omit<ModelLoopChaosReport, 'seed' | 'trials' | 'unarchived' | 'handovers'>> {
   const js = jetstream(nc);
   const problems: string[] = [];
   const requested = new Map<string, number>();
@@ -423,6 +526,52 @@ async function verdict(
     mismatched: mismatched.length,
     problems,
   };
+}
+
+/**
+ * Audit's archive against the log, once every archive projection has caught up: each stream's events, by id, are
+ * exactly the archived ones (none missing, none extra; the archive's unique id rules out an event archived twice).
+ */
+async function archiveVerdict(nc: NatsConnection, pool: pg.Pool, namespace: string): Promise<string[]> {
+  const js = jetstream(nc);
+  const jsm = await js.jetstreamManager();
+  const contexts = Object.keys(CONTEXTS) as ContextName[];
+  const archived = async (stream: string) =>
+    (
+      await pool.query<{ n: number }>(`select count(distinct seq)::int as n from audit.events where stream = $1`, [
+        stream,
+      ])
+    ).rows[0]!.n;
+  const problems: string[] = [];
+  try {
+    await until(
+      async () => {
+        for (const context of contexts) {
+          const stream = streamName(namespace, context);
+          const info = await jsm.streams.info(stream).catch(() => undefined);
+          if ((info?.state.messages ?? 0) !== (await archived(stream))) return false;
+        }
+        return true;
+      },
+      60_000,
+      "audit's archive to hold every message",
+    );
+  } catch {
+    // Counted below, stream by stream.
+  }
+  for (const context of contexts) {
+    const stream = streamName(namespace, context);
+    if (!(await jsm.streams.info(stream).catch(() => undefined))) continue;
+    const onLog = new Set<string>();
+    for await (const item of replay(js, { stream, filterSubject: contextFilter(namespace, context) })) {
+      if (item.event) onLog.add(item.event.id);
+    }
+    const { rows } = await pool.query<{ id: string }>(`select id from audit.events where stream = $1`, [stream]);
+    const inArchive = new Set(rows.map((r) => r.id));
+    for (const id of onLog) if (!inArchive.has(id)) problems.push(`event ${id} of ${stream} is not archived`);
+    for (const id of inArchive) if (!onLog.has(id)) problems.push(`archived event ${id} is not in ${stream}`);
+  }
+  return problems;
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
