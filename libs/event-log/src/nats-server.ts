@@ -54,6 +54,11 @@ export interface NatsServerOptions {
    * refused: nats-server 2.9 does not stop two servers from writing one store, which corrupts it.
    */
   readonly storeDir?: string;
+  /**
+   * The port to listen on, e.g. a server's own port to start it again where its clients reconnect (a chaos run's
+   * restart). Default: a free one.
+   */
+  readonly port?: number;
   /** Where to append everything the server prints as well (created with its directory); the demo's log beside its services'. */
   readonly logFile?: string;
   /**
@@ -138,12 +143,12 @@ const PID_FILE = 'server.pid';
 export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const binary = opts.binary ?? findNatsServer();
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = opts.port ?? (await freePort());
     const monitorPort = opts.monitor ? await freePort() : undefined;
     try {
       return await startOn(binary, port, monitorPort, opts);
     } catch (err) {
-      if (!(err instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw err;
+      if (!(err instanceof PortTakenError) || attempt >= PORT_ATTEMPTS || opts.port !== undefined) throw err;
     }
   }
 }

@@ -1,8 +1,10 @@
 import { progress } from './report.js';
 
-/** `--<name>=value` from the command line, or undefined. */
+/** `--<name>=value` or `--<name> value` from the command line, or undefined. */
 export function option(name: string, argv: readonly string[] = process.argv): string | undefined {
   const prefix = `--${name}=`;
+  const at = argv.indexOf(`--${name}`);
+  if (at >= 0 && argv[at + 1] !== undefined && !argv[at + 1]!.startsWith('--')) return argv[at + 1];
   return argv.find((a) => a.startsWith(prefix))?.slice(prefix.length);
 }
 

@@ -15,6 +15,7 @@ import {
   flag,
   log,
   natsUrl,
+  option,
   printJson,
   printTable,
   progress,
@@ -22,15 +23,8 @@ import {
 } from '../kit/index.js';
 import { runModelLoopChaos } from './chaos.js';
 
-/** `--name value` or `--name=value`. */
-function arg(name: string): string | undefined {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at >= 0) return process.argv[at + 1];
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-}
-
 function count(name: string, fallback: number): number {
-  const raw = arg(name);
+  const raw = option(name);
   const value = raw === undefined ? fallback : Number(raw);
   if (!Number.isSafeInteger(value) || value < 0) {
     console.error(`--${name} ${raw} is not a whole number ≥ 0.`);

@@ -36,22 +36,16 @@ import {
   ConversationEventType,
   ToolCallEventType,
   type CallRequestedV1,
-  type JsonValue,
   type MessageAddedV1,
   type RpcName,
   type RpcRequestOf,
 } from '@ormuz/contracts';
-import {
-  runSimulatedDevice,
-  SimulatedDevice,
-  type ExecutionContext,
-  type SimulatedDeviceHandle,
-  type ToolArguments,
-} from '@ormuz/device-sdk';
+import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { replay, streamName } from '@ormuz/event-log';
 import { leaseHolder } from '@ormuz/postgres';
 import { callRpc, waitUntilServing, type ServiceHealth } from '@ormuz/service-kit';
 import pg from 'pg';
+import { CountingDevice } from '../chaos/counting-device.js';
 
 /** What a chaos run is given. */
 export interface ModelLoopChaosOptions {
@@ -128,22 +122,6 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
-}
-
-/** The simulated phone, counting what it really runs per call id. */
-class CountingDevice extends SimulatedDevice {
-  readonly runs = new Map<string, number>();
-
-  override execute(
-    tool: string,
-    args: ToolArguments,
-    context?: Parameters<SimulatedDevice['execute']>[2],
-  ): Promise<JsonValue> {
-    // The device client passes the whole execution context, whose call id says which call this run is.
-    const callId = (context as Partial<ExecutionContext> | undefined)?.callId ?? '(no call id)';
-    this.runs.set(callId, (this.runs.get(callId) ?? 0) + 1);
-    return super.execute(tool, args, context);
-  }
 }
 
 interface Child {

@@ -1,0 +1,256 @@
+/**
+ * The platform a chaos run attacks: its own NATS server (kept store, fixed port, so it can be killed with SIGKILL and
+ * started again where the services reconnect) and the services as processes, some as several replicas. Each process
+ * is a {@link NemesisTarget}: kill -9 it, start it again with the same environment.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { startNatsServer, type NatsServerHandle } from '@ormuz/event-log';
+import type { NemesisTarget } from './nemesis.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+
+/** How many processes of each service run; a service absent here does not run. */
+export type Replicas = Readonly<Record<string, number>>;
+
+export interface PlatformOptions {
+  readonly databaseUrl: string;
+  readonly namespace: string;
+  readonly replicas: Replicas;
+  /** Service environment added to NATS_URL, DATABASE_URL and ORMUZ_NAMESPACE (device tokens, timeouts). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly say: (line: string) => void;
+}
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+}
+
+/** A service process the platform started; `kill()` is a SIGKILL, `restart()` starts it again until it serves. */
+export class ServiceProcess implements NemesisTarget {
+  /** Exits it made by itself (each followed by a start again, as an orchestrator would). */
+  selfExits = 0;
+  private running: Running | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly name: string,
+    readonly service: string,
+    /** 1 for the first process of its service, 2 for the second, … */
+    readonly replica: number,
+    private readonly env: NodeJS.ProcessEnv,
+    /** Its probes' port (`HEALTH_PORT`): `/livez` answers once the process serves. */
+    private readonly healthPort: number,
+    private readonly logFile: string,
+    private readonly say: (line: string) => void,
+  ) {}
+
+  /** Starts the process and resolves once it serves (at most 5 attempts with backoff, as an orchestrator would). */
+  async restart(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.startOnce();
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        this.say(`start ${attempt} of ${this.name} failed, again: ${(err as Error).message.split('\n')[0]}`);
+        // A start fails at once while NATS is down (the nemesis may have killed it too): back off, 1 s more each time.
+        await new Promise((resolve) => setTimeout(resolve, attempt * 1000));
+      }
+    }
+  }
+
+  /** Kills it for good: no start again after this. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.kill();
+  }
+
+  async kill(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    running.child.kill('SIGKILL');
+    await running.exited;
+    this.running = undefined;
+  }
+
+  private async startOnce(): Promise<void> {
+    await this.kill();
+    const log = openSync(this.logFile, 'a');
+    const child = spawn(process.execPath, [join(ROOT, 'services', this.service, 'dist', 'main.js')], {
+      env: this.env,
+      stdio: ['ignore', log, log],
+    });
+    closeSync(log);
+    let gone = false;
+    const exited = new Promise<void>((resolve) =>
+      child.once('exit', (code, signal) => {
+        gone = true;
+        resolve();
+        if (signal === 'SIGKILL' || this.stopped || this.running?.child !== child) return;
+        this.selfExits++;
+        const tail = readFileSync(this.logFile, 'utf8').trim().split('\n').slice(-2).join(' | ');
+        this.say(`${this.name} exited by itself (code ${code}, signal ${signal}): starting it again; it said: ${tail}`);
+        this.running = undefined;
+        setTimeout(() => {
+          if (!this.stopped && !this.running) this.restart().catch((err) => this.say(`${this.name}: ${String(err)}`));
+        }, 500);
+      }),
+    );
+    this.running = { child, exited };
+    try {
+      // Health over NATS is answered by every replica, the first answer wins: this process's own probe says it serves.
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        if (await live(this.healthPort)) return;
+        if (gone) throw new Error(`${this.name} exited before it served`);
+        if (Date.now() > deadline) throw new Error(`${this.name} (pid ${child.pid}) did not serve within 120 s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } catch (err) {
+      const tail = readFileSync(this.logFile, 'utf8').split('\n').slice(-20).join('\n');
+      throw new Error(`${this.name} did not start: ${(err as Error).message}\n${tail}`);
+    }
+  }
+}
+
+/** The NATS server as a target: kill -9, then a new server on the same port and store. */
+export class NatsNode implements NemesisTarget {
+  readonly name = 'nats';
+
+  private constructor(
+    private handle: NatsServerHandle,
+    private readonly storeDir: string,
+  ) {}
+
+  static async start(storeDir: string): Promise<NatsNode> {
+    return new NatsNode(await startNatsServer({ storeDir }), storeDir);
+  }
+
+  get url(): string {
+    return this.handle.url;
+  }
+
+  async kill(): Promise<void> {
+    process.kill(this.handle.pid, 'SIGKILL');
+    // Waits for the exit and releases the store's lock (the next server takes it).
+    await this.handle.stop();
+  }
+
+  /** A new server on the old port; the port may stay taken for a moment after the kill, so a few attempts. */
+  async restart(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.handle = await startNatsServer({ storeDir: this.storeDir, port: this.handle.port });
+        return;
+      } catch (err) {
+        if (attempt >= 10) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  stop(): Promise<void> {
+    return this.handle.stop();
+  }
+}
+
+/** The running platform: NATS, the service processes, and a NATS connection of the run's own. */
+export class ChaosPlatform {
+  readonly processes: ServiceProcess[] = [];
+  /** Each device-bridge replica's WebSocket endpoint, by replica. */
+  readonly deviceUrls: string[] = [];
+
+  private constructor(
+    readonly nats: NatsNode,
+    readonly nc: NatsConnection,
+    private readonly dirs: readonly string[],
+  ) {}
+
+  /** Starts NATS and every replica of every service (in order: policy and approvals first, then the rest). */
+  static async start(opts: PlatformOptions): Promise<ChaosPlatform> {
+    const store = mkdtempSync(join(tmpdir(), 'ormuz-chaos-nats-'));
+    const logs = mkdtempSync(join(tmpdir(), 'ormuz-chaos-logs-'));
+    const nats = await NatsNode.start(store);
+    const nc = await connect({
+      servers: nats.url,
+      name: 'ormuz-chaos',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
+    const platform = new ChaosPlatform(nats, nc, [store, logs]);
+    try {
+      for (const [service, count] of Object.entries(opts.replicas)) {
+        for (let i = 1; i <= count; i++) {
+          const healthPort = await freePort();
+          const name = count > 1 ? `${service}#${i}` : service;
+          const env: NodeJS.ProcessEnv = {
+            ...process.env,
+            ...opts.env,
+            NATS_URL: nats.url,
+            DATABASE_URL: opts.databaseUrl,
+            ORMUZ_NAMESPACE: opts.namespace,
+            APPROVALS_PORT: '0',
+            MCP_GATEWAY_PORT: '0',
+            HEALTH_PORT: String(healthPort),
+            LOG_LEVEL: 'warn',
+          };
+          if (service === 'device-bridge') {
+            const port = await freePort();
+            env.DEVICE_BRIDGE_PORT = String(port);
+            platform.deviceUrls.push(`ws://127.0.0.1:${port}/v1/devices`);
+          }
+          platform.processes.push(
+            new ServiceProcess(name, service, i, env, healthPort, join(logs, `${name}.log`), opts.say),
+          );
+        }
+      }
+      // The first process of each service alone (each migrates its schemas), then the other replicas together.
+      for (const p of platform.processes.filter((p) => p.replica === 1)) {
+        await p.restart();
+        opts.say(`${p.name} serves`);
+      }
+      await Promise.all(platform.processes.filter((p) => p.replica > 1).map((p) => p.restart()));
+      opts.say('every replica serves');
+      return platform;
+    } catch (err) {
+      await platform.stop();
+      throw err;
+    }
+  }
+
+  /** Kills every process and the server, and removes the run's directories. */
+  async stop(): Promise<void> {
+    for (const p of this.processes) await p.stop();
+    await this.nc.close().catch(() => undefined);
+    await this.nats.stop();
+    for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether the probe server on `port` answers `/livez` with 200. */
+async function live(port: number): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/livez`, { signal: AbortSignal.timeout(2000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
