@@ -187,8 +187,15 @@ describe('README: the operator CLI block against `npm start -- --keep-running`',
     }
   }, 300_000);
 
-  it('prints every port the demo serves, how the CLI joins it, and the owner token', () => {
-    const out = demo?.stdout() ?? '';
+  it('prints every port the demo serves, how the CLI joins it, and the owner token', async () => {
+    // The demo prints this block right after "platform running"; its pipe to this process may deliver it later.
+    const out = await waitFor(
+      () => {
+        const printed = demo?.stdout() ?? '';
+        return printed.includes('Sign in to the approvals console') ? printed : undefined;
+      },
+      { message: 'the demo to print how to reach its platform' },
+    );
     const approvals = /approvals HTTP API +(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
     expect(approvals).toBeDefined();
     expect(out).toContain(`approvals console   ${approvals}/console`);
