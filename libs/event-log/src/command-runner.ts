@@ -46,7 +46,11 @@ export interface RunCommandOptions<S = unknown> {
 /**
  * Runs `command` against the aggregate at `subject` in `stream`. On a concurrency conflict it reloads the state
  * fresh from the log and decides again, up to `maxAttempts` times. Domain errors thrown by `decide` propagate as they
- * are (they are answers, not failures to retry).
+ * are (they are answers, not failures to retry), but only once decided against state read from the log: a state
+ * that may be behind it (the warm cache, a `known` state, the assumed-new initial state) is trusted only for an
+ * append, which the expected sequence checks. A refusal or a no-op decided on it may be an answer to the past (another
+ * replica appended since: "that call was never requested" of a call it recorded), so the command is decided again
+ * against a fresh load before either is returned.
  */
 export async function runCommand<S, C, E extends EventDraft>(
   store: EventStore,
@@ -59,17 +63,34 @@ export async function runCommand<S, C, E extends EventDraft>(
 ): Promise<CommandResult<S>> {
   const maxAttempts = opts.maxAttempts ?? 5;
   const now = opts.now ?? (() => new Date());
+  // The first decision may use what the caller holds or the cache; after a conflict, or a refusal or no-op decided
+  // on state that may be behind the log, every load reads the log itself.
+  let first = true;
   let fresh = false;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+  for (let attempt = 1; attempt <= maxAttempts; ) {
+    const given = first && opts.known ? opts.known : undefined;
+    const assumed = first && !given && opts.assumeNew === true && !store.isCached(subject);
+    const behind = !fresh && (given !== undefined || assumed || store.isCached(subject));
+    first = false;
     const { state, version } =
-      attempt === 1 && opts.known
-        ? opts.known
-        : attempt === 1 && opts.assumeNew && !store.isCached(subject)
-          ? { state: decider.initialState, version: 0 }
-          : await store.load(stream, subject, decider, { fresh });
+      given ??
+      (assumed
+        ? { state: decider.initialState, version: 0 }
+        : await store.load(stream, subject, decider, { fresh }));
     const time = now();
-    const drafts = decider.decide(command, state, time);
-    if (drafts.length === 0) return { events: [], state, version };
+    let drafts: E[];
+    try {
+      drafts = decider.decide(command, state, time);
+    } catch (err) {
+      if (!behind) throw err;
+      fresh = true;
+      continue;
+    }
+    if (drafts.length === 0) {
+      if (!behind) return { events: [], state, version };
+      fresh = true;
+      continue;
+    }
     const states: S[] = [];
     let next = state;
     for (const draft of drafts) {
@@ -92,6 +113,7 @@ export async function runCommand<S, C, E extends EventDraft>(
     } catch (err) {
       if (!isConcurrencyConflictError(err)) throw err;
       fresh = true;
+      attempt++;
     }
   }
   throw new RetriesExhaustedError(subject, maxAttempts);

@@ -11,8 +11,9 @@
  * Load: each appended message carries, in a header, a snapshot of the aggregate state after its last event. A cold
  * load is therefore one direct get of the subject's last message (`last_by_subj`). Snapshots of another state version
  * are ignored and the state is rebuilt by walking the subject with `next_by_subj`. A bounded in-process cache makes a
- * warm load free; a stale cache entry cannot do harm because the append's expected sequence then fails and the caller
- * reloads.
+ * warm load free. A stale cache entry (another process appended since) cannot do harm: an append decided on it fails
+ * its expected sequence and the caller reloads, and `runCommand` trusts a refusal or a no-op only once decided against
+ * a fresh load.
  */
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';

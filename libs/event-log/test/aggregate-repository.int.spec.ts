@@ -6,6 +6,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from '@nats-io/transport-node';
 import { envelope, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
 import {
+  BelowMinimumError,
   counter,
   type CounterCommand,
   type CounterState,
@@ -118,6 +119,35 @@ describe('aggregate repository', () => {
     expect(result.events.map((e) => e.data)).toEqual([{ by: 1, total: 12 }]);
     await expect(stale.execute(TENANT, 'r4', increment(1, 12), cause)).rejects.toBeInstanceOf(LimitReachedError);
     expect(await total('r4')).toBe(12);
+  });
+
+  it('trusts a refusal or a no-op only when decided on the log, not on a cache another replica left behind', async () => {
+    // `behind` holds total 1 in its cache; another process takes the total to 11 (a standby taking over a conversation
+    // that its leader moved on while the standby's cache still held the start).
+    const behind = repository();
+    await behind.execute(TENANT, 'r9', increment(1), cause);
+    await repository().execute(TENANT, 'r9', increment(10), cause);
+    // On the cached total the command would be refused; on the log's it appends.
+    const refusedOnCache = await behind.execute(TENANT, 'r9', { ...increment(1), atLeast: 10 }, cause);
+    expect(refusedOnCache.state).toEqual({ total: 12, count: 3 });
+    await repository().execute(TENANT, 'r9', increment(10), cause);
+    // On the cached total (12) the command would do nothing; on the log's (22) it appends.
+    const noOpOnCache = await behind.execute(TENANT, 'r9', { ...increment(1), skipBelow: 20 }, cause);
+    expect(noOpOnCache.state).toEqual({ total: 23, count: 5 });
+    // A refusal or a no-op the log itself gives is still the answer.
+    await expect(behind.execute(TENANT, 'r9', { ...increment(1), atLeast: 100 }, cause)).rejects.toBeInstanceOf(
+      BelowMinimumError,
+    );
+    expect((await behind.execute(TENANT, 'r9', { ...increment(1), skipBelow: 100 }, cause)).events).toEqual([]);
+    expect(await total('r9')).toBe(23);
+  });
+
+  it('decides a known state that gets a refusal again against the log', async () => {
+    const first = await repository().execute(TENANT, 'r10', increment(2), cause);
+    await repository().execute(TENANT, 'r10', increment(8), cause);
+    const known = { state: first.state, version: first.version };
+    const result = await repository().execute(TENANT, 'r10', { ...increment(1), atLeast: 10 }, cause, { known });
+    expect(result.state).toEqual({ total: 11, count: 3 });
   });
 
   it('decides a command that assumes a new aggregate again when the aggregate exists', async () => {

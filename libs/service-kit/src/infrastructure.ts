@@ -20,6 +20,7 @@ import { ProjectionRebuilder } from './rebuild/projection-rebuilder.js';
 import { createLogger } from './logger.js';
 import { registerConsumerMetrics } from './metrics/consumer-metrics.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import { StartPhases } from './start-phases.js';
 
 /** Handles shared by a service's providers. */
 export interface Infrastructure {
@@ -76,15 +77,18 @@ export function migratedSchemas(
 /** Opens NATS and Postgres, declares streams, runs migrations. */
 export async function openInfrastructure(opts: InfrastructureOptions): Promise<Infrastructure> {
   const logger = opts.logger ?? createLogger(opts.service, opts.config.logLevel);
+  const phases = new StartPhases(logger);
   // Under the shipped NATS authorization each service connects as its own user (NATS_USER / NATS_PASSWORD), whose
   // permissions allow exactly what the service does (infra/nats/authorization.conf).
-  const nc = await connectNats({
-    url: opts.config.natsUrl,
-    name: `ormuz-${opts.service}`,
-    user: opts.config.natsUser,
-    password: opts.config.natsPassword,
-  });
-  const check = await checkServer(nc, opts.config.natsMonitorUrl);
+  const nc = await phases.run('NATS: connect', () =>
+    connectNats({
+      url: opts.config.natsUrl,
+      name: `ormuz-${opts.service}`,
+      user: opts.config.natsUser,
+      password: opts.config.natsPassword,
+    }),
+  );
+  const check = await phases.run('NATS: server check', () => checkServer(nc, opts.config.natsMonitorUrl));
   for (const warning of check.warnings) logger.warn({ nats: check.version }, warning);
   void (async () => {
     for await (const s of nc.status()) {
@@ -103,22 +107,26 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
   // client's 5 s default made such a start fail with a bare `timeout`. The event store's publishes keep their own
   // bound (EventStore `timeoutMs`).
   const js = jetstream(nc, { timeout: 15_000 });
-  const jsm = await jetstreamManager(nc, { timeout: 15_000 });
+  const jsm = await phases.run('JetStream: account info', () => jetstreamManager(nc, { timeout: 15_000 }));
   let db: Kysely<any>;
   try {
-    db = await openDatabase({
-      url: opts.config.databaseUrl,
-      createIfMissing: opts.config.createDatabase,
-      onIdleError: (err) =>
-        logger.warn({ err: err.message }, 'an idle database connection failed; the pool opens another'),
-    });
+    db = await phases.run('Postgres: open the pool', () =>
+      openDatabase({
+        url: opts.config.databaseUrl,
+        createIfMissing: opts.config.createDatabase,
+        onIdleError: (err) =>
+          logger.warn({ err: err.message }, 'an idle database connection failed; the pool opens another'),
+      }),
+    );
   } catch (err) {
     await nc.close();
     throw err;
   }
   try {
     // Before any migration: a database of another namespace is refused untouched.
-    const claim = await claimNamespace(db, opts.config.namespace);
+    const claim = await phases.run("Postgres: the namespace claim's lock", () =>
+      claimNamespace(db, opts.config.namespace),
+    );
     if (claim.claimed) logger.info({ namespace: claim.namespace }, 'database claimed for this namespace');
   } catch (err) {
     await nc.close();
@@ -126,9 +134,11 @@ export async function openInfrastructure(opts: InfrastructureOptions): Promise<I
     throw err;
   }
   // Streams only once the database is known to be this namespace's: a refused start leaves nothing behind.
-  await ensureStreams(jsm, opts.config.namespace, opts.streams, { replicas: opts.config.streamReplicas });
+  await phases.run('JetStream: stream declarations', () =>
+    ensureStreams(jsm, opts.config.namespace, opts.streams, { replicas: opts.config.streamReplicas }),
+  );
   for (const { schema, migrations } of migratedSchemas(opts)) {
-    const applied = await migrateSchema(db, schema, migrations);
+    const applied = await phases.run(`Postgres: migrations of ${schema}`, () => migrateSchema(db, schema, migrations));
     if (applied.length > 0) logger.info({ applied, schema }, 'migrations applied');
   }
   const store = new EventStore(js, jsm);

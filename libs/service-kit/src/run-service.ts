@@ -21,6 +21,7 @@ import { MAX_RPC_BYTES } from './rpc.js';
 import { PinoNestLogger } from './logger.js';
 import { ProbeServer } from './probe-server.js';
 import { ReadinessCheck } from './readiness.js';
+import { StartPhases } from './start-phases.js';
 
 export interface ServiceOptions extends InfrastructureOptions {
   /** The root module, given the opened infrastructure. */
@@ -51,16 +52,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const infra = await openInfrastructure(opts);
   const logger = new PinoNestLogger(infra.logger);
   const strategy = new NatsRpcServer(infra.nc, opts.config.namespace, opts.service, infra.logger, infra.authenticator);
+  // Listening starts every module (their consumers among them) before it serves commands.
+  const phases = new StartPhases(infra.logger);
   let app: INestApplicationContext;
   let httpUrl: string | undefined;
   try {
     if (opts.httpPort !== undefined) {
       // The adapter Nest would load by name anyway, passed explicitly so the import (and the dependency) is visible.
-      const web = await NestFactory.create<NestExpressApplication>(opts.module(infra), new ExpressAdapter(), {
-        logger,
-        abortOnError: false,
-        bodyParser: opts.httpJsonBodies ?? true,
-      });
+      const web = await phases.run('Nest: create the modules', () =>
+        NestFactory.create<NestExpressApplication>(opts.module(infra), new ExpressAdapter(), {
+          logger,
+          abortOnError: false,
+          bodyParser: opts.httpJsonBodies ?? true,
+        }),
+      );
       // Every JSON body becomes a command, so it may be as large as a command (Express's default is 100 KB). Set
       // before the application starts, this parser takes the place of the one Nest would add.
       if (opts.httpJsonBodies ?? true) web.useBodyParser('json', { limit: MAX_RPC_BYTES });
@@ -68,20 +73,24 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       web.useGlobalFilters(new OrmuzExceptionFilter());
       web.connectMicroservice<MicroserviceOptions>({ strategy }, { inheritAppConfig: true });
       web.enableShutdownHooks();
-      await web.startAllMicroservices();
-      await web.listen(opts.httpPort, opts.httpHost ?? '127.0.0.1');
+      await phases.run('Nest: start the modules, serve NATS commands and HTTP', async () => {
+        await web.startAllMicroservices();
+        await web.listen(opts.httpPort!, opts.httpHost ?? '127.0.0.1');
+      });
       const address = web.getHttpServer().address() as { port: number };
       httpUrl = `http://${opts.httpHost ?? '127.0.0.1'}:${address.port}`;
       infra.endpoints.http = httpUrl;
       app = web;
     } else {
-      const ms = await NestFactory.createMicroservice<MicroserviceOptions>(opts.module(infra), {
-        strategy,
-        logger,
-        abortOnError: false,
-      });
+      const ms = await phases.run('Nest: create the modules', () =>
+        NestFactory.createMicroservice<MicroserviceOptions>(opts.module(infra), {
+          strategy,
+          logger,
+          abortOnError: false,
+        }),
+      );
       ms.useGlobalFilters(new OrmuzExceptionFilter());
-      await ms.listen();
+      await phases.run('Nest: start the modules, serve NATS commands', () => ms.listen());
       app = ms;
     }
   } catch (err) {

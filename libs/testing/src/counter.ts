@@ -35,12 +35,28 @@ export interface CounterState {
   total: number;
   count: number;
 }
-/** `times` (default 1): increments decided at once, so appended as one message of that many events. */
-export type CounterCommand = { type: 'Increment'; by: number; limit?: number; times?: number };
+/**
+ * `times` (default 1): increments decided at once, so appended as one message of that many events. `atLeast`: refused
+ * (BelowMinimumError) while the total is below it; `skipBelow`: nothing is decided while the total is below it. Both
+ * are answers that state behind the log gets wrong, as a decider refuses a result for a call it has not seen yet.
+ */
+export type CounterCommand = {
+  type: 'Increment';
+  by: number;
+  limit?: number;
+  times?: number;
+  atLeast?: number;
+  skipBelow?: number;
+};
 
 /** The counter refuses an increment that would take its total past the command's `limit`. */
 export class LimitReachedError extends OrmuzError {
   readonly code = 'limit_reached';
+}
+
+/** The counter refuses an increment that needs a higher total than it has (`atLeast`). */
+export class BelowMinimumError extends OrmuzError {
+  readonly code = 'below_minimum';
 }
 
 export const counter: Decider<CounterState, CounterCommand, Incremented> = {
@@ -49,6 +65,10 @@ export const counter: Decider<CounterState, CounterCommand, Incremented> = {
   evolve: (s, e) => ({ total: e.data.total, count: s.count + 1 }),
   decide: (c, s) => {
     const times = c.times ?? 1;
+    if (c.atLeast !== undefined && s.total < c.atLeast) {
+      throw new BelowMinimumError(`total ${s.total} is below ${c.atLeast}`);
+    }
+    if (c.skipBelow !== undefined && s.total < c.skipBelow) return [];
     if (c.limit !== undefined && s.total + c.by * times > c.limit) {
       throw new LimitReachedError(`limit ${c.limit} reached`);
     }

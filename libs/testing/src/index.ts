@@ -49,6 +49,7 @@ export {
   type ScriptedToolCall,
 } from './model-servers/index.js';
 export {
+  BelowMinimumError,
   counter,
   countersTableMigration,
   countIncrement,

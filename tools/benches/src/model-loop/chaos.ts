@@ -21,7 +21,7 @@
  * verdict then also requires audit's archive to hold exactly the events of every stream (`unarchived`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, closeSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readdirSync, readFileSync, closeSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -394,6 +394,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     );
     const outcome = await verdict(nc, namespace, ids, status, device);
     const unarchived = replicas > 1 ? await archiveVerdict(nc, pool, namespace) : [];
+    if (outcome.problems.length + unarchived.length > 0) reportServiceWarnings(logDir, say);
     return {
       ...outcome,
       problems: [...outcome.problems, ...unarchived],
@@ -572,6 +573,21 @@ async function archiveVerdict(nc: NatsConnection, pool: pg.Pool, namespace: stri
     for (const id of inArchive) if (!onLog.has(id)) problems.push(`archived event ${id} is not in ${stream}`);
   }
   return problems;
+}
+
+/**
+ * A failed verdict is read with the services' own account of the run: their warnings and errors (the services log at
+ * `warn`), at most the last 30 lines of each log, go to the progress output.
+ */
+function reportServiceWarnings(logDir: string, say: (line: string) => void): void {
+  for (const file of readdirSync(logDir).sort()) {
+    const lines = readFileSync(join(logDir, file), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    if (lines.length === 0) continue;
+    say(`${file}: ${lines.length} warning or error lines, the last ${Math.min(lines.length, 30)}:`);
+    for (const line of lines.slice(-30)) say(`  ${line.slice(0, 600)}`);
+  }
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
