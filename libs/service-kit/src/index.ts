@@ -21,7 +21,12 @@ export {
 export { ToolCalls, type CallCausation } from './tool-calls.js';
 export { startService, runServiceMain, type ServiceOptions, type RunningService } from './run-service.js';
 export { LogConsumers, type OperatedConsumer, type RetryParkedReply } from './log-consumers.js';
-export { LeadingConsumers, type LeadConsumer, type LeadingConsumersOptions } from './leading-consumers.js';
+export {
+  LeadingConsumers,
+  LeadingConsumersHost,
+  type LeadConsumer,
+  type LeadingConsumersOptions,
+} from './leading-consumers.js';
 export { ReadinessCheck, type ReadinessBounds } from './readiness.js';
 export { PeriodicTask } from './periodic-task.js';
 export { ProbeServer } from './probe-server.js';

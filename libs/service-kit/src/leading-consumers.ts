@@ -7,6 +7,7 @@
  * A standby runs no consumer, so it stays silent to `consumers.status | retry | rebuild` (the leader answers) and its
  * readiness passes on the consumers check: it is ready, since it serves commands.
  */
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { OperatedConsumer } from './log-consumers.js';
 import { LeaderLease } from '@ormuz/postgres';
 import type { Infrastructure } from './infrastructure.js';
@@ -90,5 +91,21 @@ export class LeadingConsumers {
     for (const consumer of started) await consumer.stop();
     if (started.length > 0)
       this.infra.logger.info({ role: this.role }, 'this replica no longer leads: consumers stopped');
+  }
+}
+
+/**
+ * A service's provider of its {@link LeadingConsumers}, for the application's life: the lease is sought once the
+ * application has started and given up when it shuts down (the consumers stop first, and a standby takes over at once).
+ */
+export abstract class LeadingConsumersHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  protected abstract readonly leading: LeadingConsumers;
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.leading.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.leading.stop();
   }
 }

@@ -1,14 +1,8 @@
-import {
-  Inject,
-  Injectable,
-  Module,
-  type DynamicModule,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
-import { INFRA, InfrastructureModule, LeadingConsumers, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { LeadingConsumers, LeadingConsumersHost } from '@ormuz/service-kit';
 import { DecideApprovalHandler } from './commands/decide-approval.handler.js';
 import { ExpireApprovalsSweeper } from './commands/expire-approvals.sweeper.js';
 import { ApiModule } from './api/api.module.js';
@@ -38,8 +32,8 @@ import { WebhooksRpcController } from './transport/webhooks.rpc.controller.js';
  * lease (LeadingConsumers); every replica serves the commands, and the deliverer of each sends what is recorded.
  */
 @Injectable()
-export class ApprovalsConsumers implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly leading: LeadingConsumers;
+export class ApprovalsConsumers extends LeadingConsumersHost {
+  protected readonly leading: LeadingConsumers;
   constructor(
     @Inject(INFRA) infra: Infrastructure,
     calls: ToolCalls,
@@ -47,6 +41,7 @@ export class ApprovalsConsumers implements OnApplicationBootstrap, OnApplication
     deliveries: WebhookDeliveriesRepository,
     deliverer: WebhookDeliverer,
   ) {
+    super();
     const ns = infra.config.namespace;
     const notices = new InboxNotices(infra.nc, ns);
     const inbox = inboxProjection(ns, (tenant, approvalId) => notices.publish(tenant, approvalId));
@@ -60,12 +55,6 @@ export class ApprovalsConsumers implements OnApplicationBootstrap, OnApplication
       new ProjectionRunner(infra.js, infra.jsm, infra.db, inbox, { logger: infra.logger }),
       new ReactionRunner(infra.js, infra.jsm, infra.db, webhooks, { logger: infra.logger }),
     ]);
-  }
-  onApplicationBootstrap() {
-    return this.leading.start();
-  }
-  onApplicationShutdown() {
-    return this.leading.stop();
   }
 }
 

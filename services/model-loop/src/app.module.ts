@@ -1,14 +1,8 @@
-import {
-  Inject,
-  Injectable,
-  Module,
-  type DynamicModule,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner, ReactionRunner } from '@ormuz/event-log';
-import { INFRA, InfrastructureModule, LeadingConsumers, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { LeadingConsumers, LeadingConsumersHost } from '@ormuz/service-kit';
 import { AdvanceConversationHandler } from './commands/advance-conversation.handler.js';
 import { RecordCallOutcomeHandler } from './commands/record-call-outcome.handler.js';
 import { RunCoreToolHandler } from './commands/run-core-tool.handler.js';
@@ -37,10 +31,11 @@ import { ModelLoopMetrics } from './metrics.js';
  * and stops them (reactors first) with it; every replica serves the commands.
  */
 @Injectable()
-class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly leading: LeadingConsumers;
+class ModelLoopWorkers extends LeadingConsumersHost {
+  protected readonly leading: LeadingConsumers;
 
   constructor(@Inject(INFRA) infra: Infrastructure, commands: CommandBus) {
+    super();
     const ns = infra.config.namespace;
     const opts = { logger: infra.logger };
     this.leading = new LeadingConsumers(infra, 'model-loop', [
@@ -49,14 +44,6 @@ class ModelLoopWorkers implements OnApplicationBootstrap, OnApplicationShutdown 
       new ReactionRunner(infra.js, infra.jsm, infra.db, conversationDriverReaction(ns, commands), opts),
       new ReactionRunner(infra.js, infra.jsm, infra.db, coreToolsReaction(ns, commands), opts),
     ]);
-  }
-
-  onApplicationBootstrap() {
-    return this.leading.start();
-  }
-
-  onApplicationShutdown() {
-    return this.leading.stop();
   }
 }
 

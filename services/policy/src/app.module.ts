@@ -1,14 +1,8 @@
-import {
-  Injectable,
-  Module,
-  type DynamicModule,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-  Inject,
-} from '@nestjs/common';
+import { Injectable, Module, type DynamicModule, Inject } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionRunner } from '@ormuz/event-log';
-import { INFRA, InfrastructureModule, LeadingConsumers, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, InfrastructureModule, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { LeadingConsumers, LeadingConsumersHost } from '@ormuz/service-kit';
 import { IssueApiKeyHandler } from './commands/issue-api-key.handler.js';
 import { RevokeApiKeysHandler } from './commands/revoke-api-keys.handler.js';
 import { RotateApiKeyHandler } from './commands/rotate-api-key.handler.js';
@@ -37,20 +31,15 @@ import { PolicyMetrics } from './metrics.js';
 
 /** Runs policy's projections in the read-models replica that holds their lease (LeadingConsumers). */
 @Injectable()
-class PolicyProjections implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly leading: LeadingConsumers;
+class PolicyProjections extends LeadingConsumersHost {
+  protected readonly leading: LeadingConsumers;
   constructor(@Inject(INFRA) infra: Infrastructure) {
+    super();
     const ns = infra.config.namespace;
     this.leading = new LeadingConsumers(infra, 'policy.read-models', [
       new ProjectionRunner(infra.js, infra.jsm, infra.db, callStatusProjection(ns), { logger: infra.logger }),
       new ProjectionRunner(infra.js, infra.jsm, infra.db, deviceScreensProjection(ns), { logger: infra.logger }),
     ]);
-  }
-  onApplicationBootstrap() {
-    return this.leading.start();
-  }
-  onApplicationShutdown() {
-    return this.leading.stop();
   }
 }
 

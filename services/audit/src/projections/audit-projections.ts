@@ -1,7 +1,7 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CONTEXTS, type ContextName } from '@ormuz/contracts';
 import { ProjectionRunner, type Projection } from '@ormuz/event-log';
-import { INFRA, LeadingConsumers, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, LeadingConsumers, LeadingConsumersHost, type Infrastructure } from '@ormuz/service-kit';
 import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
 import { RebuildInProgressError } from '../domain/errors.js';
 import { callRecordsProjection } from './call-records.projection.js';
@@ -23,17 +23,18 @@ export interface AuditProjection {
  * holds audit's lease (LeadingConsumers); every replica answers the queries, reading checkpoints from Postgres.
  */
 @Injectable()
-export class AuditProjections implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AuditProjections extends LeadingConsumersHost {
   private readonly byName = new Map<string, AuditProjection>();
   private readonly rebuilds = new Map<string, Promise<void>>();
   /** Stream sequence each rebuilt projection must reach before its table is whole again. */
   private readonly targets = new Map<string, number>();
-  private readonly leading: LeadingConsumers;
+  protected readonly leading: LeadingConsumers;
 
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(AUDIT_CONFIG) config: AuditConfig,
   ) {
+    super();
     const ns = config.namespace;
     const all: [string, Projection][] = [
       ['call_records', callRecordsProjection(ns)],
@@ -54,13 +55,10 @@ export class AuditProjections implements OnApplicationBootstrap, OnApplicationSh
     );
   }
 
-  onApplicationBootstrap() {
-    return this.leading.start();
-  }
-
-  async onApplicationShutdown() {
+  /** A rebuild under way finishes before the consumers stop. */
+  override async onApplicationShutdown() {
     await Promise.allSettled(this.rebuilds.values());
-    await this.leading.stop();
+    await super.onApplicationShutdown();
   }
 
   list(): AuditProjection[] {
