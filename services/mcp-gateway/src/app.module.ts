@@ -4,6 +4,7 @@ import { CallRunner } from './sessions/call-runner.js';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from './config.js';
 import { McpSessions } from './sessions/mcp-sessions.js';
 import { McpController } from './transport/mcp.controller.js';
+import { CallAppends } from './transport/call-appends.js';
 import { GrantNoticesListener } from './transport/grant-notices.listener.js';
 import { PolicyClient } from './transport/policy.client.js';
 
@@ -18,6 +19,7 @@ export class McpGatewayModule {
         { provide: MCP_GATEWAY_CONFIG, useValue: config },
         PolicyClient,
         CallRunner,
+        CallAppends,
         McpSessions,
         GrantNoticesListener,
       ],

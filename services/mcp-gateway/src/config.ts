@@ -28,7 +28,10 @@ export interface McpGatewayConfig extends BaseConfig {
    * TTL when the client asks for none. Env `MCP_TASK_WAIT_MS`, default 86400000 (a day).
    */
   readonly taskWaitMs: number;
-  /** How often a running call's status is read while waiting, in ms. Env `MCP_CALL_POLL_MS`, default 200. */
+  /**
+   * How long a waiting call goes at most without its status being read, in ms: an append to the call is heard at once
+   * (CallAppends), this bounds what a missed one costs. Env `MCP_CALL_POLL_MS`, default 1000.
+   */
   readonly callPollMs: number;
   /**
    * Most UTF-8 bytes of a call's data in one result (the text's fenced data; `structuredContent.outcome` is left out
@@ -65,7 +68,7 @@ export function loadMcpGatewayConfig(env: Env): McpGatewayConfig {
     maxBodyBytes: intFrom(env, 'MCP_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     callWaitMs: intFrom(env, 'MCP_CALL_WAIT_MS', 30_000, 0, 600_000),
     taskWaitMs: intFrom(env, 'MCP_TASK_WAIT_MS', 86_400_000, 1000, 30 * 86_400_000),
-    callPollMs: intFrom(env, 'MCP_CALL_POLL_MS', 200, 10, 60_000),
+    callPollMs: intFrom(env, 'MCP_CALL_POLL_MS', 1000, 10, 60_000),
     resultMaxBytes: intFrom(env, 'MCP_RESULT_MAX_BYTES', 8 * 1024, 256, 1024 * 1024),
     toolsPageSize: intFrom(env, 'MCP_TOOLS_PAGE_SIZE', 100, 1, 10_000),
     maxSessions: intFrom(env, 'MCP_MAX_SESSIONS', 1000, 1, 1_000_000),

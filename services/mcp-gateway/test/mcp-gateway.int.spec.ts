@@ -40,6 +40,9 @@ describe('mcp-gateway', () => {
       MCP_TOOLS_PAGE_SIZE: '2',
       MCP_MAX_BODY_BYTES: '65536',
       MCP_CALL_WAIT_MS: '20000',
+      // Longer than any wait: a call is answered with its outcome only because the gateway hears the call's appends
+      // (CallAppends); were it to read the status only at this bound, every wait would end as still running.
+      MCP_CALL_POLL_MS: '60000',
       // Small enough that a screen observation is cut short; model-loop, which runs ormuz.read_more, reads on in parts
       // of the same bound.
       MCP_RESULT_MAX_BYTES: '256',

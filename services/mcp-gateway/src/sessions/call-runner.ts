@@ -3,6 +3,7 @@ import type { CallStatusReplyV1, OfferedToolV1, SubmitCallReplyV1, SubmitCallReq
 import { isTransientRemoteError, RemoteError, submitUnansweredHint } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { reportOfStatus, resultOf, SETTLED, stillRunning, type McpCallResult } from '../domain/call-result.js';
+import { CallAppends, type CallWatch } from '../transport/call-appends.js';
 import { PolicyClient } from '../transport/policy.client.js';
 
 /** Who a session acts for: the tenant and agent of its API key, and the device it named (or none). */
@@ -40,6 +41,7 @@ const SUBMIT_ATTEMPTS = 5;
 export class CallRunner {
   constructor(
     private readonly policy: PolicyClient,
+    private readonly appends: CallAppends,
     @Inject(MCP_GATEWAY_CONFIG) private readonly config: McpGatewayConfig,
   ) {}
 
@@ -132,7 +134,10 @@ export class CallRunner {
     }
   }
 
-  /** Reads the call's status until it settles or `callWaitMs` passes, telling each new status as progress. */
+  /**
+   * Reads the call's status until it settles or `callWaitMs` passes, telling each new status as progress: again as
+   * soon as an append to the call is heard, and at the latest every `callPollMs`.
+   */
   private async await(
     who: SessionPrincipal,
     asked: CallAsked,
@@ -140,6 +145,23 @@ export class CallRunner {
     tool: string,
     source: string,
     reply: SubmitCallReplyV1,
+  ): Promise<McpCallResult> {
+    const watch = this.appends.watch(who.tenant, callId);
+    try {
+      return await this.awaitWatched(who, asked, callId, tool, source, reply, watch);
+    } finally {
+      watch.close();
+    }
+  }
+
+  private async awaitWatched(
+    who: SessionPrincipal,
+    asked: CallAsked,
+    callId: string,
+    tool: string,
+    source: string,
+    reply: SubmitCallReplyV1,
+    watch: CallWatch,
   ): Promise<McpCallResult> {
     const started = Date.now();
     let last = reply.status;
@@ -165,7 +187,7 @@ export class CallRunner {
       if (asked.signal?.aborted) return this.cancelled(who, callId, tool, status, waited);
       const bound = asked.taskWaitMs ?? this.config.callWaitMs;
       if (waited >= bound) return stillRunning(callId, tool, status, waited);
-      await delay(Math.min(this.config.callPollMs, bound - waited), asked.signal);
+      await watch.changed(Math.min(this.config.callPollMs, bound - waited), asked.signal);
     }
   }
 }

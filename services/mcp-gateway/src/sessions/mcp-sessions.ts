@@ -35,6 +35,9 @@ const INSTRUCTIONS =
  * that a session id presented with another key is not found. Sessions live in this process only: a restarted
  * gateway's clients open new ones (a call's outcome is on the log, under the same operation id).
  */
+/** How often a client is asked to read a task while it works, in ms. */
+const TASK_POLL_HINT_MS = 1000;
+
 @Injectable()
 export class McpSessions implements OnApplicationShutdown {
   private readonly sessions = new Map<string, McpSession>();
@@ -170,7 +173,8 @@ export class McpSessions implements OnApplicationShutdown {
         // for a staged one) in the background, and the task ends completed or failed with it.
         const ttl = Math.min(request.params.task.ttl ?? this.config.taskWaitMs, this.config.taskWaitMs);
         const store = extra.taskStore;
-        const task = await store.createTask({ ttl, pollInterval: Math.max(1000, this.config.callPollMs) });
+        // The client's hint for `tasks/get`: the task's result is stored as soon as the call settles.
+        const task = await store.createTask({ ttl, pollInterval: TASK_POLL_HINT_MS });
         void this.calls
           .run(principal, {
             tool: request.params.name,
