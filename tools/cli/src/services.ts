@@ -117,7 +117,11 @@ export async function waitHealthy(
         ] as const;
       } catch {
         if (proc.exited) throw new Error(`${proc.name} exited during start-up. Its last log lines:\n${tailLog(proc)}`);
-        throw new Error(`${proc.name} did not become healthy within ${timeoutMs} ms. Log: ${proc.logFile}`);
+        // The log's last lines say which phase of its start it still waits on (`start: still waiting on …`).
+        throw new Error(
+          `${proc.name} did not become healthy within ${timeoutMs} ms. Log: ${proc.logFile}; its last lines:\n` +
+            tailLog(proc),
+        );
       }
     }),
   );
