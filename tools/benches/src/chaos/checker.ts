@@ -16,7 +16,7 @@
  */
 import { ToolCallEventType } from '@ormuz/contracts';
 import type { JournalState } from '@ormuz/device-sdk';
-import { describeAnomaly, findSequenceAnomalies, type LoggedMessage } from '@ormuz/event-log';
+import { describeAnomaly, findSequenceAnomalies, type LoggedMessage, type SequenceAnomaly } from '@ormuz/event-log';
 
 /** One event of the calls stream, as the checker reads it. */
 export interface LoggedCallEvent {
@@ -192,7 +192,8 @@ export function checkHistory(history: ChaosHistory): ChaosVerdict {
   }
 
   for (const [stream, messages] of history.streams)
-    for (const a of findSequenceAnomalies(messages)) anomalies.sequence.push(`${stream}: ${describeAnomaly(a)}`);
+    for (const a of findSequenceAnomalies(messages))
+      anomalies.sequence.push(`${stream}: ${describeAnomaly(a)}${rivals(messages, a)}`);
 
   const totals = { succeeded: 0, failed: 0, unknown: 0, sealed: 0, refused: 0 };
   for (const facts of calls.values()) if (facts.final) totals[facts.final]++;
@@ -219,6 +220,17 @@ export function unsettledCalls(events: readonly LoggedCallEvent[]): number {
 /** The total number of anomalies in a verdict. */
 export const anomalyCount = (verdict: ChaosVerdict): number =>
   ANOMALY_KINDS.reduce((n, kind) => n + verdict.anomalies[kind].length, 0);
+
+/** For a stale expectation: the other messages of its subject appended on the same expected sequence, if any. */
+function rivals(messages: readonly LoggedMessage[], a: SequenceAnomaly): string {
+  if (a.kind !== 'stale_expectation') return '';
+  const others = messages.filter(
+    (m) => m.subject === a.subject && m.seq !== a.seq && m.expectedLastSubjectSequence === a.expected,
+  );
+  return others.length === 0
+    ? '; no other message of the subject expected it'
+    : `; also appended on ${a.expected}: ${others.map((m) => `#${m.seq}`).join(', ')}`;
+}
 
 function later(current: number | undefined, time: unknown): number | undefined {
   const at = typeof time === 'string' ? Date.parse(time) : Number.NaN;
