@@ -4,15 +4,14 @@
  * (written by the real tool-call decider). The child is killed at random points and restarted; afterwards each read
  * model equals a rebuild from sequence 1 in a fresh database, row for row, and nothing is parked.
  */
-import { createHash, randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
-import { aggregateSubject, canonicalPayload, CONTEXTS, type ContextName } from '@ormuz/contracts';
-import { connectNats, EventStore, ensureStreams, runCommand, streamName } from '@ormuz/event-log';
+import { CONTEXTS, type ContextName } from '@ormuz/contracts';
+import { connectNats, EventStore, ensureStreams, streamName } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, lifecycleCommands, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
-import { decisionCommand, toolCallDecider, type SubmitDecision, type ToolCallCommand } from '@ormuz/tool-call';
+import { callLifecycles, createTestDatabase, randomNamespace, testEnv } from '@ormuz/testing';
+import type { LifecyclePath, LifecyclePlan, TestDatabase } from '@ormuz/testing';
 import { approvalsMigrations, APPROVALS_SCHEMA } from '../../services/approvals/src/persistence/migrations.js';
 import { auditMigrations, AUDIT_SCHEMA } from '../../services/audit/src/persistence/migrations.js';
 import {
@@ -128,104 +127,37 @@ describe('read models under kill -9', () => {
     await nc.close();
   });
 
-  /** Runs call `i` through one of its lifecycles with the real decider, as policy, approvals and the bridge would. */
-  async function lifecycle(i: number): Promise<void> {
-    const callId = `call_${createHash('sha256').update(`${ns}/${i}`).digest('hex').slice(0, 32)}`;
-    const device = i % 7 === 0 ? null : { device_id: `phone-${i % 3}` };
+  /** The paths calls take, one call at a time. */
+  const PATHS: LifecyclePath[] = ['refused', 'approved', 'denied', 'sealed', 'lost', 'finished'];
+
+  /** Call `i`: one of the lifecycles, as policy, approvals and the bridge would record it. */
+  function plan(i: number): LifecyclePlan {
     // Some calls observe the screen (every other one reading a second page), so that policy's device screens hold
     // observations, pages merged, and the screen actions that ran after them.
     const observes = i % 5 === 1;
-    const { payload, sha256 } = canonicalPayload(
-      observes ? (i % 4 === 3 ? { continuation: 'page-2' } : { max_elements: 3 }) : { ref: `e${i % 9}`, n: i },
-    );
-    const step = lifecycleCommands(callId, sha256);
-    const run = (command: ToolCallCommand) =>
-      runCommand(
-        store,
-        streamName(ns, 'calls'),
-        aggregateSubject(ns, 'calls', 'acme', callId),
-        toolCallDecider,
-        command,
-        {
-          source: '/crash-test',
-          tenant: 'acme',
-          aggregateId: callId,
-          correlationid: callId,
-          causationid: randomUUID(),
-        },
-      );
-    const inAMinute = new Date(Date.now() + 60_000).toISOString();
-    const path = i % 6;
-    const approvalId = `apr_${callId.slice(5, 21)}`;
-    const decision: SubmitDecision =
-      path === 0
-        ? { kind: 'refuse', reason_code: 'tool_not_granted', message: 'Not granted.' }
-        : path === 1 || path === 2
+    return {
+      tool: observes ? 'device.screen_observe' : 'device.tap',
+      args: observes ? (i % 4 === 3 ? { continuation: 'page-2' } : { max_elements: 3 }) : { ref: `e${i % 9}`, n: i },
+      device: i % 7 === 0 ? null : { device_id: `phone-${i % 3}` },
+      agentId: `agent-${i % 4}`,
+      path: PATHS[i % PATHS.length]!,
+      // Half the calls are decided as policy decides them (the request and the decision in one message), half as
+      // older versions did (the decision in a message of its own): logs hold both.
+      together: Math.floor(i / PATHS.length) % 2 === 0,
+      outcome:
+        i % 2
           ? {
-              kind: 'stage',
-              approval_id: approvalId,
-              summary: `Tap e${i % 9}.`,
-              expires_at: inAMinute,
-              verdict: { level: 'high', reasons: ['taps a send button'] },
+              kind: 'succeeded',
+              result: observes
+                ? {
+                    foreground_package: 'com.example.messages',
+                    screen: 'compose',
+                    elements: [{ ref: `e${i % 9}`, role: 'button', text: `Send ${i}`, clickable: true, depth: 0 }],
+                  }
+                : { tapped: true },
             }
-          : { kind: 'authorize', verdict: { level: 'low', reasons: [] } };
-    // Half the calls are decided as policy decides them (the request and the decision in one message), half as older
-    // versions did (the decision in a message of its own): logs hold both.
-    const together = Math.floor(i / 6) % 2 === 0;
-    await run({
-      type: 'SubmitCall',
-      data: {
-        call_id: callId,
-        tool: observes ? 'device.screen_observe' : 'device.tap',
-        contract_version: 'v1-test',
-        payload,
-        payload_sha256: sha256,
-        origin: { kind: 'operation', operation_id: `op-${i}` },
-        agent_id: `agent-${i % 4}`,
-        target: device,
-        ...(together ? { decision } : {}),
-      },
-    });
-    if (!together) await run(decisionCommand(callId, decision));
-    if (path === 0) return;
-    if (path === 1 || path === 2) {
-      if (path === 2) {
-        await run(step.deny(approvalId));
-        return;
-      }
-      await run(step.approve(approvalId));
-    }
-    if (path === 3) {
-      await run(step.seal());
-      return;
-    }
-    const requestId = `req-${i}`;
-    await run(step.dispatch(requestId, device, inAMinute));
-    await run(step.claimStart(requestId, device));
-    if (path === 4) {
-      await run(step.connectionLost(requestId));
-      return;
-    }
-    await run({
-      type: 'RecordOutcome',
-      data: {
-        call_id: callId,
-        request_id: requestId,
-        outcome:
-          i % 2
-            ? {
-                kind: 'succeeded',
-                result: observes
-                  ? {
-                      foreground_package: 'com.example.messages',
-                      screen: 'compose',
-                      elements: [{ ref: `e${i % 9}`, role: 'button', text: `Send ${i}`, clickable: true, depth: 0 }],
-                    }
-                  : { tapped: true },
-              }
-            : { kind: 'failed', error: { code: 'not_found', message: 'No such element.' } },
-      },
-    });
+          : { kind: 'failed', error: { code: 'not_found', message: 'No such element.' } },
+    };
   }
 
   it(`holds exactly what a rebuild from the log holds, across ${KILLS} kills`, async () => {
@@ -236,7 +168,7 @@ describe('read models under kill -9', () => {
       batchSize: 16,
       consumers: all,
     });
-    const load = steadyLoad(40, lifecycle);
+    const load = steadyLoad(40, callLifecycles({ store, ns, tenant: 'acme', source: '/crash-test' }, plan));
     const report = await crashRepeatedly(spec(live.url), KILLS);
     const { errors } = await load.stop();
     expect(errors).toEqual([]);

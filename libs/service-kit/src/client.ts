@@ -17,6 +17,7 @@ export {
   waitUntilServing,
   toErrorBody,
   RemoteError,
+  isTransientRemoteError,
   ServiceUnavailableError,
   MAX_RPC_BYTES,
   type CallRpcOptions,

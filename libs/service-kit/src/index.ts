@@ -23,6 +23,7 @@ export { startService, runServiceMain, type ServiceOptions, type RunningService 
 export { LogConsumers, type OperatedConsumer, type RetryParkedReply } from './log-consumers.js';
 export { LeadingConsumers, type LeadConsumer, type LeadingConsumersOptions } from './leading-consumers.js';
 export { ReadinessCheck, type ReadinessBounds } from './readiness.js';
+export { PeriodicTask } from './periodic-task.js';
 export { ProbeServer } from './probe-server.js';
 export {
   ServiceMetrics,

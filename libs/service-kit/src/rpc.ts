@@ -43,6 +43,25 @@ export class RemoteError extends OrmuzError {
   }
 }
 
+/** Error codes that say nothing about the request itself (infrastructure, contention): asking again may succeed. */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set([
+  'internal',
+  'retries_exhausted',
+  'concurrency_conflict',
+  'stream_missing',
+  'nats_unavailable',
+  'postgres_unavailable',
+]);
+
+/**
+ * True when `err` says nothing about the request, so the same request may be sent again: no answer at all (not a
+ * {@link RemoteError}), or a remote error of infrastructure or contention. False for an answer about the request
+ * (malformed, refused, unknown), which asking again would only repeat.
+ */
+export function isTransientRemoteError(err: unknown): boolean {
+  return !(err instanceof RemoteError) || TRANSIENT_CODES.has(err.code);
+}
+
 /**
  * Why a command got no answer. `no_responders`: no instance was subscribed, so none received this attempt.
  * `timeout`: it was sent and no reply came in time, so it may have been handled. `connection`: the client's

@@ -28,7 +28,6 @@ export {
 export { adminFor, bearerFor, testToken } from './credentials.js';
 export {
   authorizeSeededCall,
-  lifecycleCommands,
   seededSubmit,
   submitSeededCall,
   type CallAppender,
@@ -36,6 +35,7 @@ export {
   type SeededCall,
   type SeedResult,
 } from './calls.js';
+export { callLifecycles, type LifecycleLog, type LifecyclePath, type LifecyclePlan } from './lifecycles.js';
 export {
   AnthropicServer,
   ApiRejection,

@@ -1,11 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { internalCommandSubject, type SubmitCallRequestV1 } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { ServiceUnavailableError, type Infrastructure } from '@ormuz/service-kit';
+import { isTransientRemoteError, ServiceUnavailableError, type Infrastructure } from '@ormuz/service-kit';
 import { randomNamespace, testEnv } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
 import type { ModelLoopConfig } from '../src/config.js';
-import { isTransientPolicyError, PolicyClient } from '../src/transport/policy.client.js';
+import { PolicyClient } from '../src/transport/policy.client.js';
 
 describe('the policy client when a submit gets no answer', () => {
   const namespace = randomNamespace('policy_client');
@@ -38,7 +38,7 @@ describe('the policy client when a submit gets no answer', () => {
     try {
       const err = await client.submit(request).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceUnavailableError);
-      expect(isTransientPolicyError(err)).toBe(true);
+      expect(isTransientRemoteError(err)).toBe(true);
       expect((err as Error).message).toContain(`call ${callId} may have been recorded, and may even have run`);
       expect((err as Error).message).toContain(`ormuz call status --tenant acme --call ${callId}`);
       expect((err as Error).message).toContain('it observes the original and never runs the call twice');

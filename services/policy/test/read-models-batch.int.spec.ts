@@ -5,23 +5,21 @@
  * holds every lifecycle the decider allows, observations of one and of two pages, screen actions that start after an
  * observation, and messages of several events (a request with its decision, a start with its outcome).
  */
-import { createHash, randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
-import { aggregateSubject, canonicalPayload, envelope, ToolCallEventType, type JsonValue } from '@ormuz/contracts';
+import type { JsonValue } from '@ormuz/contracts';
 import {
   connectNats,
   ensureStreams,
   EventStore,
   ProjectionRunner,
-  runCommand,
   streamName,
   type Projection,
 } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
-import { createTestDatabase, lifecycleCommands, randomNamespace, testEnv, type TestDatabase } from '@ormuz/testing';
-import { decisionCommand, toolCallDecider, type SubmitDecision, type ToolCallCommand } from '@ormuz/tool-call';
+import { callLifecycles, createTestDatabase, randomNamespace, testEnv } from '@ormuz/testing';
+import type { LifecyclePath, LifecyclePlan, TestDatabase } from '@ormuz/testing';
 import { POLICY_SCHEMA, policyMigrations } from '../src/index.js';
 import { callStatusProjection } from '../src/projections/call-status.projection.js';
 import { deviceScreensProjection } from '../src/projections/device-screens.projection.js';
@@ -45,6 +43,7 @@ describe('policy read models: a batch written at once equals its events applied 
     jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, ns, ['calls']);
     store = new EventStore(jetstream(nc), jsm);
+    const lifecycle = callLifecycles({ store, ns, tenant, source: '/test' }, plan);
     for (let i = 0; i < CALLS; i++) await lifecycle(i);
   });
   afterAll(async () => {
@@ -62,97 +61,28 @@ describe('policy read models: a batch written at once equals its events applied 
     partial: page === 1,
   });
 
-  /** Call `i` through one of its lifecycles with the real decider, as policy, approvals and the bridge record it. */
-  async function lifecycle(i: number): Promise<void> {
-    const callId = `call_${createHash('sha256').update(`${ns}/${i}`).digest('hex').slice(0, 32)}`;
+  /** The paths calls take, five calls (one of each tool) at a time. */
+  const PATHS: LifecyclePath[] = ['refused', 'approved', 'sealed', 'finishedAtOnce', 'lost', 'finished'];
+
+  /** Call `i`: one of the lifecycles, as policy, approvals and the bridge record it. */
+  function plan(i: number): LifecyclePlan {
     const tool = TOOLS[i % TOOLS.length]!;
-    const device = tool.startsWith('device.') ? { device_id: `phone-${i % 3}` } : null;
     // Every third observation reads the second page of the screen before it.
-    const args = tool === 'device.screen_observe' && i % 3 === 0 ? { continuation: 'page-2' } : { n: i };
-    const { payload, sha256 } = canonicalPayload(args);
-    const step = lifecycleCommands(callId, sha256);
-    const subject = aggregateSubject(ns, 'calls', tenant, callId);
-    const cause = { source: '/test', tenant, aggregateId: callId, correlationid: callId, causationid: randomUUID() };
-    const run = (command: ToolCallCommand) =>
-      runCommand(store, streamName(ns, 'calls'), subject, toolCallDecider, command, cause);
-    const inAMinute = new Date(Date.now() + 60_000).toISOString();
-    const path = Math.floor(i / TOOLS.length) % 6;
-    const approvalId = `apr_${callId.slice(5, 21)}`;
-    const decision: SubmitDecision =
-      path === 0
-        ? { kind: 'refuse', reason_code: 'tool_not_granted', message: 'Not granted.' }
-        : path === 1
-          ? {
-              kind: 'stage',
-              approval_id: approvalId,
-              summary: 'Tap.',
-              expires_at: inAMinute,
-              verdict: { level: 'high', reasons: ['taps'] },
-            }
-          : { kind: 'authorize', verdict: { level: 'low', reasons: [] } };
-    const together = i % 2 === 0; // the request and its decision in one message, or in two
-    await run({
-      type: 'SubmitCall',
-      data: {
-        call_id: callId,
-        tool,
-        contract_version: 'v1-test',
-        payload,
-        payload_sha256: sha256,
-        origin: { kind: 'operation', operation_id: `op-${i}` },
-        agent_id: 'agent-1',
-        target: device,
-        ...(together ? { decision } : {}),
-      },
-    });
-    if (!together) await run(decisionCommand(callId, decision));
-    if (path === 0) return;
-    if (path === 1) {
-      await run(step.approve(approvalId));
-    }
-    if (path === 2) {
-      await run(step.seal());
-      return;
-    }
-    const requestId = `req-${i}`;
-    const dispatched = await run(step.dispatch(requestId, device, inAMinute));
-    const result = tool === 'device.screen_observe' ? observation(i, 'continuation' in args ? 2 : 1) : { done: true };
-    if (path === 3) {
-      // The start and its outcome in one message, as a bridge that learns both at once records them.
-      const at = { source: '/test', tenant, subject: callId, correlationid: callId, causationid: 'x', time: new Date() };
-      const executorId = device?.device_id ?? 'model-loop';
-      await store.append(
-        subject,
-        [
-          envelope(
-            {
-              type: ToolCallEventType.Started,
-              data: { call_id: callId, request_id: requestId, executor_id: executorId, boot_id: 'boot-1' },
-            },
-            at,
-          ),
-          envelope({ type: ToolCallEventType.Succeeded, data: { call_id: callId, request_id: requestId, result } }, at),
-        ],
-        dispatched.version,
-      );
-      return;
-    }
-    await run(step.claimStart(requestId, device));
-    if (path === 4) {
-      await run(step.connectionLost(requestId));
-      return;
-    }
-    await run({
-      type: 'RecordOutcome',
-      data: {
-        call_id: callId,
-        request_id: requestId,
-        outcome:
-          i % 4 === 1
-            ? { kind: 'failed', error: { code: 'not_found', message: 'No such element.' } }
-            : { kind: 'succeeded', result },
-      },
-    });
+    const secondPage = tool === 'device.screen_observe' && i % 3 === 0;
+    const path = PATHS[Math.floor(i / TOOLS.length) % PATHS.length]!;
+    const result = tool === 'device.screen_observe' ? observation(i, secondPage ? 2 : 1) : { done: true };
+    return {
+      tool,
+      args: secondPage ? { continuation: 'page-2' } : { n: i },
+      device: tool.startsWith('device.') ? { device_id: `phone-${i % 3}` } : null,
+      agentId: 'agent-1',
+      path,
+      together: i % 2 === 0, // the request and its decision in one message, or in two
+      outcome:
+        path !== 'finishedAtOnce' && i % 4 === 1
+          ? { kind: 'failed', error: { code: 'not_found', message: 'No such element.' } }
+          : { kind: 'succeeded', result },
+    };
   }
 
   /** Projects the whole log into a database of its own, `batchSize` messages at a time; returns its tables. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { isOrmuzError } from '@ormuz/contracts';
-import { INFRA, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, PeriodicTask, ToolCalls, type Infrastructure } from '@ormuz/service-kit';
 import { APPROVALS_CONFIG, type ApprovalsConfig } from '../config.js';
 import { InboxRepository } from '../persistence/inbox.repository.js';
 
@@ -12,35 +12,27 @@ import { InboxRepository } from '../persistence/inbox.repository.js';
  */
 @Injectable()
 export class ExpireApprovalsSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly inbox: InboxRepository,
     private readonly calls: ToolCalls,
-    @Inject(APPROVALS_CONFIG) private readonly config: ApprovalsConfig,
+    @Inject(APPROVALS_CONFIG) config: ApprovalsConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
-  ) {}
-
-  onApplicationBootstrap() {
-    this.schedule();
-    this.timer = setInterval(() => this.schedule(), this.config.sweepIntervalMs);
-  }
-
-  /** Queues one sweep after the one running; a failed sweep is logged and the next one runs all the same. */
-  private schedule(): void {
-    this.running = this.running.then(async () => {
-      try {
-        await this.sweep();
-      } catch (err) {
-        this.infra.logger.error({ err: String(err) }, 'expiry sweep failed; the next one retries');
-      }
+  ) {
+    this.task = new PeriodicTask(() => this.sweep(), {
+      intervalMs: config.sweepIntervalMs,
+      logger: infra.logger,
+      failure: 'expiry sweep failed; the next one retries',
     });
   }
 
+  onApplicationBootstrap() {
+    this.task.start();
+  }
+
   async onApplicationShutdown() {
-    clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   /** Expires every due approval once; returns how many it expired. */

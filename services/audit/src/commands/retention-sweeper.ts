@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { INFRA, type Infrastructure } from '@ormuz/service-kit';
+import { INFRA, PeriodicTask, type Infrastructure } from '@ormuz/service-kit';
 import type { ErasableKind } from '../domain/archive-chain.js';
 import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
 import { ArchiveEraser, type Erased } from '../persistence/archive-eraser.js';
@@ -13,25 +13,27 @@ const DAY_MS = 86_400_000;
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly rules: RetentionRepository,
     private readonly eraser: ArchiveEraser,
     @Inject(INFRA) private readonly infra: Infrastructure,
-    @Inject(AUDIT_CONFIG) private readonly config: AuditConfig,
-  ) {}
+    @Inject(AUDIT_CONFIG) config: AuditConfig,
+  ) {
+    this.task = new PeriodicTask(() => this.sweep(), {
+      intervalMs: config.retentionIntervalMs,
+      logger: infra.logger,
+      failure: 'retention sweep failed',
+    });
+  }
 
   onApplicationBootstrap() {
-    this.sweepInBackground();
-    this.timer = setInterval(() => this.sweepInBackground(), this.config.retentionIntervalMs);
-    this.timer.unref();
+    this.task.start();
   }
 
   async onApplicationShutdown() {
-    clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   /** Applies one tenant's rule now. */
@@ -52,14 +54,8 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     return { events, calls };
   }
 
-  private sweepInBackground(): void {
-    this.running = this.running.then(async () => {
-      try {
-        for (const rule of await this.rules.bounded()) await this.apply(rule);
-      } catch (err) {
-        // The next sweep tries again; a failing sweep must not stop the service.
-        this.infra.logger.error({ err }, 'retention sweep failed');
-      }
-    });
+  /** Applies every tenant's rule once. */
+  private async sweep(): Promise<void> {
+    for (const rule of await this.rules.bounded()) await this.apply(rule);
   }
 }

@@ -1,8 +1,9 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { OrmuzEvent } from '@ormuz/contracts';
 import type { AppliedEvent } from '@ormuz/event-log';
 import { linkEvents, type ChainHead, type UnlinkedEvent } from '../domain/archive-chain.js';
 import { StreamSequenceReusedError } from '../domain/errors.js';
+import { NO_PARTIES, partiesNamedBy, withParties, type EventParties } from '../domain/event-parties.js';
 import type { AuditDB } from './audit.tables.js';
 import { AUDIT_SCHEMA, AUDIT_WRITER_ROLE } from './migrations.js';
 
@@ -50,9 +51,10 @@ export async function appendToArchive(
     heads,
     fresh.map(({ event, seq, index }) => unlinked(stream, seq, index, event as OrmuzEvent)),
   );
+  const parties = await partiesOfRows(t, stream, fresh);
   await t
     .insertInto('events')
-    .values(linked.map((l) => ({ ...l, data: JSON.stringify(l.data) })))
+    .values(linked.map((l, i) => ({ ...l, data: JSON.stringify(l.data), ...parties[i] })))
     .execute();
   await t
     .insertInto('chain_heads')
@@ -63,6 +65,39 @@ export async function appendToArchive(
         .doUpdateSet((eb) => ({ position: eb.ref('excluded.position'), hash: eb.ref('excluded.hash') })),
     )
     .execute();
+}
+
+/**
+ * Each fresh event's row parties: its aggregate's agent and device (domain/event-parties.ts), from the aggregate's
+ * rows archived before (one query on events_by_aggregate) and the events before it in this batch.
+ */
+async function partiesOfRows(
+  t: Kysely<AuditDB>,
+  stream: string,
+  fresh: readonly AppliedEvent[],
+): Promise<EventParties[]> {
+  const key = (tenant: string, subject: string) => `${tenant}\u0000${subject}`;
+  const known = new Map<string, EventParties>();
+  const rows = await t
+    .selectFrom('events')
+    .distinctOn(['tenant', 'subject'])
+    .select(['tenant', 'subject', 'agent_id', 'device_id'])
+    .where('tenant', 'in', [...new Set(fresh.map((i) => i.event.tenant))])
+    .where('stream', '=', stream)
+    .where('subject', 'in', [...new Set(fresh.map((i) => i.event.subject))])
+    .where((eb) => eb.or([eb('agent_id', 'is not', null), eb('device_id', 'is not', null)]))
+    .orderBy('tenant')
+    .orderBy('subject')
+    .orderBy('seq')
+    .orderBy('idx')
+    .execute();
+  for (const r of rows) known.set(key(r.tenant, r.subject), { agent_id: r.agent_id, device_id: r.device_id });
+  return fresh.map(({ event }) => {
+    const k = key(event.tenant, event.subject);
+    const parties = withParties(known.get(k) ?? NO_PARTIES, partiesNamedBy(event.data));
+    known.set(k, parties);
+    return parties;
+  });
 }
 
 function unlinked(stream: string, seq: number, idx: number, event: OrmuzEvent): UnlinkedEvent {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import type { AuditDB, CallRecordsTable, EventsTable } from './audit.tables.js';
-import { AGENT_OF_EVENT, AUDIT_SCHEMA, DEVICE_OF_EVENT } from './migrations.js';
+import { AUDIT_SCHEMA } from './migrations.js';
 
 export type CallRecordRow = Selectable<CallRecordsTable>;
 export type ArchivedEventRow = Selectable<EventsTable>;
@@ -45,9 +45,9 @@ export interface ReplayFilter {
   readonly fromTime?: Date;
   readonly toTime?: Date;
   readonly subject?: string;
-  /** Whole aggregates whose events name this agent. */
+  /** The events of the aggregates that name this agent (domain/event-parties.ts). */
   readonly agentId?: string;
-  /** Whole aggregates whose events name this device. */
+  /** The events of the aggregates that name this device. */
   readonly deviceId?: string;
   readonly types?: readonly string[];
   readonly limit: number;
@@ -117,20 +117,9 @@ export class AuditRepository {
     if (f.toTime) q = q.where('time', '<=', f.toTime);
     if (f.subject !== undefined) q = q.where('subject', '=', f.subject);
     if (f.types) q = q.where('type', 'in', [...f.types]);
-    for (const [value, named] of [
-      [f.agentId, AGENT_OF_EVENT],
-      [f.deviceId, DEVICE_OF_EVENT],
-    ] as const) {
-      if (value === undefined) continue;
-      q = q.where('subject', 'in', (eb) =>
-        eb
-          .selectFrom('events as named')
-          .select('named.subject')
-          .where('named.tenant', '=', f.tenant)
-          .where('named.stream', '=', f.stream)
-          .where(sql<boolean>`${named} = ${value}`),
-      );
-    }
+    // Each row carries its aggregate's agent and device: one index range (events_of_agent, events_of_device).
+    if (f.agentId !== undefined) q = q.where('agent_id', '=', f.agentId);
+    if (f.deviceId !== undefined) q = q.where('device_id', '=', f.deviceId);
     return q.orderBy('seq').orderBy('idx').limit(f.limit).execute();
   }
 

@@ -40,6 +40,10 @@ export interface EventsTable {
   row_hash: string;
   /** When the erasable field was removed; null while it is there. */
   erased_at: ColumnType<Date | null, never, never>;
+  /** The agent its aggregate names (domain/event-parties.ts); not part of the chain's link. */
+  agent_id: ColumnType<string | null, string | null | undefined, never>;
+  /** The device its aggregate names; not part of the chain's link. */
+  device_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** Each tenant's chain head: the last position and its link. */

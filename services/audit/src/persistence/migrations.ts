@@ -15,12 +15,15 @@ export const AUDIT_WRITER_ROLE = 'ormuz_audit';
 /** The one way archived rows change: removes rows' erasable fields, run with the schema owner's rights. */
 export const ERASE_FUNCTION = 'erase_event_fields';
 
-/** The agent an archived event's data names (a call's request, a conversation's start), as SQL. */
-export const AGENT_OF_EVENT = sql<string | null>`data->>'agent_id'`;
+/**
+ * The agent an archived event's data names (a call's request, a conversation's start), as SQL: `partiesNamedBy` of
+ * domain/event-parties.ts, for the rows archived before the archive carried each row's parties.
+ */
+const AGENT_OF_EVENT = sql<string | null>`nullif(data->>'agent_id', '')`;
 /** The device an archived event's data names (a device event, a conversation's start, a call's target or executor). */
-export const DEVICE_OF_EVENT = sql<
+const DEVICE_OF_EVENT = sql<
   string | null
->`coalesce(data->>'device_id', data->'target'->>'device_id', data->'executor'->>'device_id')`;
+>`coalesce(nullif(data->>'device_id', ''), nullif(data->'target'->>'device_id', ''), nullif(data->'executor'->>'device_id', ''))`;
 
 // Raw SQL is not rewritten by the migrator's schema plugin, so it names the schema itself.
 export const auditMigrations: Record<string, Migration> = {
@@ -247,6 +250,56 @@ export const auditMigrations: Record<string, Migration> = {
           .where(sql<boolean>`(${of}) is not null`)
           .execute();
       }
+    },
+  },
+  // Each row carries its aggregate's agent and device (domain/event-parties.ts), written by the archive projection, so
+  // a replay for one is an index range in stream order: a page costs the same at the start and the end of a range.
+  // Through 0008 a page found the aggregates through expression indexes and joined them against every event after
+  // the cursor, which made each page cost the rest of the range. Rows archived before are filled in here (as the
+  // schema's owner: the archive writer role cannot UPDATE), each with the first agent and device its aggregate names.
+  '0009_event_parties': {
+    async up(db) {
+      await db.schema.alterTable('events').addColumn('agent_id', 'text').addColumn('device_id', 'text').execute();
+      const named = db
+        .selectFrom('events')
+        .select([
+          'tenant',
+          'stream',
+          'subject',
+          sql<
+            string | null
+          >`(array_agg(${AGENT_OF_EVENT} order by seq, idx) filter (where ${AGENT_OF_EVENT} is not null))[1]`.as(
+            'agent',
+          ),
+          sql<
+            string | null
+          >`(array_agg(${DEVICE_OF_EVENT} order by seq, idx) filter (where ${DEVICE_OF_EVENT} is not null))[1]`.as(
+            'device',
+          ),
+        ])
+        .where((eb) => eb.or([eb(AGENT_OF_EVENT, 'is not', null), eb(DEVICE_OF_EVENT, 'is not', null)]))
+        .groupBy(['tenant', 'stream', 'subject']);
+      await db
+        .updateTable('events as e')
+        .from(named.as('p'))
+        .set((eb) => ({ agent_id: eb.ref('p.agent'), device_id: eb.ref('p.device') }))
+        .whereRef('e.tenant', '=', 'p.tenant')
+        .whereRef('e.stream', '=', 'p.stream')
+        .whereRef('e.subject', '=', 'p.subject')
+        .execute();
+      for (const [name, column] of [
+        ['events_of_agent', 'agent_id'],
+        ['events_of_device', 'device_id'],
+      ] as const) {
+        await db.schema
+          .createIndex(name)
+          .on('events')
+          .columns(['tenant', 'stream', column, 'seq', 'idx'])
+          .where(sql.ref(column), 'is not', null)
+          .execute();
+      }
+      await db.schema.dropIndex('events_by_agent').ifExists().execute();
+      await db.schema.dropIndex('events_by_device').ifExists().execute();
     },
   },
 };

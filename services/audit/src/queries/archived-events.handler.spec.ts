@@ -25,6 +25,8 @@ const row = (seq: number, data: unknown = { n: seq }, idx = 0): ArchivedEventRow
   prev_hash: '',
   row_hash: '',
   erased_at: null,
+  agent_id: null,
+  device_id: null,
 });
 
 /** A repository over `rows` that records the filter it was asked for. */

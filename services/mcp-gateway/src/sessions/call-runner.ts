@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CallStatusReplyV1, OfferedToolV1, SubmitCallReplyV1, SubmitCallRequestV1 } from '@ormuz/contracts';
-import { RemoteError, submitUnansweredHint } from '@ormuz/service-kit';
+import { isTransientRemoteError, RemoteError, submitUnansweredHint } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { reportOfStatus, resultOf, SETTLED, stillRunning, type McpCallResult } from '../domain/call-result.js';
 import { PolicyClient } from '../transport/policy.client.js';
@@ -29,15 +29,6 @@ export interface CallAsked {
   readonly taskWaitMs?: number;
 }
 
-// Errors that say nothing about the request (the same set model-loop retries): asking again may succeed.
-const TRANSIENT = new Set([
-  'internal',
-  'retries_exhausted',
-  'concurrency_conflict',
-  'stream_missing',
-  'nats_unavailable',
-  'postgres_unavailable',
-]);
 const SUBMIT_ATTEMPTS = 5;
 
 /**
@@ -108,7 +99,7 @@ export class CallRunner {
           ),
         };
       } catch (err) {
-        if (err instanceof RemoteError && !TRANSIENT.has(err.code)) return { rejected: err.message };
+        if (!isTransientRemoteError(err)) return { rejected: (err as Error).message };
         if (attempt >= SUBMIT_ATTEMPTS) throw err;
         await delay(20 * 2 ** attempt);
       }

@@ -16,6 +16,7 @@ import type {
 import {
   callRpc,
   INFRA,
+  isTransientRemoteError,
   RemoteError,
   submitUnansweredHint,
   type Infrastructure,
@@ -29,21 +30,6 @@ export type SubmitOutcome =
   | { readonly kind: 'decided'; readonly reply: SubmitCallReplyV1 }
   /** Policy answered that the request itself cannot be accepted (malformed, conflicting, too large). */
   | { readonly kind: 'rejected'; readonly code: string; readonly message: string };
-
-// Errors that say nothing about the request: the submit is retried rather than reported to the model.
-const TRANSIENT = new Set([
-  'internal',
-  'retries_exhausted',
-  'concurrency_conflict',
-  'stream_missing',
-  'nats_unavailable',
-  'postgres_unavailable',
-]);
-
-/** True when `err` is a policy error that says nothing about the request, so asking again may succeed. */
-export function isTransientPolicyError(err: unknown): boolean {
-  return !(err instanceof RemoteError) || TRANSIENT.has(err.code);
-}
 
 /** Most agents whose offered tools are kept at once; the oldest entry makes room. */
 const MAX_CACHED_AGENTS = 10_000;
@@ -86,7 +72,7 @@ export class PolicyClient {
       const reply = await this.call('policy.submit', request, submitUnansweredHint(request, callId));
       return { kind: 'decided', reply };
     } catch (err) {
-      if (!isTransientPolicyError(err)) {
+      if (!isTransientRemoteError(err)) {
         const remote = err as RemoteError;
         return { kind: 'rejected', code: remote.code, message: remote.message };
       }
