@@ -84,6 +84,7 @@ export {
   checkStreamSequences,
   describeAnomaly,
   findSequenceAnomalies,
+  readLoggedMessages,
   type LoggedMessage,
   type SequenceAnomaly,
 } from './sequence-check.js';

@@ -84,6 +84,11 @@ export function describeAnomaly(a: SequenceAnomaly): string {
  * and returns {@link findSequenceAnomalies} of them.
  */
 export async function checkStreamSequences(js: JetStreamClient, stream: string): Promise<SequenceAnomaly[]> {
+  return findSequenceAnomalies(await readLoggedMessages(js, stream));
+}
+
+/** Every message of `stream` as the check reads it, in stream order (headers only, through an ordered consumer). */
+export async function readLoggedMessages(js: JetStreamClient, stream: string): Promise<LoggedMessage[]> {
   const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.All, headers_only: true });
   // An empty stream: stop before consuming, since closing a consume that was never read waits forever.
   const info = await consumer.info(false);
@@ -105,5 +110,5 @@ export async function checkStreamSequences(js: JetStreamClient, stream: string):
   } finally {
     await messages.close().catch(() => undefined);
   }
-  return findSequenceAnomalies(logged);
+  return logged;
 }

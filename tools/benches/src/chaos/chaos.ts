@@ -1,11 +1,13 @@
 /**
  * `npm run chaos -- --seconds 120 [--devices 100] [--seed N] [--rate 10] [--json]`: the chaos suite. A load of calls
  * across tenants, agents and devices (low and high risk, the staged ones approved by a scripted owner) runs while a
- * nemesis kills service replicas with SIGKILL, kills and restarts the NATS server, drops devices' connections and
- * reboots devices; then the checker reads the log, the device journals and rebuilds of the read models (see
- * `runner.ts`, `checker.ts`). Prints the table of anomalies (lost, run twice, unexpected outcomes, stuck, diverged
- * read models) with the totals and the faults by target; exit code 1 on any anomaly. The seed repeats a run's
- * schedule of faults and calls (not the machine's timing).
+ * nemesis kills service replicas with SIGKILL (two of each of policy, approvals, the device-bridge, audit and
+ * model-loop), kills one node of the three-node NATS cluster and restarts it on its store, drops devices' connections
+ * and reboots devices; then the checker reads the log, the device journals, every stream's append headers and
+ * rebuilds of the read models (see `runner.ts`, `checker.ts`). Prints the table of anomalies (lost, run twice,
+ * unexpected outcomes, stuck, diverged read models, sequence: two appends accepted on one expected sequence) with the
+ * totals and the faults by target; exit code 1 on any anomaly. The seed repeats a run's schedule of faults and calls
+ * (not the machine's timing).
  */
 import {
   adminDbUrl,
@@ -40,6 +42,7 @@ const ANOMALY_NAMES: Readonly<Record<AnomalyKind, string>> = {
   unexpected: 'outcomes without a device outcome (unexpected)',
   stuck: 'calls stuck past their deadline',
   diverged: 'read models diverging from a rebuild',
+  sequence: 'messages accepted on a stale expected sequence, or stored twice',
 };
 
 /** The table: the anomalies (target 0), then the totals and the faults (information). */

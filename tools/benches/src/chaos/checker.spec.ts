@@ -43,6 +43,7 @@ function history(over: Partial<ChaosHistory> = {}): ChaosHistory {
     journals: [a.journal],
     deviceRuns: new Map([['c1', 1]]),
     rebuilds: [{ projection: 'calls', differing: 0 }],
+    streams: new Map([['CHAOS_CALLS', [{ seq: 1, subject: 'chaos.calls.a.c1', expectedLastSubjectSequence: 0 }]]]),
     checkedAt: T0 + 60_000,
     graceMs: 10_000,
     pendingDeadlineMs: 20_000,
@@ -167,5 +168,33 @@ describe('the chaos checker', () => {
       'calls: 3 rows differ from a rebuild',
       'approvals could not be rebuilt: timeout',
     ]);
+  });
+
+  it('sees two messages accepted on one expected sequence of their subject, and a message id stored twice', () => {
+    const subject = 'chaos.approvals.a.ap1';
+    const verdict = checkHistory(
+      history({
+        streams: new Map([
+          ['CHAOS_CALLS', [{ seq: 1, subject: 'chaos.calls.a.c1', expectedLastSubjectSequence: 0, msgId: 'm1' }]],
+          [
+            'CHAOS_APPROVALS',
+            [
+              { seq: 1, subject, expectedLastSubjectSequence: 0 },
+              // Two decisions on the request at 1: both writers were told they won.
+              { seq: 2, subject, expectedLastSubjectSequence: 1, msgId: 'decide-1' },
+              { seq: 3, subject, expectedLastSubjectSequence: 1, msgId: 'decide-2' },
+              { seq: 4, subject: 'chaos.approvals.a.ap2', msgId: 'decide-1' },
+            ],
+          ],
+        ]),
+      }),
+    );
+    expect(verdict.anomalies.sequence).toEqual([
+      expect.stringMatching(
+        /^CHAOS_APPROVALS: chaos\.approvals\.a\.ap1 #3 was appended expecting the subject at 1, but it stood at 2: .*; also appended on 1: #2$/,
+      ),
+      expect.stringMatching(/^CHAOS_APPROVALS: chaos\.approvals\.a\.ap2 #4 repeats message id decide-1 of #2/),
+    ]);
+    expect(anomalyCount(verdict)).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The chaos suite's checker: a pure reading of what a run left behind (the calls stream, the devices' journals and
- * run counts, the read models' rebuild diffs), Jepsen-style. It names every anomaly of five kinds:
+ * run counts, the read models' rebuild diffs, every stream's messages), Jepsen-style. It names every anomaly of six
+ * kinds:
  *
  * - `lost`: a submit policy acknowledged (it answered a call id) whose call is not on the log;
  * - `ranTwice`: a call started twice on the log, run more than once by its device, or started under two request ids
@@ -8,10 +9,14 @@
  * - `unexpected`: an outcome on the log that the device's journal does not hold (a success or failure it never
  *   reported, a `not_run` failure for a request the journal says started), or a device run the log has no start for;
  * - `stuck`: a call still in a non-final state after its deadline and the grace the run gives recovery;
- * - `diverged`: a read model whose rows differ from a rebuild of it from the log (or that could not be rebuilt).
+ * - `diverged`: a read model whose rows differ from a rebuild of it from the log (or that could not be rebuilt);
+ * - `sequence`: a trace on a stream of a broken append guarantee ({@link findSequenceAnomalies}): two messages accepted
+ *   on one expected sequence of their subject (the race of nats-server < 2.9.21 at replicas 3), or one message id
+ *   stored twice. The other kinds may not show it: both decisions can look valid on their own.
  */
 import { ToolCallEventType } from '@ormuz/contracts';
 import type { JournalState } from '@ormuz/device-sdk';
+import { describeAnomaly, findSequenceAnomalies, type LoggedMessage, type SequenceAnomaly } from '@ormuz/event-log';
 
 /** One event of the calls stream, as the checker reads it. */
 export interface LoggedCallEvent {
@@ -52,6 +57,8 @@ export interface ChaosHistory {
   /** Runs each device's executor counted, by call id. */
   readonly deviceRuns: ReadonlyMap<string, number>;
   readonly rebuilds: readonly RebuildSeen[];
+  /** Every stream of the run's namespace, by name: its messages in stream order, as the sequence check reads them. */
+  readonly streams: ReadonlyMap<string, readonly LoggedMessage[]>;
   /** When the history was read (ms since the epoch). */
   readonly checkedAt: number;
   /** How long after a call's deadline it may still be moving (recovery after the nemesis stops). */
@@ -63,7 +70,7 @@ export interface ChaosHistory {
   readonly pendingDeadlineMs: number;
 }
 
-export const ANOMALY_KINDS = ['lost', 'ranTwice', 'unexpected', 'stuck', 'diverged'] as const;
+export const ANOMALY_KINDS = ['lost', 'ranTwice', 'unexpected', 'stuck', 'diverged', 'sequence'] as const;
 export type AnomalyKind = (typeof ANOMALY_KINDS)[number];
 
 /** What became of the calls on the log. */
@@ -110,7 +117,14 @@ interface CallFacts {
 
 /** Reads a history and names every anomaly in it. */
 export function checkHistory(history: ChaosHistory): ChaosVerdict {
-  const anomalies: Record<AnomalyKind, string[]> = { lost: [], ranTwice: [], unexpected: [], stuck: [], diverged: [] };
+  const anomalies: Record<AnomalyKind, string[]> = {
+    lost: [],
+    ranTwice: [],
+    unexpected: [],
+    stuck: [],
+    diverged: [],
+    sequence: [],
+  };
   const calls = new Map<string, CallFacts>();
   const byRequest = new Map<string, JournalRecordSeen>();
   const startedRequests = new Map<string, Set<string>>();
@@ -177,6 +191,10 @@ export function checkHistory(history: ChaosHistory): ChaosVerdict {
     else if (r.differing > 0) anomalies.diverged.push(`${r.projection}: ${r.differing} rows differ from a rebuild`);
   }
 
+  for (const [stream, messages] of history.streams)
+    for (const a of findSequenceAnomalies(messages))
+      anomalies.sequence.push(`${stream}: ${describeAnomaly(a)}${rivals(messages, a)}`);
+
   const totals = { succeeded: 0, failed: 0, unknown: 0, sealed: 0, refused: 0 };
   for (const facts of calls.values()) if (facts.final) totals[facts.final]++;
   return {
@@ -187,7 +205,14 @@ export function checkHistory(history: ChaosHistory): ChaosVerdict {
 
 /** How many calls on the log have not reached a final state yet (whatever their deadlines). */
 export function unsettledCalls(events: readonly LoggedCallEvent[]): number {
-  const none = { submitted: 0, acknowledged: new Map(), journals: [], deviceRuns: new Map(), rebuilds: [] };
+  const none = {
+    submitted: 0,
+    acknowledged: new Map(),
+    journals: [],
+    deviceRuns: new Map(),
+    rebuilds: [],
+    streams: new Map(),
+  };
   return checkHistory({ ...none, events, checkedAt: Number.POSITIVE_INFINITY, graceMs: 0, pendingDeadlineMs: 0 })
     .anomalies.stuck.length;
 }
@@ -195,6 +220,17 @@ export function unsettledCalls(events: readonly LoggedCallEvent[]): number {
 /** The total number of anomalies in a verdict. */
 export const anomalyCount = (verdict: ChaosVerdict): number =>
   ANOMALY_KINDS.reduce((n, kind) => n + verdict.anomalies[kind].length, 0);
+
+/** For a stale expectation: the other messages of its subject appended on the same expected sequence, if any. */
+function rivals(messages: readonly LoggedMessage[], a: SequenceAnomaly): string {
+  if (a.kind !== 'stale_expectation') return '';
+  const others = messages.filter(
+    (m) => m.subject === a.subject && m.seq !== a.seq && m.expectedLastSubjectSequence === a.expected,
+  );
+  return others.length === 0
+    ? '; no other message of the subject expected it'
+    : `; also appended on ${a.expected}: ${others.map((m) => `#${m.seq}`).join(', ')}`;
+}
 
 function later(current: number | undefined, time: unknown): number | undefined {
   const at = typeof time === 'string' ? Date.parse(time) : Number.NaN;

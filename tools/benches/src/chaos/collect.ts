@@ -1,12 +1,12 @@
 /**
- * What the checker reads, gathered from the running platform: every event of the calls stream from sequence 1, and
- * each read model compared row by row with a rebuild from the log (the `consumers.rebuild` behind `ormuz projections
- * rebuild --diff`).
+ * What the checker reads, gathered from the running platform: every event of the calls stream from sequence 1, the
+ * headers of every message of every stream of the run's namespace (for the sequence check), and each read model
+ * compared row by row with a rebuild from the log (the `consumers.rebuild` behind `ormuz projections rebuild --diff`).
  */
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { contextFilter, SERVICES, type RpcName } from '@ormuz/contracts';
-import { replay, streamName } from '@ormuz/event-log';
+import { readLoggedMessages, replay, streamName, type LoggedMessage } from '@ormuz/event-log';
 import { callRpc, type Credential } from '@ormuz/service-kit';
 import type { LoggedCallEvent, RebuildSeen } from './checker.js';
 
@@ -22,6 +22,19 @@ export async function readCallEvents(nc: NatsConnection, namespace: string): Pro
     events.push({ type: e.type, callId: e.subject, time: e.time, data: e.data as Record<string, unknown> });
   }
   return events;
+}
+
+/** Every stream of the namespace (`<NAMESPACE>_<CONTEXT>`), by name: its messages' sequences and append headers. */
+export async function readStreams(
+  nc: NatsConnection,
+  namespace: string,
+): Promise<Map<string, readonly LoggedMessage[]>> {
+  const prefix = `${namespace.toUpperCase()}_`;
+  const streams = new Map<string, readonly LoggedMessage[]>();
+  for await (const name of (await jetstreamManager(nc)).streams.names()) {
+    if (name.startsWith(prefix)) streams.set(name, await readLoggedMessages(jetstream(nc), name));
+  }
+  return streams;
 }
 
 /** A rebuild replays a whole stream and compares every row. */

@@ -1,9 +1,10 @@
 /**
  * The nemesis: while the load runs, it picks a random target from its list at random moments (from the run's seeded
  * generator), breaks it and, after a random outage, mends it. Faults overlap (a target takes seconds to start again
- * on a busy machine), at most `maxDown` targets at once and never one that is down already. A target is anything with a name, a `kill()` and a
- * `restart()`: a service replica (kill -9, start again), the NATS node (kill -9, a new server on its port and store),
- * a device (its connection dropped, or the phone rebooted). A new fault is one more entry in the list.
+ * on a busy machine), at most `maxDown` targets at once and never one that is down already. A target is anything
+ * with a name, a `kill()` and a `restart()`: a service replica (kill -9, start again), the NATS cluster (kill -9 one
+ * node, start it again on its ports and store), a device (its connection dropped, or the phone rebooted). A new fault
+ * is one more entry in the list.
  */
 
 /** What the nemesis can break and mend. */

@@ -1,7 +1,8 @@
 /**
- * The platform a chaos run attacks: its own NATS server (kept store, fixed port, so it can be killed with SIGKILL and
- * started again where the services reconnect) and the services as processes, some as several replicas. Each process
- * is a {@link NemesisTarget}: kill -9 it, start it again with the same environment.
+ * The platform a chaos run attacks: its own NATS JetStream cluster of three nodes (each with a kept store on fixed
+ * ports, so a node can be killed with SIGKILL and started again where the services reconnect; the services' streams
+ * at replicas 3) and the services as processes, some as several replicas. Each process is a {@link NemesisTarget}:
+ * kill -9 it, start it again with the same environment; the cluster is one target too, one node down at a time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { startNatsServer, type NatsServerHandle } from '@ormuz/event-log';
+import { startNatsCluster, type NatsClusterHandle, type NatsClusterNode } from '@ormuz/event-log';
 import type { NemesisTarget } from './nemesis.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -24,8 +25,13 @@ export interface PlatformOptions {
   readonly replicas: Replicas;
   /** Service environment added to NATS_URL, DATABASE_URL and ORMUZ_NAMESPACE (device tokens, timeouts). */
   readonly env: Readonly<Record<string, string>>;
+  /** Uniform in [0, 1): the run's seeded generator, which picks the NATS node each fault kills. */
+  readonly random: () => number;
   readonly say: (line: string) => void;
 }
+
+/** Lines of a process's log shown when it failed to start: enough for its last `start: still waiting on …`. */
+const LOG_TAIL_LINES = 12;
 
 interface Running {
   readonly child: ChildProcess;
@@ -37,6 +43,7 @@ export class ServiceProcess implements NemesisTarget {
   /** Exits it made by itself (each followed by a start again, as an orchestrator would). */
   selfExits = 0;
   private running: Running | undefined;
+  private starting: Promise<void> | undefined;
   private stopped = false;
 
   constructor(
@@ -51,14 +58,24 @@ export class ServiceProcess implements NemesisTarget {
     private readonly say: (line: string) => void,
   ) {}
 
-  /** Starts the process and resolves once it serves (at most 5 attempts with backoff, as an orchestrator would). */
-  async restart(): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+  /**
+   * Starts the process and resolves once it serves (at most 5 attempts with backoff, as an orchestrator would). One
+   * start at a time: the nemesis's mend may come while the process starts again after an exit of its own, and two
+   * starts would each kill the other's process.
+   */
+  restart(): Promise<void> {
+    this.starting ??= this.startWithRetries().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async startWithRetries(): Promise<void> {
+    for (let attempt = 1; !this.stopped; attempt++) {
       try {
         return await this.startOnce();
       } catch (err) {
-        if (attempt >= 5) throw err;
-        this.say(`start ${attempt} of ${this.name} failed, again: ${(err as Error).message.split('\n')[0]}`);
+        const tail = this.logTail();
+        if (attempt >= 5) throw new Error(`${(err as Error).message}; its log ends:\n${tail}`);
+        this.say(`start ${attempt} of ${this.name} failed, again: ${(err as Error).message}; its log ends:\n${tail}`);
         // A start fails at once while NATS is down (the nemesis may have killed it too): back off, 1 s more each time.
         await new Promise((resolve) => setTimeout(resolve, attempt * 1000));
       }
@@ -88,11 +105,13 @@ export class ServiceProcess implements NemesisTarget {
     });
     closeSync(log);
     let gone = false;
+    let served = false;
     const exited = new Promise<void>((resolve) =>
       child.once('exit', (code, signal) => {
         gone = true;
         resolve();
-        if (signal === 'SIGKILL' || this.stopped || this.running?.child !== child) return;
+        // An exit before it served is the start's failure, which the start's own attempts answer.
+        if (signal === 'SIGKILL' || this.stopped || !served || this.running?.child !== child) return;
         this.selfExits++;
         const tail = readFileSync(this.logFile, 'utf8').trim().split('\n').slice(-2).join(' | ');
         this.say(`${this.name} exited by itself (code ${code}, signal ${signal}): starting it again; it said: ${tail}`);
@@ -107,83 +126,102 @@ export class ServiceProcess implements NemesisTarget {
       // Health over NATS is answered by every replica, the first answer wins: this process's own probe says it serves.
       const deadline = Date.now() + 120_000;
       for (;;) {
-        if (await live(this.healthPort)) return;
+        if (await live(this.healthPort)) {
+          served = true;
+          return;
+        }
         if (gone) throw new Error(`${this.name} exited before it served`);
         if (Date.now() > deadline) throw new Error(`${this.name} (pid ${child.pid}) did not serve within 120 s`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } catch (err) {
-      const tail = readFileSync(this.logFile, 'utf8').split('\n').slice(-20).join('\n');
-      throw new Error(`${this.name} did not start: ${(err as Error).message}\n${tail}`);
+      throw new Error(`${this.name} did not start: ${(err as Error).message}`);
     }
+  }
+
+  /** The last lines of its log (all its starts), indented. */
+  private logTail(): string {
+    const lines = readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-LOG_TAIL_LINES);
+    return lines.map((line) => `    ${line}`).join('\n');
   }
 }
 
-/** The NATS server as a target: kill -9, then a new server on the same port and store. */
-export class NatsNode implements NemesisTarget {
+/**
+ * The NATS cluster as a target: a fault kills -9 one node, picked by the run's generator, and the mend starts that node
+ * again on its ports and store (as a pod of the StatefulSet comes back with its volume) and waits until JetStream is
+ * current on it. One node at a time: the other two keep the quorum, so a fault costs leader elections, not the log.
+ */
+export class NatsClusterTarget implements NemesisTarget {
   readonly name = 'nats';
+  private down: NatsClusterNode | undefined;
 
-  private constructor(
-    private handle: NatsServerHandle,
-    private readonly storeDir: string,
+  constructor(
+    readonly cluster: NatsClusterHandle,
+    private readonly random: () => number,
+    private readonly say: (line: string) => void,
   ) {}
 
-  static async start(storeDir: string): Promise<NatsNode> {
-    return new NatsNode(await startNatsServer({ storeDir }), storeDir);
-  }
-
+  /** Every node's client URL, comma separated (`NATS_URL`). */
   get url(): string {
-    return this.handle.url;
+    return this.cluster.url;
   }
 
   async kill(): Promise<void> {
-    process.kill(this.handle.pid, 'SIGKILL');
-    // Waits for the exit and releases the store's lock (the next server takes it).
-    await this.handle.stop();
+    const nodes = this.cluster.nodes;
+    const node = nodes[Math.floor(this.random() * nodes.length)]!;
+    this.down = node;
+    this.say(`nemesis: kills NATS node ${node.name}`);
+    await node.kill();
   }
 
-  /** A new server on the old port; the port may stay taken for a moment after the kill, so a few attempts. */
+  /** Starts the killed node again; the ports may stay taken for a moment after the kill, so a few attempts. */
   async restart(): Promise<void> {
+    const node = this.down;
+    if (!node) return;
     for (let attempt = 1; ; attempt++) {
       try {
-        this.handle = await startNatsServer({ storeDir: this.storeDir, port: this.handle.port });
+        await node.restart();
+        this.down = undefined;
         return;
       } catch (err) {
-        if (attempt >= 10) throw err;
+        if (attempt >= 5) throw err;
+        this.say(`NATS node ${node.name} did not start again (${(err as Error).message.split('\n')[0]}): again`);
+        await node.kill();
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
   }
 
   stop(): Promise<void> {
-    return this.handle.stop();
+    return this.cluster.stop();
   }
 }
 
-/** The running platform: NATS, the service processes, and a NATS connection of the run's own. */
+/** The running platform: the NATS cluster, the service processes, and a NATS connection of the run's own. */
 export class ChaosPlatform {
   readonly processes: ServiceProcess[] = [];
   /** Each device-bridge replica's WebSocket endpoint, by replica. */
   readonly deviceUrls: string[] = [];
 
   private constructor(
-    readonly nats: NatsNode,
+    readonly nats: NatsClusterTarget,
     readonly nc: NatsConnection,
     private readonly dirs: readonly string[],
   ) {}
 
-  /** Starts NATS and every replica of every service (in order: policy and approvals first, then the rest). */
+  /** Starts the cluster and every replica of every service (in order: policy and approvals first, then the rest). */
   static async start(opts: PlatformOptions): Promise<ChaosPlatform> {
-    const store = mkdtempSync(join(tmpdir(), 'ormuz-chaos-nats-'));
     const logs = mkdtempSync(join(tmpdir(), 'ormuz-chaos-logs-'));
-    const nats = await NatsNode.start(store);
+    // A restarted node catches up every stream before it reports healthy: on a busy machine that takes a while.
+    const cluster = await startNatsCluster({ nodes: 3, timeoutMs: 60_000 });
+    const nats = new NatsClusterTarget(cluster, opts.random, opts.say);
     const nc = await connect({
-      servers: nats.url,
+      servers: nats.url.split(','),
       name: 'ormuz-chaos',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
     });
-    const platform = new ChaosPlatform(nats, nc, [store, logs]);
+    const platform = new ChaosPlatform(nats, nc, [logs]);
     try {
       for (const [service, count] of Object.entries(opts.replicas)) {
         for (let i = 1; i <= count; i++) {
@@ -193,6 +231,7 @@ export class ChaosPlatform {
             ...process.env,
             ...opts.env,
             NATS_URL: nats.url,
+            ORMUZ_STREAM_REPLICAS: String(cluster.nodes.length),
             DATABASE_URL: opts.databaseUrl,
             ORMUZ_NAMESPACE: opts.namespace,
             APPROVALS_PORT: '0',
@@ -224,7 +263,7 @@ export class ChaosPlatform {
     }
   }
 
-  /** Kills every process and the server, and removes the run's directories. */
+  /** Kills every process, stops the cluster (removing its stores), and removes the run's directories. */
   async stop(): Promise<void> {
     for (const p of this.processes) await p.stop();
     await this.nc.close().catch(() => undefined);

@@ -1,14 +1,15 @@
 /**
- * One chaos run: the platform up (its own NATS server, policy, approvals and the device-bridge as two replicas each,
- * the other services once), the devices connected, then for `seconds` the load and the owner run while the nemesis
- * breaks things; then the nemesis mends everything, the load stops, the platform is given time to recover, and the
- * checker reads the log, the journals and rebuilds of the read models.
+ * One chaos run: the platform up (its own three-node NATS cluster with the streams at replicas 3; policy, approvals,
+ * the device-bridge, audit and model-loop as two replicas each, the gateway once), the devices connected, then for
+ * `seconds` the load and the owner run while the nemesis breaks things; then the nemesis mends everything, the load
+ * stops, the platform is given time to recover, and the checker reads the log, the journals, every stream's append
+ * headers (the sequence check) and rebuilds of the read models.
  */
 import { DevIssuer, devIssuerDir, type Role } from '@ormuz/auth';
 import { callRpc, type Credential } from '@ormuz/service-kit';
 import { seededRandom } from '../model-loop/chaos.js';
 import { checkHistory, unsettledCalls, type ChaosVerdict } from './checker.js';
-import { readCallEvents, rebuildReadModels } from './collect.js';
+import { readCallEvents, readStreams, rebuildReadModels } from './collect.js';
 import { ChaosDevices, deviceTargets, deviceToken } from './devices.js';
 import { LoadGenerator, ScriptedOwner, type LoadTenant } from './load.js';
 import { Nemesis, type NemesisTarget } from './nemesis.js';
@@ -44,10 +45,13 @@ export interface ChaosReport {
 
 const TENANTS = ['chaos-a', 'chaos-b'];
 const AGENTS_PER_TENANT = 2;
-/** How many processes of each service run. Audit and model-loop join the nemesis's targets once they run as two. */
-const REPLICAS = { policy: 2, approvals: 2, 'device-bridge': 2, audit: 1, 'model-loop': 1, 'mcp-gateway': 1 };
-/** Services of which one replica may die at any moment without harm (queue groups; the bridge's leader lease). */
-const KILLABLE = new Set(['policy', 'approvals', 'device-bridge']);
+/** How many processes of each service run. */
+const REPLICAS = { policy: 2, approvals: 2, 'device-bridge': 2, audit: 2, 'model-loop': 2, 'mcp-gateway': 1 };
+/**
+ * Services of which one replica may die at any moment without harm: commands in queue groups, consumers of the log in
+ * the holder of a Postgres lease (decision 0033; the bridge's own lease, 0007).
+ */
+const KILLABLE = new Set(['policy', 'approvals', 'device-bridge', 'audit', 'model-loop']);
 /** Short timeouts, so that every call reaches a final state soon after the nemesis stops. */
 const TIMEOUTS = {
   EXECUTION_TIMEOUT_MS: 10_000,
@@ -86,6 +90,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     databaseUrl: opts.databaseUrl,
     namespace,
     replicas: REPLICAS,
+    random,
     env: { ...stringValues(TIMEOUTS), DEVICE_TOKENS: deviceTokens.join(',') },
     say,
   });
@@ -149,6 +154,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await devices.close();
     const journals = devices.readJournals();
     const events = await readCallEvents(nc(), namespace);
+    const streams = await readStreams(nc(), namespace);
     const checkedAt = Date.now();
     // Every replica that runs a projection answers `consumers.rebuild` and would rebuild into the same schema at once:
     // one process of each service stays for the rebuilds (the nemesis is over, so this loses nothing).
@@ -161,6 +167,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       journals,
       deviceRuns: devices.runs,
       rebuilds,
+      streams,
       checkedAt,
       graceMs,
       pendingDeadlineMs: TIMEOUTS.OFFLINE_DEADLINE_MS,
