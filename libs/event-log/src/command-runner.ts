@@ -67,16 +67,14 @@ export async function runCommand<S, C, E extends EventDraft>(
   // on state that may be behind the log, every load reads the log itself.
   let first = true;
   let fresh = false;
-  for (let attempt = 1; attempt <= maxAttempts; ) {
+  for (let attempt = 1; attempt <= maxAttempts;) {
     const given = first && opts.known ? opts.known : undefined;
     const assumed = first && !given && opts.assumeNew === true && !store.isCached(subject);
     const behind = !fresh && (given !== undefined || assumed || store.isCached(subject));
     first = false;
     const { state, version } =
       given ??
-      (assumed
-        ? { state: decider.initialState, version: 0 }
-        : await store.load(stream, subject, decider, { fresh }));
+      (assumed ? { state: decider.initialState, version: 0 } : await store.load(stream, subject, decider, { fresh }));
     const time = now();
     let drafts: E[];
     try {

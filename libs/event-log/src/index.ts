@@ -4,6 +4,7 @@ export { ensureStreams, streamConfig, streamName, MAX_EVENT_BYTES, type StreamOp
 export {
   checkServer,
   compareVersions,
+  hasExpectedSequenceRace,
   EXPECTED_SEQUENCE_RACE_FIXED,
   MIN_PRODUCTION_NATS,
   versionWarnings,
@@ -67,6 +68,8 @@ export {
 export { replay, type ReplayItem, type ReplayOptions } from './replay.js';
 export {
   DEBIAN_NATS_SERVER,
+  clusterNatsServer,
+  fetchedNatsServer,
   findNatsServer,
   natsServerBinary,
   NatsStoreInUseError,

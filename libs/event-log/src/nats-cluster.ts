@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  findNatsServer,
+  clusterNatsServer,
   freePort,
   PortTakenError,
   spawnNatsServer,
@@ -28,7 +28,7 @@ export interface NatsClusterOptions {
   readonly include?: readonly string[];
   /** The servers' whole environment, as for {@link startNatsServer}. */
   readonly env?: Readonly<Record<string, string>>;
-  /** The binary. Default: {@link findNatsServer}. */
+  /** The binary. Default: {@link clusterNatsServer} (a server without the replicas-3 sequence race, when fetched). */
   readonly binary?: string;
   /** How long the cluster may take to answer and elect its JetStream meta leader, in milliseconds. Default 30 000. */
   readonly timeoutMs?: number;
@@ -99,7 +99,7 @@ interface NodePorts {
 }
 
 async function startOnce(opts: NatsClusterOptions): Promise<NatsClusterHandle> {
-  const binary = opts.binary ?? findNatsServer();
+  const binary = opts.binary ?? clusterNatsServer();
   const count = opts.nodes ?? 3;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const env = { ...unheldPasswords(opts.include ?? []), ...opts.env };

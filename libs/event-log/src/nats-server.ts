@@ -22,7 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { connect as tcpConnect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 
 /** Where Debian's `nats-server` package puts the binary (not on a non-root user's PATH). */
@@ -132,6 +132,30 @@ export function findNatsServer(env: Readonly<Record<string, string | undefined>>
     'No nats-server binary found (looked at NATS_SERVER_BIN, nats-server on PATH and /usr/sbin/nats-server). ' +
       'Install it (`apt-get install nats-server`; .ci/run does) or set NATS_SERVER_BIN.',
   );
+}
+
+/** Where `tools/fetch-nats-server.sh` (run by .ci/run) puts Debian trixie's nats-server 2.10. */
+export function fetchedNatsServer(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return join(env.ORMUZ_CLUSTER_NATS_DIR ?? join(homedir(), '.cache', 'ormuz', 'nats-server-2.10'), 'nats-server');
+}
+
+/**
+ * The binary a replicated cluster runs: `ORMUZ_CLUSTER_NATS_SERVER`, else the fetched 2.10 when it is there, else the
+ * machine's ({@link findNatsServer}). Servers before 2.9.21 (Debian bookworm's is 2.9.10) can accept two appends on one
+ * expected sequence at replicas 3 (nats-server#4320: the check was not part of the replicated write); a single server
+ * has no such race. See docs/decisions/0032-the-log-on-a-nats-cluster.md.
+ */
+export function clusterNatsServer(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  for (const candidate of [env.ORMUZ_CLUSTER_NATS_SERVER, fetchedNatsServer(env)]) {
+    if (!candidate) continue;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not there: the next one.
+    }
+  }
+  return findNatsServer(env);
 }
 
 const LOG_LIMIT = 64 * 1024;

@@ -32,18 +32,25 @@ export function compareVersions(a: readonly number[], b: readonly number[]): num
 }
 
 /**
+ * Whether server `version` has the replicas-3 race (nats-server#4320): the expected sequence was checked before the
+ * replicated write, not as part of it, so appends in flight together on one expected sequence could all be accepted.
+ */
+export function hasExpectedSequenceRace(version: string): boolean {
+  return compareVersions(parseVersion(version), EXPECTED_SEQUENCE_RACE_FIXED) < 0;
+}
+
+/**
  * What is wrong with running production on server `version`: before {@link MIN_PRODUCTION_NATS} it lacks what the log
  * needs, and before {@link EXPECTED_SEQUENCE_RACE_FIXED} a stream at replicas 3 can accept two appends made on one
- * expected sequence around a leader change (both writers are told they won; `checkStreamSequences` finds it).
+ * expected sequence (both writers are told they won; `checkStreamSequences` finds it).
  */
 export function versionWarnings(version: string): string[] {
   const parsed = parseVersion(version);
   if (compareVersions(parsed, MIN_PRODUCTION_NATS) >= 0) return [];
-  const race =
-    compareVersions(parsed, EXPECTED_SEQUENCE_RACE_FIXED) < 0
-      ? `; on a cluster with streams at replicas 3 it can also accept two appends on one expected sequence around a ` +
-        `leader change (fixed in ${EXPECTED_SEQUENCE_RACE_FIXED.join('.')})`
-      : '';
+  const race = hasExpectedSequenceRace(version)
+    ? `; on a cluster with streams at replicas 3 it can also accept two appends made at once on one expected ` +
+      `sequence (nats-server#4320, fixed in ${EXPECTED_SEQUENCE_RACE_FIXED.join('.')})`
+    : '';
   return [
     `NATS server ${version} is older than ${MIN_PRODUCTION_NATS.join('.')}: fine for development, not for production ` +
       `(it lacks multi-filter consumers, per-message TTL, atomic batches and sync_interval${race}; use 2.12).`,

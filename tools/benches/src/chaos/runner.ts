@@ -41,6 +41,8 @@ export interface ChaosReport {
   readonly approved: number;
   /** Submits answered with an error (not counted as acknowledged). */
   readonly submitErrors: readonly string[];
+  /** The cluster's nats-server version (`clusterNatsServer`: the fetched 2.10 when there is one). */
+  readonly natsVersion: string;
 }
 
 const TENANTS = ['chaos-a', 'chaos-b'];
@@ -183,6 +185,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       ),
       approved: owner.approved,
       submitErrors: load.errors,
+      natsVersion: platform.nc.info?.version ?? 'unknown',
     };
   } finally {
     await devices.close().catch(() => undefined);
