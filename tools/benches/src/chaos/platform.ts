@@ -45,6 +45,12 @@ export class ServiceProcess implements NemesisTarget {
   private running: Running | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
+  /**
+   * Its ports, chosen at its first start and kept for every start after it has served (devices reconnect to the same
+   * address). A port another process took between being chosen and being bound is chosen again before it first serves.
+   */
+  private ports: { readonly health: number; readonly devices?: number } | undefined;
+  private served = false;
 
   constructor(
     readonly name: string,
@@ -52,11 +58,14 @@ export class ServiceProcess implements NemesisTarget {
     /** 1 for the first process of its service, 2 for the second, … */
     readonly replica: number,
     private readonly env: NodeJS.ProcessEnv,
-    /** Its probes' port (`HEALTH_PORT`): `/livez` answers once the process serves. */
-    private readonly healthPort: number,
     private readonly logFile: string,
     private readonly say: (line: string) => void,
   ) {}
+
+  /** The device-bridge's WebSocket endpoint, once it has started (`DEVICE_BRIDGE_PORT`). */
+  get deviceUrl(): string | undefined {
+    return this.ports?.devices === undefined ? undefined : `ws://127.0.0.1:${this.ports.devices}/v1/devices`;
+  }
 
   /**
    * Starts the process and resolves once it serves (at most 5 attempts with backoff, as an orchestrator would). One
@@ -74,6 +83,7 @@ export class ServiceProcess implements NemesisTarget {
         return await this.startOnce();
       } catch (err) {
         const tail = this.logTail();
+        if (!this.served && tail.includes('EADDRINUSE')) this.ports = undefined;
         if (attempt >= 5) throw new Error(`${(err as Error).message}; its log ends:\n${tail}`);
         this.say(`start ${attempt} of ${this.name} failed, again: ${(err as Error).message}; its log ends:\n${tail}`);
         // A start fails at once while NATS is down (the nemesis may have killed it too): back off, 1 s more each time.
@@ -98,9 +108,20 @@ export class ServiceProcess implements NemesisTarget {
 
   private async startOnce(): Promise<void> {
     await this.kill();
+    // Its probes' port (`HEALTH_PORT`): `/livez` answers once the process serves.
+    this.ports ??= {
+      health: await freePort(),
+      ...(this.service === 'device-bridge' ? { devices: await freePort() } : {}),
+    };
+    const ports = this.ports;
+    const env = {
+      ...this.env,
+      HEALTH_PORT: String(ports.health),
+      ...(ports.devices === undefined ? {} : { DEVICE_BRIDGE_PORT: String(ports.devices) }),
+    };
     const log = openSync(this.logFile, 'a');
     const child = spawn(process.execPath, [join(ROOT, 'services', this.service, 'dist', 'main.js')], {
-      env: this.env,
+      env,
       stdio: ['ignore', log, log],
     });
     closeSync(log);
@@ -126,8 +147,9 @@ export class ServiceProcess implements NemesisTarget {
       // Health over NATS is answered by every replica, the first answer wins: this process's own probe says it serves.
       const deadline = Date.now() + 120_000;
       for (;;) {
-        if (await live(this.healthPort)) {
+        if (await live(ports.health)) {
           served = true;
+          this.served = true;
           return;
         }
         if (gone) throw new Error(`${this.name} exited before it served`);
@@ -200,8 +222,6 @@ export class NatsClusterTarget implements NemesisTarget {
 /** The running platform: the NATS cluster, the service processes, and a NATS connection of the run's own. */
 export class ChaosPlatform {
   readonly processes: ServiceProcess[] = [];
-  /** Each device-bridge replica's WebSocket endpoint, by replica. */
-  readonly deviceUrls: string[] = [];
 
   private constructor(
     readonly nats: NatsClusterTarget,
@@ -225,7 +245,6 @@ export class ChaosPlatform {
     try {
       for (const [service, count] of Object.entries(opts.replicas)) {
         for (let i = 1; i <= count; i++) {
-          const healthPort = await freePort();
           const name = count > 1 ? `${service}#${i}` : service;
           const env: NodeJS.ProcessEnv = {
             ...process.env,
@@ -236,17 +255,9 @@ export class ChaosPlatform {
             ORMUZ_NAMESPACE: opts.namespace,
             APPROVALS_PORT: '0',
             MCP_GATEWAY_PORT: '0',
-            HEALTH_PORT: String(healthPort),
             LOG_LEVEL: 'warn',
           };
-          if (service === 'device-bridge') {
-            const port = await freePort();
-            env.DEVICE_BRIDGE_PORT = String(port);
-            platform.deviceUrls.push(`ws://127.0.0.1:${port}/v1/devices`);
-          }
-          platform.processes.push(
-            new ServiceProcess(name, service, i, env, healthPort, join(logs, `${name}.log`), opts.say),
-          );
+          platform.processes.push(new ServiceProcess(name, service, i, env, join(logs, `${name}.log`), opts.say));
         }
       }
       // The first process of each service alone (each migrates its schemas), then the other replicas together.
@@ -261,6 +272,11 @@ export class ChaosPlatform {
       await platform.stop();
       throw err;
     }
+  }
+
+  /** Each device-bridge replica's WebSocket endpoint, by replica (once the platform has started). */
+  get deviceUrls(): string[] {
+    return this.processes.flatMap((p) => (p.deviceUrl === undefined ? [] : [p.deviceUrl]));
   }
 
   /** Kills every process, stops the cluster (removing its stores), and removes the run's directories. */
