@@ -3,7 +3,7 @@ import type { CallStatusReplyV1, OfferedToolV1, SubmitCallReplyV1, SubmitCallReq
 import { isTransientRemoteError, RemoteError, submitUnansweredHint } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { reportOfStatus, resultOf, SETTLED, stillRunning, type McpCallResult } from '../domain/call-result.js';
-import { CallAppends, type CallWatch } from '../transport/call-appends.js';
+import { CallAppends } from '../transport/call-appends.js';
 import { PolicyClient } from '../transport/policy.client.js';
 
 /** Who a session acts for: the tenant and agent of its API key, and the device it named (or none). */
@@ -148,46 +148,34 @@ export class CallRunner {
   ): Promise<McpCallResult> {
     const watch = this.appends.watch(who.tenant, callId);
     try {
-      return await this.awaitWatched(who, asked, callId, tool, source, reply, watch);
+      const started = Date.now();
+      let last = reply.status;
+      let step = 0;
+      if (asked.onProgress) await asked.onProgress(step, last);
+      for (;;) {
+        const view: CallStatusReplyV1 = await this.policy.call('policy.status', who.agentId, {
+          tenant: who.tenant,
+          call_id: callId,
+        });
+        const status = view.status.status;
+        // A task waits on through the owner's decision.
+        if (SETTLED.has(status) && !(status === 'staged' && asked.taskWaitMs !== undefined)) {
+          const report = reportOfStatus(view.status, reply.message);
+          if (report) return resultOf(callId, tool, source, report, this.config.resultMaxBytes);
+        }
+        if (status !== last) {
+          last = status;
+          step += 1;
+          if (asked.onProgress) await asked.onProgress(step, status);
+        }
+        const waited = Date.now() - started;
+        if (asked.signal?.aborted) return this.cancelled(who, callId, tool, status, waited);
+        const bound = asked.taskWaitMs ?? this.config.callWaitMs;
+        if (waited >= bound) return stillRunning(callId, tool, status, waited);
+        await watch.changed(Math.min(this.config.callPollMs, bound - waited), asked.signal);
+      }
     } finally {
       watch.close();
-    }
-  }
-
-  private async awaitWatched(
-    who: SessionPrincipal,
-    asked: CallAsked,
-    callId: string,
-    tool: string,
-    source: string,
-    reply: SubmitCallReplyV1,
-    watch: CallWatch,
-  ): Promise<McpCallResult> {
-    const started = Date.now();
-    let last = reply.status;
-    let step = 0;
-    if (asked.onProgress) await asked.onProgress(step, last);
-    for (;;) {
-      const view: CallStatusReplyV1 = await this.policy.call('policy.status', who.agentId, {
-        tenant: who.tenant,
-        call_id: callId,
-      });
-      const status = view.status.status;
-      // A task waits on through the owner's decision.
-      if (SETTLED.has(status) && !(status === 'staged' && asked.taskWaitMs !== undefined)) {
-        const report = reportOfStatus(view.status, reply.message);
-        if (report) return resultOf(callId, tool, source, report, this.config.resultMaxBytes);
-      }
-      if (status !== last) {
-        last = status;
-        step += 1;
-        if (asked.onProgress) await asked.onProgress(step, status);
-      }
-      const waited = Date.now() - started;
-      if (asked.signal?.aborted) return this.cancelled(who, callId, tool, status, waited);
-      const bound = asked.taskWaitMs ?? this.config.callWaitMs;
-      if (waited >= bound) return stillRunning(callId, tool, status, waited);
-      await watch.changed(Math.min(this.config.callPollMs, bound - waited), asked.signal);
     }
   }
 }
