@@ -2,7 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { InfrastructureModule, type Infrastructure } from '@ormuz/service-kit';
 import { CallRunner } from './sessions/call-runner.js';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from './config.js';
+import { GatewayTools } from './sessions/gateway-tools.js';
 import { McpSessions } from './sessions/mcp-sessions.js';
+import { StatelessMcp } from './stateless/stateless-mcp.js';
 import { McpController } from './transport/mcp.controller.js';
 import { CallAppends } from './transport/call-appends.js';
 import { GrantNoticesListener } from './transport/grant-notices.listener.js';
@@ -20,7 +22,9 @@ export class McpGatewayModule {
         PolicyClient,
         CallRunner,
         CallAppends,
+        GatewayTools,
         McpSessions,
+        StatelessMcp,
         GrantNoticesListener,
       ],
     };

@@ -1,6 +1,7 @@
 // The MCP gateway under test, in-process on a fresh namespace and database, beside the real policy, device-bridge,
 // model-loop (the executor of the platform's own tools) and approvals (the owner's decisions), and a simulated phone
-// connected to the bridge. Tests talk to the gateway over HTTP with the SDK's own client.
+// connected to the bridge. Tests talk to the gateway over HTTP with the SDKs' own clients: v1's for 2025 sessions,
+// v2's for the stateless 2026-07-28 revision.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,10 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as StatelessClient,
+  StreamableHTTPClientTransport as StatelessHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import type { RpcName, RpcReplyOf, RpcRequestOf } from '@ormuz/contracts';
 import { runSimulatedDevice, type SimulatedDeviceHandle } from '@ormuz/device-sdk';
 import { connectNats, streamName } from '@ormuz/event-log';
@@ -36,6 +41,50 @@ export const DEVICE = 'phone-1';
 /** A second phone with a credential, connected only when a test says so (until then its calls wait for it). */
 export const LATE_DEVICE = 'phone-2';
 
+/** The stateless protocol revision the gateway serves with the v2 SDK. */
+export const STATELESS_REVISION = '2026-07-28';
+
+/** What a `tools/call` answered, as either SDK's client gives it. */
+export interface CallAnswer {
+  readonly isError?: boolean;
+  readonly content?: readonly unknown[];
+  readonly structuredContent?: unknown;
+  readonly [key: string]: unknown;
+}
+
+/** The gateway's `structuredContent` of a call. */
+export interface Structured {
+  readonly status: string;
+  readonly call_id: string | null;
+  readonly tool: string;
+  readonly outcome: unknown;
+  readonly approval_id?: string;
+  readonly summary?: string;
+  readonly message?: string;
+}
+
+export const structured = (answer: CallAnswer) => answer.structuredContent as Structured;
+
+/** The text of an answer's content, one block a line. */
+export const textOf = (answer: CallAnswer) =>
+  ((answer.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? `[${c.type}]`).join('\n');
+
+/** Every tool of a listing, asking `page` for one page after the other; and how many pages that took. */
+export async function allPages<T>(
+  page: (cursor: string | undefined) => Promise<{ readonly tools: readonly T[]; readonly nextCursor?: string }>,
+): Promise<{ readonly tools: T[]; readonly pages: number }> {
+  const tools: T[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const answer = await page(cursor);
+    tools.push(...answer.tools);
+    cursor = answer.nextCursor;
+    pages += 1;
+  } while (cursor !== undefined);
+  return { tools, pages };
+}
+
 export class GatewayPlatform {
   readonly namespace = randomNamespace('mcp');
   db!: TestDatabase;
@@ -50,7 +99,7 @@ export class GatewayPlatform {
   /** The environment the services were started with (a test starts the gateway as a process with it). */
   env: Record<string, string> = {};
   private journals = '';
-  private readonly clients: Client[] = [];
+  private readonly clients: { close(): Promise<void> }[] = [];
 
   /**
    * Starts policy, the bridge, model-loop, the gateway (`extraEnv` on top; none with `skipGateway`, for a test that
@@ -112,6 +161,77 @@ export class GatewayPlatform {
     return adminFor(body).then((credential) => callRpc(this.nc, this.namespace, name, body, { credential }));
   }
 
+  /** The call id policy gives operation `operationId` of the tenant (what the gateway submits a call under). */
+  async callIdOf(operationId: string, tool: string): Promise<string> {
+    const identified = await this.admin('policy.identify', {
+      tenant: TENANT,
+      calls: [{ tool, origin: { kind: 'operation', operation_id: operationId } }],
+    });
+    return identified.calls[0]!.call_id;
+  }
+
+  /**
+   * Cancels the request `call` with `abort` once its call `callId` is authorized (and, waiting for a phone that is not
+   * connected, not started); resolves when the call is sealed, never started, and rejects otherwise.
+   */
+  async cancelBeforeStart(callId: string, call: Promise<unknown>, abort: AbortController): Promise<void> {
+    const status = () => this.admin('policy.status', { tenant: TENANT, call_id: callId });
+    await waitFor(async () => (await status().catch(() => undefined))?.status.status === 'authorized', {
+      timeoutMs: 15_000,
+      message: 'the call to be authorized',
+    });
+    abort.abort('the user changed their mind');
+    if (
+      await call.then(
+        () => true,
+        () => false,
+      )
+    )
+      throw new Error('the cancelled request was answered');
+    await waitFor(async () => (await status()).status.status === 'sealed', {
+      timeoutMs: 15_000,
+      message: 'the cancelled call to be sealed',
+    });
+    const timeline = await this.admin('policy.status', { tenant: TENANT, call_id: callId, timeline: true });
+    const types = timeline.timeline!.map((e) => e.type.split('.')[2]);
+    if (types.includes('started')) throw new Error(`the cancelled call started: ${types.join(', ')}`);
+  }
+
+  /**
+   * Expects `answer` to be `device.list_contacts` run on the phone: succeeded, its data fenced as untrusted from the
+   * device, as recorded. Its structured content.
+   */
+  async expectRanOnPhone(answer: CallAnswer): Promise<Structured> {
+    expect(answer.isError).toBe(false);
+    const s = structured(answer);
+    expect(s).toMatchObject({ status: 'succeeded', tool: 'device.list_contacts' });
+    expect(s.call_id).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(s.outcome).toEqual(expect.objectContaining({ contacts: expect.any(Array) }));
+    expect(textOf(answer)).toContain(`<<<BEGIN UNTRUSTED DATA ${s.call_id}>>>`);
+    expect(textOf(answer)).toContain(`device:${DEVICE}`);
+    const status = await this.admin('policy.status', { tenant: TENANT, call_id: s.call_id! });
+    expect(status.status.status).toBe('succeeded');
+    return s;
+  }
+
+  /**
+   * Expects `answer` to be `device.send_message` answered at once as pending the owner's approval, and the call to
+   * stay staged with that approval. Its structured content.
+   */
+  async expectStaged(answer: CallAnswer): Promise<Structured> {
+    expect(answer.isError).toBe(false);
+    const s = structured(answer);
+    expect(s.status).toBe('pending_confirmation');
+    expect(s.approval_id).toEqual(expect.any(String));
+    expect(s.summary).toEqual(expect.any(String));
+    expect(textOf(answer)).toContain('ormuz.check_call_status');
+    expect(textOf(answer)).toContain('Do not call device.send_message again');
+    const status = await this.admin('policy.status', { tenant: TENANT, call_id: s.call_id! });
+    expect(status.status.status).toBe('staged');
+    expect(status.status.pending_approval?.approval_id).toBe(s.approval_id);
+    return s;
+  }
+
   /** A fresh API key for `agentId`, as a tenant admin issues it. */
   async key(agentId: string): Promise<{ readonly apiKey: string; readonly keyId: string }> {
     const issued = await this.admin('policy.keys.issue', { tenant: TENANT, agent_id: agentId });
@@ -124,6 +244,23 @@ export class GatewayPlatform {
     if (device) headers['ormuz-device'] = device;
     const client = new Client({ name: 'ormuz-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    this.clients.push(client);
+    return client;
+  }
+
+  /**
+   * A v2 SDK client of the stateless 2026-07-28 revision (pinned: `server/discover`, never `initialize`) with
+   * `apiKey`, acting on the phone unless `device` says otherwise; rejects as the SDK does when the gateway refuses.
+   */
+  async statelessClient(apiKey: string | null, device: string | null = DEVICE): Promise<StatelessClient> {
+    const headers: Record<string, string> = {};
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    if (device) headers['ormuz-device'] = device;
+    const client = new StatelessClient(
+      { name: 'ormuz-test', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: STATELESS_REVISION } } },
+    );
+    await client.connect(new StatelessHTTPClientTransport(this.url, { requestInit: { headers } }));
     this.clients.push(client);
     return client;
   }

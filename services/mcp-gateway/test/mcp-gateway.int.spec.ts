@@ -15,19 +15,17 @@ import {
 import { callRpc } from '@ormuz/service-kit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { bearerFor, waitFor } from '@ormuz/testing';
-import { DEVICE, GatewayPlatform, INITIALIZE, LATE_DEVICE, TENANT } from './gateway.fixture.js';
+import {
+  allPages,
+  GatewayPlatform,
+  INITIALIZE,
+  LATE_DEVICE,
+  structured,
+  TENANT,
+  textOf as text,
+} from './gateway.fixture.js';
 
 const AGENT = 'mcp-agent';
-
-interface Structured {
-  readonly status: string;
-  readonly call_id: string | null;
-  readonly tool: string;
-  readonly outcome: unknown;
-  readonly approval_id?: string;
-  readonly summary?: string;
-  readonly message?: string;
-}
 
 describe('mcp-gateway', () => {
   const platform = new GatewayPlatform();
@@ -60,22 +58,7 @@ describe('mcp-gateway', () => {
   afterAll(() => platform.close(), 60_000);
 
   /** Every tool of the grant, page after page. */
-  async function listAll(c: Client) {
-    const tools = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = await c.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-      pages += 1;
-    } while (cursor !== undefined);
-    return { tools, pages };
-  }
-
-  const structured = (result: Awaited<ReturnType<Client['callTool']>>) => result.structuredContent as Structured;
-  const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
-    (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
+  const listAll = (c: Client) => allPages((cursor) => c.listTools(cursor === undefined ? {} : { cursor }));
 
   it('lists exactly what policy offers the agent, page by page, with titles and annotations', async () => {
     // The platform's own tools come with every grant; of them, MCP is served the two that read calls (the directory
@@ -122,16 +105,8 @@ describe('mcp-gateway', () => {
       undefined,
       { onprogress: (p) => progress.push(p.progress) },
     );
-    expect(result.isError).toBe(false);
-    const s = structured(result);
-    expect(s).toMatchObject({ status: 'succeeded', tool: 'device.list_contacts' });
-    expect(s.call_id).toMatch(/^call_[0-9a-f]{32}$/);
-    expect(s.outcome).toEqual(expect.objectContaining({ contacts: expect.any(Array) }));
-    expect(text(result)).toContain(`<<<BEGIN UNTRUSTED DATA ${s.call_id}>>>`);
-    expect(text(result)).toContain(`device:${DEVICE}`);
+    await platform.expectRanOnPhone(result);
     expect(progress.length).toBeGreaterThan(0);
-    const status = await platform.admin('policy.status', { tenant: TENANT, call_id: s.call_id! });
-    expect(status.status.status).toBe('succeeded');
   });
 
   it('answers a high-risk call at once as pending_confirmation, and it stays staged', async () => {
@@ -139,16 +114,7 @@ describe('mcp-gateway', () => {
       name: 'device.send_message',
       arguments: { recipient: 'Alice Martin', message_body: 'Running late.' },
     });
-    expect(result.isError).toBe(false);
-    const s = structured(result);
-    expect(s.status).toBe('pending_confirmation');
-    expect(s.approval_id).toEqual(expect.any(String));
-    expect(s.summary).toEqual(expect.any(String));
-    expect(text(result)).toContain('ormuz.check_call_status');
-    expect(text(result)).toContain('Do not call device.send_message again');
-    const status = await platform.admin('policy.status', { tenant: TENANT, call_id: s.call_id! });
-    expect(status.status.status).toBe('staged');
-    expect(status.status.pending_approval?.approval_id).toBe(s.approval_id);
+    const s = await platform.expectStaged(result);
     // What the answer says to do works over MCP: the platform reads the call's recorded status.
     const check = await client.callTool({ name: 'ormuz.check_call_status', arguments: { call_id: s.call_id } });
     expect(check.isError).toBe(false);
@@ -298,15 +264,6 @@ describe('mcp-gateway', () => {
     expect(rebound.json.error.message).toMatch(/origin/);
   });
 
-  /** The call id policy gives operation `operationId` of the agent (what the gateway submits under). */
-  const callIdOf = async (operationId: string, tool: string) =>
-    (
-      await platform.admin('policy.identify', {
-        tenant: TENANT,
-        calls: [{ tool, origin: { kind: 'operation', operation_id: operationId } }],
-      })
-    ).calls[0]!.call_id;
-
   it('refuses a 10 MB argument before anything is recorded', async () => {
     const _meta = { 'ormuz/operation_id': 'op-huge-1' };
     await expect(
@@ -316,7 +273,7 @@ describe('mcp-gateway', () => {
         _meta,
       }),
     ).rejects.toThrow(/413|larger than/);
-    const callId = await callIdOf('op-huge-1', 'device.send_message');
+    const callId = await platform.callIdOf('op-huge-1', 'device.send_message');
     await expect(platform.admin('policy.status', { tenant: TENANT, call_id: callId })).rejects.toMatchObject({
       code: 'call_not_found',
     });
@@ -328,26 +285,12 @@ describe('mcp-gateway', () => {
     // The call waits for a phone that is not connected: it is authorized and has not started.
     const waiting = await platform.client(apiKey, LATE_DEVICE);
     const _meta = { 'ormuz/operation_id': 'op-cancel-1' };
-    const callId = await callIdOf('op-cancel-1', 'device.list_contacts');
+    const callId = await platform.callIdOf('op-cancel-1', 'device.list_contacts');
     const abort = new AbortController();
     const call = waiting.callTool({ name: 'device.list_contacts', arguments: { limit: 2 }, _meta }, undefined, {
       signal: abort.signal,
     });
-    await waitFor(
-      async () =>
-        (await platform.admin('policy.status', { tenant: TENANT, call_id: callId }).catch(() => undefined))?.status
-          .status === 'authorized',
-      { timeoutMs: 15_000, message: 'the call to be authorized' },
-    );
-    abort.abort('the user changed their mind');
-    await expect(call).rejects.toThrow();
-    await waitFor(
-      async () =>
-        (await platform.admin('policy.status', { tenant: TENANT, call_id: callId })).status.status === 'sealed',
-      { timeoutMs: 15_000, message: 'the cancelled call to be sealed' },
-    );
-    const status = await platform.admin('policy.status', { tenant: TENANT, call_id: callId, timeline: true });
-    expect(status.timeline!.map((e) => e.type.split('.')[2])).not.toContain('started');
+    await platform.cancelBeforeStart(callId, call, abort);
   }, 60_000);
 
   it("tells open sessions that the tools changed when the agent's grant changes, and lists the new grant", async () => {
@@ -396,7 +339,7 @@ describe('mcp-gateway', () => {
     );
     const { taskId } = created.task;
     expect(taskId).toMatch(/^[0-9a-f]{32}$/);
-    const callId = await callIdOf('op-task-1', 'device.send_message');
+    const callId = await platform.callIdOf('op-task-1', 'device.send_message');
     const staged = await waitFor(
       async () => {
         const status = await platform

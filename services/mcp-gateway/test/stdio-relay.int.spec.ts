@@ -1,11 +1,14 @@
 /**
- * `ormuz mcp`, the stdio relay for MCP clients that only start local servers: the SDK's stdio client starts the
- * compiled CLI (run `npm run build` after changing it) and reaches the gateway's tools through it.
+ * `ormuz mcp`, the stdio relay for MCP clients that only start local servers: the SDK's stdio client (v1's for a 2025
+ * session, v2's for the stateless 2026-07-28 revision) starts the compiled CLI (run `npm run build` after changing
+ * it) and reaches the gateway's tools through it.
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { DEVICE, GatewayPlatform, TENANT } from './gateway.fixture.js';
+import { Client as StatelessClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StatelessStdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { DEVICE, GatewayPlatform, STATELESS_REVISION, TENANT } from './gateway.fixture.js';
 
 const CLI = join(import.meta.dirname, '..', '..', '..', 'tools', 'cli', 'dist', 'main.js');
 const AGENT = 'stdio-agent';
@@ -13,7 +16,7 @@ const AGENT = 'stdio-agent';
 describe('ormuz mcp (stdio relay)', () => {
   const platform = new GatewayPlatform();
   let apiKey: string;
-  const clients: Client[] = [];
+  const clients: { close(): Promise<void> }[] = [];
 
   beforeAll(async () => {
     await platform.open();
@@ -44,6 +47,28 @@ describe('ormuz mcp (stdio relay)', () => {
       'ormuz.check_call_status',
       'ormuz.read_more',
     ]);
+    const result = await client.callTool({ name: 'device.list_contacts', arguments: { limit: 2 } });
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({ status: 'succeeded', tool: 'device.list_contacts' });
+  });
+
+  it('relays the stateless 2026-07-28 revision as it is: discovered, listed and called without a session', async () => {
+    const client = new StatelessClient(
+      { name: 'stdio-test', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: STATELESS_REVISION } } },
+    );
+    clients.push(client);
+    await client.connect(
+      new StatelessStdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--key', apiKey, '--url', platform.url.href, '--device', DEVICE],
+        stderr: 'pipe',
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe(STATELESS_REVISION);
+    expect(client.getServerVersion()).toMatchObject({ name: 'ormuz' });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('device.list_contacts');
     const result = await client.callTool({ name: 'device.list_contacts', arguments: { limit: 2 } });
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toMatchObject({ status: 'succeeded', tool: 'device.list_contacts' });

@@ -2,10 +2,11 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { assertValid, grantNoticesFilter, POLICY_GRANT_NOTICE_V1, type GrantChangedNoticeV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { McpSessions } from '../sessions/mcp-sessions.js';
+import { StatelessMcp } from '../stateless/stateless-mcp.js';
 
 /**
  * Hears policy's grant notices (`<ns>.notice.grants.<tenant>`, core NATS) and tells the sessions of that agent that
- * their tools changed. A notice missed (this gateway was down, or the connection dropped) changes nothing policy
+ * their tools changed (2025 sessions on their stream, 2026-07-28 clients on their `subscriptions/listen` stream). A notice missed (this gateway was down, or the connection dropped) changes nothing policy
  * decides: every call is checked against the grant of the moment, and a client that lists again is told it.
  */
 @Injectable()
@@ -15,6 +16,7 @@ export class GrantNoticesListener implements OnApplicationBootstrap, OnApplicati
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
     private readonly sessions: McpSessions,
+    private readonly stateless: StatelessMcp,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -29,6 +31,7 @@ export class GrantNoticesListener implements OnApplicationBootstrap, OnApplicati
           return;
         }
         this.sessions.grantChanged(tenant, notice.agent_id);
+        this.stateless.grantChanged(tenant, notice.agent_id);
       },
     });
     // Heard from now on: a grant stored after the gateway answers its health is told to its sessions.

@@ -6,6 +6,7 @@ import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { DEVICE_HEADER, deviceOf, originProblem } from '../domain/request-guard.js';
 import { McpSessions, type McpSession } from '../sessions/mcp-sessions.js';
+import { StatelessMcp } from '../stateless/stateless-mcp.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -18,7 +19,9 @@ const REFUSED = -32001;
 
 /**
  * The MCP endpoint, Streamable HTTP: `POST /mcp` (JSON-RPC messages), `GET /mcp` (the server's stream of a session),
- * `DELETE /mcp` (end a session). Before the SDK's transport sees a request, the gateway checks it in order: host and
+ * `DELETE /mcp` (end a session). A POST of the stateless 2026-07-28 revision (its `_meta` envelope says so) is
+ * answered by StatelessMcp (v2 SDK); the rest, 2025 sessions, by McpSessions (v1 SDK). Before either sees a request,
+ * the gateway checks it in order: host and
  * origin (DNS rebinding), the agent's API key (401 without one or with a revoked one: on every request, so a key
  * revoked mid-session stops the session), the device it names (403 for another tenant's), the session it names
  * (404 unless this key opened it), and for a POST the body (size, JSON).
@@ -29,6 +32,7 @@ export class McpController {
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(MCP_GATEWAY_CONFIG) private readonly config: McpGatewayConfig,
     private readonly sessions: McpSessions,
+    private readonly stateless: StatelessMcp,
   ) {}
 
   @Post()
@@ -45,12 +49,16 @@ export class McpController {
     }
     let session = caller.session;
     if (!session) {
+      if (await this.stateless.claims(req, body)) {
+        return this.stateless.serve(req, res, body, caller.principal, caller.identity.key_id);
+      }
       if (!isInitializeRequest(body)) {
         return fail(
           res,
           400,
           INVALID_REQUEST,
-          'No session: send an initialize request first (without Mcp-Session-Id).',
+          'No session: send an initialize request first (without Mcp-Session-Id), or speak the stateless ' +
+            '2026-07-28 revision (server/discover, the _meta envelope on every request).',
         );
       }
       if (!this.sessions.hasRoom()) {

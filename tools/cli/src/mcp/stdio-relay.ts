@@ -4,11 +4,13 @@
  * the client writes on stdin goes to the gateway as the client sent it, what the gateway answers (responses,
  * notifications, its requests) goes to stdout. The gateway does everything else (sessions, the gate, results); the
  * relay adds only the session id and protocol version the HTTP transport must repeat, and a JSON-RPC error for a
- * request it could not deliver, so that the client is never left waiting.
+ * request it could not deliver, so that the client is never left waiting. The transports are the v2 SDK's, whose
+ * HTTP client also sends a stateless 2026-07-28 request (its `_meta` envelope names the revision) with the headers
+ * that revision requires (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, read from the message itself): a client
+ * of either revision is relayed.
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 export interface StdioRelayOptions {
   /** The gateway's endpoint, e.g. `http://127.0.0.1:8083/mcp`. */
