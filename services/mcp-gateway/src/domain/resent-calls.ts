@@ -16,7 +16,7 @@
  *
  * The memory is the process's (a bounded LRU): a restarted gateway, or another replica, does not know the calls this
  * one saw, and a call re-sent there runs again — as does one re-sent after the window forgot it for newer calls. A
- * client that needs exactly once across those sends its own operation id (decision 0034).
+ * client that needs exactly once across those sends its own operation id (decision 0035).
  */
 import { canonicalJson, sha256Hex } from '@ormuz/contracts';
 
