@@ -78,18 +78,19 @@ describe('mcp-gateway, stateless 2026-07-28', () => {
     await platform.expectStaged(result);
   });
 
-  it('runs one operation id once, however many requests carry it', async () => {
+  it('runs one operation id once, however many requests carry it, and a re-sent call once', async () => {
     const _meta = { 'ormuz/operation_id': 'op-stateless-1' };
     const ask = () => client.callTool({ name: 'device.list_contacts', arguments: { limit: 1 }, _meta });
     const [first, again] = await Promise.all([ask(), ask()]);
     expect(structured(first).call_id).toBe(await platform.callIdOf('op-stateless-1', 'device.list_contacts'));
     expect(structured(again).call_id).toBe(structured(first).call_id);
-    // Without an operation id, each request is its own call: there is no session to tie a request id to.
-    const [a, b] = await Promise.all([
-      client.callTool({ name: 'device.list_contacts', arguments: { limit: 1 } }),
-      client.callTool({ name: 'device.list_contacts', arguments: { limit: 1 } }),
-    ]);
-    expect(structured(a).call_id).not.toBe(structured(b).call_id);
+    // Without one, a request id ties nothing together (there is no session), but the same call re-sent within the
+    // window is the original one, and another call is another.
+    const resend = () => client.callTool({ name: 'device.list_contacts', arguments: { name_query: 'b', limit: 1 } });
+    const [a, b] = await Promise.all([resend(), resend()]);
+    expect(structured(b).call_id).toBe(structured(a).call_id);
+    const other = await client.callTool({ name: 'device.list_contacts', arguments: { name_query: 'c', limit: 1 } });
+    expect(structured(other).call_id).not.toBe(structured(a).call_id);
   });
 
   it('refuses a client without a key, with a revoked key, or on another tenant’s device', async () => {

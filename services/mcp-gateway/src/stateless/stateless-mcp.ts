@@ -38,7 +38,8 @@ const DEVICE_EXTRA = 'ormuz/device_id';
  *
  * Tasks are not served here (2026-07-28 took them out of the core protocol): a call that waits for the owner is
  * answered at once as pending, as over a 2025 session without a task. A call without a client operation id gets a
- * fresh one: there is no session to make a retried request id the same call.
+ * fresh derived one (there is no session to make a retried request id the same call); a re-send of it within the
+ * window is still the original call (CallRunner, ResentCalls).
  */
 @Injectable()
 export class StatelessMcp implements OnApplicationShutdown {
