@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConversationEventType as E, type TenantUsageV1 } from '@ormuz/contracts';
 import { costOf, type LiveConversation } from '../domain/conversation.js';
 import { TenantDaySpentError } from '../domain/errors.js';
-import { spentBound, utcDay } from '../domain/tenant-day.js';
+import { spentBound, utcDay, type TenantDayCommand } from '../domain/tenant-day.js';
 import type { ConversationCause, ConversationRecord } from '../persistence/conversations.js';
 import { TenantDays } from '../persistence/tenant-days.js';
 import { TenantLimitsRepository } from '../persistence/tenant-limits.repository.js';
@@ -15,6 +15,9 @@ import { TenantLimitsRepository } from '../persistence/tenant-limits.repository.
  */
 @Injectable()
 export class TenantDayBudget {
+  /** Claims and records this process has seen decided: tenant, conversation, kind and turn (see `once`). */
+  private readonly decided = new Set<string>();
+
   constructor(
     private readonly days: TenantDays,
     private readonly limits: TenantLimitsRepository,
@@ -28,13 +31,11 @@ export class TenantDayBudget {
     const last = record.events.at(-1);
     if (!last) throw new Error(`conversation ${cause.correlationid} has no events to claim a turn for`);
     const day = utcDay(new Date(last.time));
-    const limits = await this.limits.inForce(tenant);
-    await this.days.execute(
-      tenant,
-      day,
-      { type: 'ClaimStep', data: { tenant, day, conversation_id: id(record), turn, limits } },
-      cause,
-    );
+    const conversation_id = id(record);
+    await this.once(tenant, day, { type: 'ClaimStep', conversation_id, turn }, cause, async () => ({
+      type: 'ClaimStep',
+      data: { tenant, day, conversation_id, turn, limits: await this.limits.inForce(tenant) },
+    }));
   }
 
   /**
@@ -51,13 +52,11 @@ export class TenantDayBudget {
     const reply = replyAt(record, turn);
     if (!reply) throw new Error(`conversation ${cause.correlationid} has no reply at turn ${turn}`);
     const day = utcDay(new Date(reply.time));
-    const limits = await this.limits.inForce(tenant);
-    await this.days.execute(
-      tenant,
-      day,
-      { type: 'ClaimToolCalls', data: { tenant, day, conversation_id: id(record), turn, count, limits } },
-      cause,
-    );
+    const conversation_id = id(record);
+    await this.once(tenant, day, { type: 'ClaimToolCalls', conversation_id, turn }, cause, async () => ({
+      type: 'ClaimToolCalls',
+      data: { tenant, day, conversation_id, turn, count, limits: await this.limits.inForce(tenant) },
+    }));
   }
 
   /**
@@ -70,23 +69,41 @@ export class TenantDayBudget {
     const usage = reply?.data.usage;
     if (!reply || !usage) return;
     const day = utcDay(new Date(reply.time));
-    await this.days.execute(
-      tenant,
-      day,
-      {
+    const conversation_id = id(record);
+    const turn = reply.data.turn;
+    await this.once(tenant, day, { type: 'RecordTurnUsage', conversation_id, turn }, cause, () =>
+      Promise.resolve({
         type: 'RecordTurnUsage',
         data: {
           tenant,
           day,
-          conversation_id: id(record),
-          turn: reply.data.turn,
+          conversation_id,
+          turn,
           input_tokens: usage.input_tokens,
           output_tokens: usage.output_tokens,
           cost_usd: state.facts.price ? costOf(usage, state.facts.price) : 0,
         },
-      },
-      cause,
+      }),
     );
+  }
+
+  /**
+   * Runs the command `make` gives on the tenant's day, unless this process has seen the same kind for the same
+   * conversation and turn decided: a repeat would decide nothing (its day is read from the conversation's log, so it
+   * is the same day). Only a saving: after a restart, or on another replica, the log decides the repeat as nothing.
+   */
+  private async once(
+    tenant: string,
+    day: string,
+    what: { readonly type: TenantDayCommand['type']; readonly conversation_id: string; readonly turn: number },
+    cause: ConversationCause,
+    make: () => Promise<TenantDayCommand>,
+  ): Promise<void> {
+    const key = `${tenant}/${what.conversation_id}/${what.type}/${what.turn}`;
+    if (this.decided.has(key)) return;
+    await this.days.execute(tenant, day, await make(), cause);
+    if (this.decided.size >= MAX_REMEMBERED) this.decided.clear();
+    this.decided.add(key);
   }
 
   /** Refuses (with {@link TenantDaySpentError}) while the tenant's day at `now` has no room for a model turn. */
@@ -113,6 +130,8 @@ export class TenantDayBudget {
     };
   }
 }
+
+const MAX_REMEMBERED = 100_000;
 
 function id(record: ConversationRecord): string {
   if (record.state.status === 'absent') throw new Error('a conversation with no start has no budget');
