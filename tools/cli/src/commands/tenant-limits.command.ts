@@ -2,10 +2,13 @@ import type { Command } from 'commander';
 import type { TenantDayLimitsV1, TenantLimitsV1, TenantUsageV1 } from '@ormuz/contracts';
 import { CliInputError, identifier, type CliContext } from '../context.js';
 
-/** A daily limit: a whole number (or, for `--day-cost`, US dollars), or `default` to remove the tenant's own. */
-export function dayLimit(option: string, dollars = false): (value: string) => number | null {
+/**
+ * A daily limit: a whole number (or, for `--day-cost`, US dollars), or `default` to remove the tenant's own (kept as
+ * the word: commander reads an option parsed to `null` as given without a value, `true`).
+ */
+export function dayLimit(option: string, dollars = false): (value: string) => number | 'default' {
   return (value) => {
-    if (value === 'default') return null;
+    if (value === 'default') return value;
     const ok = dollars ? /^\d+(\.\d+)?$/.test(value) : /^\d+$/.test(value);
     const n = Number(value);
     if (!ok || !(n <= (dollars ? 1_000_000_000 : Number.MAX_SAFE_INTEGER))) {
@@ -17,6 +20,11 @@ export function dayLimit(option: string, dollars = false): (value: string) => nu
     return n;
   };
 }
+
+type DayLimit = number | 'default';
+
+/** The limit as `model-loop.tenant.limits.set` takes it: `null` removes the tenant's own. */
+const limitOf = (value: DayLimit): number | null => (value === 'default' ? null : value);
 
 /** A UTC day, `YYYY-MM-DD`. */
 export function utcDayOption(value: string): string {
@@ -86,16 +94,16 @@ export function registerTenantLimitsCommands(tenant: Command, ctx: () => CliCont
     .action(
       async (o: {
         tenant: string;
-        daySteps?: number | null;
-        dayCalls?: number | null;
-        dayTokens?: number | null;
-        dayCost?: number | null;
+        daySteps?: DayLimit;
+        dayCalls?: DayLimit;
+        dayTokens?: DayLimit;
+        dayCost?: DayLimit;
       }) => {
         const change = {
-          ...(o.daySteps !== undefined ? { day_steps: o.daySteps } : {}),
-          ...(o.dayCalls !== undefined ? { day_tool_calls: o.dayCalls } : {}),
-          ...(o.dayTokens !== undefined ? { day_tokens: o.dayTokens } : {}),
-          ...(o.dayCost !== undefined ? { day_cost_usd: o.dayCost } : {}),
+          ...(o.daySteps !== undefined ? { day_steps: limitOf(o.daySteps) } : {}),
+          ...(o.dayCalls !== undefined ? { day_tool_calls: limitOf(o.dayCalls) } : {}),
+          ...(o.dayTokens !== undefined ? { day_tokens: limitOf(o.dayTokens) } : {}),
+          ...(o.dayCost !== undefined ? { day_cost_usd: limitOf(o.dayCost) } : {}),
         };
         if (Object.keys(change).length === 0) {
           throw new CliInputError('Give at least one of --day-steps, --day-calls, --day-tokens, --day-cost.');

@@ -35,7 +35,7 @@ describe('tenant limits and usage arguments', () => {
     expect(dayLimit('--day-tokens')('250000')).toBe(250_000);
     expect(dayLimit('--day-steps')('0')).toBe(0);
     expect(dayLimit('--day-cost', true)('12.50')).toBe(12.5);
-    expect(dayLimit('--day-tokens')('default')).toBeNull();
+    expect(dayLimit('--day-tokens')('default')).toBe('default');
   });
 
   it.each(['-1', '1.5', '1e6', 'none', ''])('refuses the limit %p, saying what it takes', (v) => {
