@@ -27,14 +27,20 @@ describe('ormuz agent run', () => {
   let platform: Platform;
   let server: OpenAiChatServer;
 
-  /** `ormuz --json …` as an operator of the tenant; a run follows a whole conversation, so it gets longer. */
-  const ormuz = async (...args: string[]): Promise<CliRun> => {
+  /**
+   * `ormuz --json …` as an operator of the tenant; a run follows a whole conversation, so it gets longer. `onStdout`
+   * sees the output while the command runs.
+   */
+  const ormuzSeeing = async (onStdout: ((stdout: string) => void) | undefined, ...args: string[]) => {
     const token = await testToken({ tenant: platform.tenant, roles: ['operator', 'analyst'], subject: 'op@acme' });
-    return platform.ormuzWith({ token, timeoutMs: 90_000 }, ...args);
+    return platform.ormuzWith({ token, timeoutMs: 90_000, ...(onStdout ? { onStdout } : {}) }, ...args);
   };
+  const ormuz = (...args: string[]): Promise<CliRun> => ormuzSeeing(undefined, ...args);
 
-  const run = (task: string, ...args: string[]) =>
-    ormuz(
+  const run = (task: string, ...args: string[]) => runSeeing(undefined, task, ...args);
+  const runSeeing = (onStdout: ((stdout: string) => void) | undefined, task: string, ...args: string[]) =>
+    ormuzSeeing(
+      onStdout,
       'agent',
       'run',
       '--tenant',
@@ -133,6 +139,40 @@ describe('ormuz agent run', () => {
     expect(end).toMatchObject({ step: 'end', status: 'completed', completion_reason: 'failed', exit_code: 3 });
     expect(end.final_text).toContain('NO_SUCH_KEY');
     expect(server.requests.length).toBe(before);
+  });
+
+  it("prints a streamed reply's text while the model writes it, then the recorded reply once", async () => {
+    const text = 'Alice wrote twice today; neither message needs an answer.';
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    // The role and three pieces, then nothing until the CLI has printed live text: the reply cannot be recorded
+    // before, so a text_delta that releases the stream was heard while the model was still writing.
+    server.script({ kind: 'reply', text, holdAfter: { events: 4, until: held } });
+    let releasedAfter: string | undefined;
+    const r = await runSeeing(
+      (stdout) => {
+        if (releasedAfter === undefined && stdout.includes('"step":"text_delta"')) {
+          releasedAfter = stdout;
+          finish();
+        }
+      },
+      'What did Alice write?',
+      '--api-key-env',
+      'LOCAL_LLM_KEY',
+      '--stream',
+    );
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(releasedAfter).toBeDefined();
+    expect(releasedAfter).not.toContain('"step":"model"');
+    const out = steps(r.stdout);
+    const model = out.findIndex((s) => s.step === 'model');
+    const deltas = out.slice(1, model);
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.every((s) => s.step === 'text_delta' && s.turn === 0 && s.restart === false)).toBe(true);
+    expect(text.startsWith(deltas.map((s) => s.text as string).join(''))).toBe(true);
+    expect(out.slice(model).map((s) => s.step)).toEqual(['model', 'end']);
+    expect(out[model]).toMatchObject({ text, tool_requests: [] });
+    expect(server.requests.at(-1)!.body).toMatchObject({ stream: true });
   });
 
   it('refuses bad input before a conversation starts, with exit 1 and the reason', async () => {

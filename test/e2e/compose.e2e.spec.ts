@@ -1,8 +1,10 @@
 /**
- * docker-compose.yml, checked offline (Docker Compose is not needed): it runs NATS as a three-server JetStream cluster
+ * docker-compose.yml, checked offline (no Docker engine is needed): Docker Compose itself reads it (`docker compose
+ * config`, the binary tools/fetch-docker-compose.sh fetches), and it runs NATS as a three-server JetStream cluster
  * whose routes name every server, on NATS >= 2.11 syncing every write, and every Ormuz container knows all three
  * servers, waits for them, and declares its streams at three replicas.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -75,5 +77,68 @@ describe('docker-compose.yml', () => {
         });
       }
     }
+  });
+
+  describe('as Docker Compose reads it (`docker compose config`)', () => {
+    const USERS = ['POLICY', 'APPROVALS', 'DEVICE_BRIDGE', 'MODEL_LOOP', 'AUDIT', 'MCP_GATEWAY', 'CLI'];
+    const passwords = Object.fromEntries(
+      USERS.map((u) => [`NATS_${u}_PASSWORD`, `p${u.toLowerCase().replace('_', '')}1`]),
+    );
+    let compose: string;
+
+    beforeAll(() => {
+      // Prints the binary's path; fetches it from Debian trixie the first time (.ci/run fetches it before the tests).
+      compose = execFileSync('bash', [join(ROOT, 'tools', 'fetch-docker-compose.sh')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+        timeout: 120_000,
+      }).trim();
+    });
+
+    function config(env: Record<string, string>): ReturnType<typeof spawnSync> & { stdout: string; stderr: string } {
+      return spawnSync(
+        compose,
+        ['--project-directory', ROOT, '-f', 'docker-compose.yml', 'config', '--format', 'json'],
+        {
+          cwd: ROOT,
+          // Only what is given: nothing of the caller's environment may stand in for a password.
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      ) as ReturnType<typeof spawnSync> & { stdout: string; stderr: string };
+    }
+
+    it('is valid, gives each service its own NATS user and password, and runs two replicas where no host port is bound', () => {
+      const r = config(passwords);
+      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+      const model = JSON.parse(r.stdout) as {
+        services: Record<string, ComposeService & { deploy?: { replicas?: number }; ports?: unknown[] }>;
+      };
+      expect(Object.keys(model.services).sort()).toEqual(Object.keys(services).sort());
+      for (const [name, service] of Object.entries(model.services)) {
+        if (service.image !== 'ormuz:local') continue;
+        const user = service.environment?.NATS_USER;
+        if (name === 'migrate') {
+          // Runs each service's migrations as that service's NATS user.
+          expect(service.environment).toEqual(expect.objectContaining(passwords));
+          continue;
+        }
+        expect({ name, user }).toEqual({ name, user: expect.any(String) });
+        const variable = `NATS_${user!.toUpperCase().replace('-', '_')}_PASSWORD`;
+        expect({ name, password: service.environment?.NATS_PASSWORD }).toEqual({ name, password: passwords[variable] });
+        const replicas = service.deploy?.replicas ?? 1;
+        if (replicas > 1) expect({ name, ports: service.ports }).toEqual({ name, ports: undefined });
+      }
+      const scaled = Object.entries(model.services).filter(([, s]) => (s.deploy?.replicas ?? 1) === 2);
+      expect(scaled.map(([name]) => name).sort()).toEqual(['audit', 'model-loop', 'policy']);
+    });
+
+    it('refuses to render without the NATS passwords, naming the variable and where to set it', () => {
+      const { NATS_AUDIT_PASSWORD: _, ...withoutOne } = passwords;
+      const r = config(withoutOne);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/NATS_AUDIT_PASSWORD.*set the NATS passwords in \.env, see infra\/README\.md/);
+    });
   });
 });

@@ -76,6 +76,18 @@ export function grantNoticeSubject(namespace: string, tenant: string): string {
   return `${namespace}.notice.grants.${tenant}`;
 }
 
+/**
+ * Subject of a conversation's live text: `<namespace>.live.<tenant>.conversations.<conversation_id>`, core NATS that
+ * model-loop publishes each piece of a streamed model reply on (body `LiveTextDeltaV1`), outside every stream's
+ * subjects: the pieces are not events, and the reply recorded on the log is what a view settles on.
+ */
+export function liveConversationSubject(namespace: string, tenant: string, conversationId: string): string {
+  assertIdentifier('namespace', namespace);
+  assertIdentifier('tenant', tenant);
+  assertIdentifier('conversation id', conversationId);
+  return `${namespace}.live.${tenant}.conversations.${conversationId}`;
+}
+
 /** Every tenant's grant notices in `namespace` (see {@link grantNoticeSubject}). */
 export function grantNoticesFilter(namespace: string): string {
   assertIdentifier('namespace', namespace);

@@ -15,6 +15,7 @@ import {
   DeviceEventType,
   envelope,
   internalCommandSubject,
+  liveConversationSubject,
   type ContextName,
 } from '@ormuz/contracts';
 import { connectNats, NatsAuthorizationError, streamName } from '@ormuz/event-log';
@@ -243,6 +244,32 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
       sub.unsubscribe();
     });
 
+    it("model-loop publishes a conversation's live text and the CLI user hears it, of every tenant", async () => {
+      const cli = await connectAs('cli');
+      const heard: string[] = [];
+      cli.nc.subscribe(liveConversationSubject(namespace, tenant, 'conv_live'), {
+        callback: (_err, msg) => void heard.push(msg.string()),
+      });
+      // One user serves every tenant's CLI, so NATS cannot keep it to one tenant's live text (infra/README.md).
+      cli.nc.subscribe(`${namespace}.live.*.conversations.*`, {
+        callback: (_err, msg) => void heard.push(msg.subject),
+      });
+      await cli.nc.flush();
+      const loop = svc('model-loop').infra.nc;
+      loop.publish(liveConversationSubject(namespace, tenant, 'conv_live'), 'Hel');
+      loop.publish(liveConversationSubject(namespace, 'globex', 'conv_other'), 'lo');
+      await loop.flush();
+      await waitFor(() => heard.length === 3, { message: 'the CLI to hear the live text' });
+      expect(heard.sort()).toEqual(
+        [
+          'Hel',
+          liveConversationSubject(namespace, tenant, 'conv_live'),
+          liveConversationSubject(namespace, 'globex', 'conv_other'),
+        ].sort(),
+      );
+      expect(cli.violations).toEqual([]);
+    });
+
     it('no service was refused anything while doing its work', () => {
       for (const [service, violations] of serviceViolations)
         expect({ service, violations }).toEqual({ service, violations: [] });
@@ -290,6 +317,26 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
       await refusedSubscription(cli, '_INBOX.policy.>');
       await refusedSubscription(cli, `${namespace}.calls.>`);
       await refusedSubscription(cli, `${namespace}.cmd.policy.>`);
+    });
+
+    it('only model-loop may publish live text, and no other service may hear it', async () => {
+      const subject = liveConversationSubject(namespace, tenant, 'conv_forged');
+      const listener = await connectAs('cli');
+      const heardLive: string[] = [];
+      listener.nc.subscribe(subject, { callback: (_err, msg) => void heardLive.push(msg.string()) });
+      await listener.nc.flush();
+      await refusedPublish(await connectAs('cli'), subject);
+      for (const service of ['policy', 'approvals', 'device-bridge', 'audit', 'mcp-gateway'] as const) {
+        await refusedPublish({ nc: svc(service).infra.nc, violations: serviceViolations.get(service)! }, subject);
+      }
+      await listener.nc.flush();
+      expect(heardLive).toEqual([]);
+      for (const service of ['audit', 'mcp-gateway', 'policy'] as const) {
+        await refusedSubscription(
+          { nc: svc(service).infra.nc, violations: serviceViolations.get(service)! },
+          `${namespace}.live.>`,
+        );
+      }
     });
 
     it('only the bridge may record device facts: every other service is refused, and the stream holds none of theirs', async () => {

@@ -16,6 +16,7 @@ export {
 } from './nats-server.js';
 export { createTestDatabase, openTestDatabase, type OpenTestDatabase, type TestDatabase } from './database.js';
 export { submitFrame } from './device-frames.js';
+export { liveTextFrame } from './live-text-frames.js';
 export { scratchFiles, type ScratchFiles } from './scratch-files.js';
 export {
   deciderSpec,

@@ -92,6 +92,7 @@ describe('the HTTP API', () => {
       );
       expect(status.status).toMatchObject({ status: 'authorized', tool: 'device.screen_observe' });
       expect(status.timeline.length).toBeGreaterThan(0);
+      const beforeSeal = new Date().toISOString();
 
       // The phone is offline, so the call waits for it: sealing it makes sure it never runs.
       const sealed = await ok(
@@ -104,6 +105,35 @@ describe('the HTTP API', () => {
         },
       );
       expect(sealed).toMatchObject({ status: 'sealed', already_sealed: false, sealed_by: 'ops@acme' });
+
+      // Time travel: as the call stood before the seal, by time and by stream sequence; a time to come is refused.
+      const then = await ok(
+        'policyStatus',
+        { tenant: TENANT, call_id: callId },
+        { as: analyst, query: { as_of: beforeSeal } },
+      );
+      expect(then.status).toMatchObject({ status: 'authorized' });
+      const bySeq = await ok(
+        'policyStatus',
+        { tenant: TENANT, call_id: callId },
+        { as: analyst, query: { as_of: String(status.timeline.at(-1).seq), timeline: 'true' } },
+      );
+      expect(bySeq.status).toMatchObject({ status: 'authorized' });
+      expect(bySeq.timeline).toEqual(status.timeline);
+      const future = await send(
+        'policyStatus',
+        { tenant: TENANT, call_id: callId },
+        { as: analyst, query: { as_of: new Date(Date.now() + 3_600_000).toISOString() } },
+      );
+      expect(future.status).toBe(400);
+      expect(future.body).toMatchObject({ error: { code: 'as_of_in_future' } });
+      const garbled = await send(
+        'policyStatus',
+        { tenant: TENANT, call_id: callId },
+        { as: analyst, query: { as_of: 'yesterday' } },
+      );
+      expect(garbled.status).toBe(400);
+      expect(garbled.body.error.message).toMatch(/as_of/);
 
       const audit = await waitFor(
         async () => {
@@ -233,7 +263,8 @@ describe('the HTTP API', () => {
       expect(after.status).toBe(401);
     });
 
-    it('lets an operator start a conversation, and an analyst read it', async () => {
+    it('lets an operator start a conversation, and an analyst read it, also as it stood then', async () => {
+      const startedAt = new Date().toISOString();
       const started = await ok(
         'modelLoopStart',
         { tenant: TENANT },
@@ -257,6 +288,19 @@ describe('the HTTP API', () => {
         { message: 'the conversation in the read model' },
       );
       expect(view.messages[0]).toMatchObject({ role: 'user' });
+      // As it stood before it started: nothing was recorded by then.
+      const before = await send(
+        'modelLoopGet',
+        { tenant: TENANT, conversation_id: 'conv-api-1' },
+        { as: analyst, query: { as_of: startedAt } },
+      );
+      expect(before.status).toBe(404);
+      const now = await ok(
+        'modelLoopGet',
+        { tenant: TENANT, conversation_id: 'conv-api-1' },
+        { as: analyst, query: { as_of: new Date().toISOString() } },
+      );
+      expect(now.messages[0]).toEqual(view.messages[0]);
       exercised.add('modelLoopGet');
     });
 

@@ -23,6 +23,7 @@ import { callOutcomesReaction } from './reactors/call-outcomes.reaction.js';
 import { coreToolsReaction } from './reactors/core-tools.reaction.js';
 import { conversationDriverReaction } from './reactors/conversation-driver.reaction.js';
 import { PolicyClient } from './transport/policy.client.js';
+import { LiveTextPublisher } from './transport/live-text.publisher.js';
 import { ModelLoopController } from './transport/model-loop.controller.js';
 import { ModelLoopMetrics } from './metrics.js';
 import { TenantDayBudget } from './commands/tenant-day-budget.js';
@@ -95,6 +96,7 @@ export class ModelLoopModule {
         },
         { provide: ModelLoopMetrics, useFactory: () => new ModelLoopMetrics(infra.metrics) },
         PolicyClient,
+        LiveTextPublisher,
         ConversationViewRepository,
         StartConversationHandler,
         AgentModelsRepository,

@@ -5,7 +5,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   aggregateSubject,
+  assertValid,
   ConversationEventType as E,
+  liveConversationSubject,
+  MODEL_LOOP_TEXT_DELTA_V1,
+  type LiveTextDeltaV1,
   type ConversationViewV1,
   type MessageAddedV1,
   type RpcName,
@@ -214,6 +218,57 @@ describe('model-loop with a real model adapter', () => {
     TIMEOUT,
   );
 
+  it(
+    'publishes the text of a streamed reply on the live subject while it arrives, each try from its start',
+    async () => {
+      const id = `conv_live_${Date.now().toString(36)}`;
+      const frames: LiveTextDeltaV1[] = [];
+      const sub = nc.subscribe(liveConversationSubject(namespace, tenant, id), {
+        callback: (err, msg) => {
+          if (!err) frames.push(assertValid<LiveTextDeltaV1>(MODEL_LOOP_TEXT_DELTA_V1, msg.json()));
+        },
+      });
+      await nc.flush();
+      const text = 'Alice has three unread messages; none is urgent.';
+      let finish!: () => void;
+      const held = new Promise<void>((resolve) => (finish = resolve));
+      // The first try breaks off after the role and two pieces; the transport's second try holds after three.
+      server.script(
+        { kind: 'reply', text: 'Alice has three', cutAfter: 3 },
+        { kind: 'reply', text, holdAfter: { events: 4, until: held } },
+      );
+      try {
+        await rpc('model-loop.start', {
+          tenant,
+          agent_id: 'agent-1',
+          task: 'Anything urgent from Alice?',
+          device_id: 'phone-1',
+          model: 'openai-compatible:local-llm',
+          conversation_id: id,
+        });
+        await waitFor(() => frames.some((f) => f.try === 2 && f.seq === 2), {
+          message: "the second try's first three pieces on the live subject",
+          timeoutMs: 15_000,
+        });
+        // Heard while the model is still writing: nothing is recorded yet.
+        expect(await replies(id)).toEqual([]);
+        finish();
+        const done = await viewWhen(id, (v) => v.status === 'completed', 'the conversation to complete');
+        expect(done.final_text).toBe(text);
+        const first = frames.filter((f) => f.try === 1);
+        const second = frames.filter((f) => f.try === 2);
+        expect(frames.every((f) => f.turn === 0 && f.attempt === 1)).toBe(true);
+        // The broken try's pieces, as far as they got through before the connection closed, are its own take.
+        expect(first.map((f) => f.seq)).toEqual(first.map((_, i) => i));
+        expect('Alice has three'.startsWith(first.map((f) => f.text).join(''))).toBe(true);
+        expect(second.map((f) => f.seq)).toEqual(second.map((_, i) => i));
+        expect(second.map((f) => f.text).join('')).toBe(text);
+      } finally {
+        sub.unsubscribe();
+      }
+    },
+    TIMEOUT,
+  );
   it(
     'stops at the cost bound, priced from the table, and shows which bound with its figures',
     async () => {

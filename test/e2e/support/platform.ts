@@ -65,8 +65,18 @@ export interface Platform {
   start(service: ServiceName): Promise<void>;
   /** Runs `ormuz --json …` against this platform, as a platform administrator, bounded to 20 s. */
   ormuz(...args: string[]): Promise<CliRun>;
-  /** {@link ormuz} presenting `token` (default: a platform administrator's), bounded to `timeoutMs` (default 20 s). */
-  ormuzWith(options: { readonly token?: string; readonly timeoutMs?: number }, ...args: string[]): Promise<CliRun>;
+  /**
+   * {@link ormuz} presenting `token` (default: a platform administrator's), bounded to `timeoutMs` (default 20 s);
+   * `onStdout` is told the whole output so far each time more arrives, while the command runs.
+   */
+  ormuzWith(
+    options: {
+      readonly token?: string;
+      readonly timeoutMs?: number;
+      readonly onStdout?: (stdout: string) => void;
+    },
+    ...args: string[]
+  ): Promise<CliRun>;
   close(): Promise<void>;
 }
 
@@ -151,6 +161,8 @@ export async function startPlatform(
         [join(ROOT, 'tools/cli/bin/ormuz.js'), '--json', '--nats', natsUrl, '--namespace', namespace, ...args],
         { ORMUZ_TOKEN: token },
       );
+      const { onStdout } = options;
+      if (onStdout) t.child.stdout?.on('data', () => onStdout(t.stdout()));
       const { code } = await exitWithin(t, options.timeoutMs ?? 20_000, `ormuz ${args.join(' ')}`);
       let json: unknown;
       try {

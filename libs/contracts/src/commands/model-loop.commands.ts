@@ -144,7 +144,7 @@ const dayLimit = Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: Numb
 /**
  * `model-loop.tenant.limits.set`: the tenant's own daily limits. A field given sets that limit; `null` removes the
  * tenant's own, so the default of model-loop's configuration applies again; an absent field is left as it is. Takes
- * effect at the next claim of every conversation of the tenant (docs/decisions/0034).
+ * effect at the next claim of every conversation of the tenant (docs/decisions/0035).
  */
 export const SetTenantLimitsRequestV1 = Struct({
   tenant: fragments.identifier,
@@ -208,3 +208,30 @@ registerSchema(MODEL_LOOP_AGENTS_LIST_V1, ListAgentModelsRequestV1);
 registerSchema(MODEL_LOOP_TENANT_LIMITS_SET_V1, SetTenantLimitsRequestV1);
 registerSchema(MODEL_LOOP_TENANT_LIMITS_GET_V1, GetTenantLimitsRequestV1);
 registerSchema(MODEL_LOOP_TENANT_USAGE_V1, GetTenantUsageRequestV1);
+
+/** Schema name of a live text delta's body ({@link LiveTextDeltaV1}). */
+export const MODEL_LOOP_TEXT_DELTA_V1 = 'model-loop.text_delta.v1';
+/** The longest text one delta frame carries; a longer piece of a reply goes out as several frames. */
+export const MAX_TEXT_DELTA_CHARS = 4096;
+
+/**
+ * One piece of a model reply's text as a streaming provider received it, published on core NATS
+ * (`liveConversationSubject`) while the reply arrives, for a live view such as `ormuz agent run`. It is not an event:
+ * nothing stores it, a listener may miss or reorder some, and the reply recorded on the log (`AddModelReply`) is the
+ * one truth a view settles on. Within a turn, the text of one take (`attempt`, `try`) is its frames' `text` in `seq`
+ * order; a later take starts the turn's text again from its start (the loop asked the model again, or the transport
+ * retried a broken stream).
+ */
+export const LiveTextDeltaV1 = Struct({
+  /** The model turn the reply answers (0-based, the `turn` of the assistant message it becomes). */
+  turn: Type.Integer({ minimum: 0 }),
+  /** The loop's attempt at the turn, from 1: the model is asked again after a failed attempt. */
+  attempt: Type.Integer({ minimum: 1 }),
+  /** The provider's HTTP try within the attempt, from 1: a stream cut off is requested again. */
+  try: Type.Integer({ minimum: 1 }),
+  /** The frame's place in its take, from 0, without gaps. */
+  seq: Type.Integer({ minimum: 0 }),
+  text: Type.String({ minLength: 1, maxLength: MAX_TEXT_DELTA_CHARS }),
+});
+export type LiveTextDeltaV1 = Static<typeof LiveTextDeltaV1>;
+registerSchema(MODEL_LOOP_TEXT_DELTA_V1, LiveTextDeltaV1);

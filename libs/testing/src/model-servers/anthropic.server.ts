@@ -254,6 +254,6 @@ export class AnthropicServer extends ModelServer {
       usage: { output_tokens: usage.output },
     });
     add('message_stop', {});
-    this.sse(res, events, undefined, step.cutAfter);
+    void this.sse(res, events, undefined, step);
   }
 }

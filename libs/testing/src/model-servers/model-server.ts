@@ -30,6 +30,11 @@ export type ModelServerStep =
       readonly usage?: { readonly input: number; readonly output: number };
       /** Streamed replies only: close the connection after this many events, as a dropped stream does. */
       readonly cutAfter?: number;
+      /**
+       * Streamed replies only: send this many events, then the rest once `until` settles, as a model still writing
+       * does (a test lets the stream end once it has seen the first pieces arrive wherever they go).
+       */
+      readonly holdAfter?: { readonly events: number; readonly until: PromiseLike<unknown> };
     }
   /** An API error with the API's body shape; `headers` such as `retry-after`. */
   | {
@@ -204,13 +209,16 @@ export abstract class ModelServer {
     res.end(JSON.stringify(body));
   }
 
-  /** Writes an SSE stream: each event with its `event:` line when named, then `[DONE]` if `done` is given. */
-  protected sse(
+  /**
+   * Writes an SSE stream: each event with its `event:` line when named, then `[DONE]` if `done` is given; cut off or
+   * held as the step says (`cutAfter`, `holdAfter`).
+   */
+  protected async sse(
     res: ServerResponse,
     events: readonly { event?: string; data: unknown }[],
-    done?: string,
-    cutAfter?: number,
-  ): void {
+    done: string | undefined,
+    { cutAfter, holdAfter }: Pick<Extract<ModelServerStep, { kind: 'reply' }>, 'cutAfter' | 'holdAfter'>,
+  ): Promise<void> {
     if (cutAfter !== undefined) {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...this.commonHeaders() });
       for (const e of events.slice(0, cutAfter)) res.write(`data: ${JSON.stringify(e.data)}\n\n`);
@@ -222,7 +230,8 @@ export abstract class ModelServer {
       'cache-control': 'no-cache',
       ...this.commonHeaders(),
     });
-    for (const e of events) {
+    for (const [i, e] of events.entries()) {
+      if (i === holdAfter?.events) await holdAfter.until;
       res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`);
     }
     if (done !== undefined) res.write(`data: ${done}\n\n`);

@@ -310,6 +310,6 @@ export class OpenAiChatServer extends ModelServer {
         },
       });
     }
-    this.sse(res, events, '[DONE]', step.cutAfter);
+    void this.sse(res, events, '[DONE]', step);
   }
 }

@@ -215,6 +215,6 @@ export class OpenAiResponsesServer extends ModelServer {
       add('response.output_item.done', { output_index, item });
     });
     add(`response.${final}`, { response: response(final, output) });
-    this.sse(res, events, undefined, step.cutAfter);
+    void this.sse(res, events, undefined, step);
   }
 }

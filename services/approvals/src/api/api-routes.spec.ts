@@ -1,7 +1,13 @@
 import { ACCESS } from '@ormuz/auth';
 import { IDENTIFIER_PATTERN, InvalidIdentifierError, SchemaViolationError } from '@ormuz/contracts';
 import { API_ROUTES, type CommandRoute } from './api-routes.js';
-import { expressPath, pathParameters, routeRequest, UnsupportedMediaTypeError, type EdgeRequest } from './edge-request.js';
+import {
+  expressPath,
+  pathParameters,
+  routeRequest,
+  UnsupportedMediaTypeError,
+  type EdgeRequest,
+} from './edge-request.js';
 
 type Properties = Record<string, { type?: string; pattern?: string }>;
 const schemaOf = (route: (typeof API_ROUTES)[number]) =>
@@ -17,7 +23,7 @@ describe('the route table', () => {
     expect(API_ROUTES.every((r) => r.path.startsWith('/v1/tenants/{tenant}'))).toBe(true);
   });
 
-  it("fills each path parameter into an identifier field of the request, and each query name into a field", () => {
+  it('fills each path parameter into an identifier field of the request, and each query name into a field', () => {
     for (const route of API_ROUTES) {
       const { properties } = schemaOf(route);
       for (const name of pathParameters(route.path)) {
@@ -35,7 +41,12 @@ describe('the route table', () => {
     for (const route of API_ROUTES) {
       if (route.kind === 'command' && route.body) continue;
       const given = [...pathParameters(route.path), ...route.query];
-      for (const field of schemaOf(route).required ?? []) expect({ route: route.operationId, field, given: given.includes(field) }).toEqual({ route: route.operationId, field, given: true });
+      for (const field of schemaOf(route).required ?? [])
+        expect({ route: route.operationId, field, given: given.includes(field) }).toEqual({
+          route: route.operationId,
+          field,
+          given: true,
+        });
     }
   });
 
@@ -73,7 +84,11 @@ describe('routeRequest', () => {
     expect(
       routeRequest(
         commandRoute('policySeal'),
-        http({ headers: jsonHeaders, params: { tenant: 'acme', call_id: 'c1' }, body: { sealed_by: 'me', reason: 'r' } }),
+        http({
+          headers: jsonHeaders,
+          params: { tenant: 'acme', call_id: 'c1' },
+          body: { sealed_by: 'me', reason: 'r' },
+        }),
       ),
     ).toEqual({ tenant: 'acme', call_id: 'c1', sealed_by: 'me', reason: 'r' });
   });
@@ -86,6 +101,19 @@ describe('routeRequest', () => {
     expect(request.timeline).toBe('yes');
   });
 
+  it.each([
+    ['1234', { seq: 1234 }],
+    ['2026-05-01T10:00:00Z', { time: '2026-05-01T10:00:00Z' }],
+    // Not a time: passed on as one, for the service's schema to refuse by the field's name.
+    ['yesterday', { time: 'yesterday' }],
+  ])('reads as_of=%j as a point in the log', (value, asOf) => {
+    for (const route of [commandRoute('policyStatus'), commandRoute('modelLoopGet')]) {
+      const params = { tenant: 'acme', call_id: 'c1', conversation_id: 'conv-1' };
+      const request = routeRequest(route, http({ params, query: { as_of: value } }));
+      expect(request.as_of).toEqual(asOf);
+    }
+  });
+
   it.each(['a.b', '*', '>', 'a b', ''])('refuses the path parameter %j as an identifier', (id) => {
     const run = () => routeRequest(commandRoute('policyStatus'), http({ params: { tenant: 'acme', call_id: id } }));
     expect(run).toThrow(InvalidIdentifierError);
@@ -94,15 +122,20 @@ describe('routeRequest', () => {
 
   it('refuses a query parameter the route does not take, naming those it does', () => {
     const run = () =>
-      routeRequest(commandRoute('policyStatus'), http({ params: { tenant: 'acme', call_id: 'c1' }, query: { tenant: 'globex' } }));
+      routeRequest(
+        commandRoute('policyStatus'),
+        http({ params: { tenant: 'acme', call_id: 'c1' }, query: { tenant: 'globex' } }),
+      );
     expect(run).toThrow(SchemaViolationError);
-    expect(run).toThrow(/'tenant' is not one this route takes \(it takes timeline\)/);
+    expect(run).toThrow(/'tenant' is not one this route takes \(it takes timeline, as_of\)/);
   });
 
   it('refuses a body that is not an object, or repeats a path field', () => {
     const seal = commandRoute('policySeal');
     const params = { tenant: 'acme', call_id: 'c1' };
-    expect(() => routeRequest(seal, http({ headers: jsonHeaders, params, body: [1] }))).toThrow(/must be a JSON object/);
+    expect(() => routeRequest(seal, http({ headers: jsonHeaders, params, body: [1] }))).toThrow(
+      /must be a JSON object/,
+    );
     expect(() => routeRequest(seal, http({ headers: jsonHeaders, params, body: { tenant: 'globex' } }))).toThrow(
       /'tenant' is given by the path; leave it out of the body/,
     );

@@ -115,8 +115,8 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     unanswered: submitHint,
   }),
   command('get', `${TENANT}/calls/{call_id}`, 'policy.status', {
-    summary: "A call's status, and with timeline=true every event of it",
-    query: ['timeline'],
+    summary: "A call's status, and with timeline=true every event of it; with as_of, as it stood then",
+    query: ['timeline', 'as_of'],
   }),
   command('post', `${TENANT}/calls/{call_id}/seal`, 'policy.seal', {
     summary: 'Make sure a call that has not started never runs',
@@ -188,7 +188,10 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     summary: 'Start a conversation: an agent works on a task, every tool call it makes governed',
     body: true,
   }),
-  command('get', `${TENANT}/conversations/{conversation_id}`, 'model-loop.get', { summary: 'A conversation' }),
+  command('get', `${TENANT}/conversations/{conversation_id}`, 'model-loop.get', {
+    summary: 'A conversation; with as_of, as it stood then, folded from the log',
+    query: ['as_of'],
+  }),
   command('get', `${TENANT}/agents/{agent_id}/model`, 'model-loop.agents.get', {
     summary: "An agent's model and where it is reached (never a key)",
   }),
@@ -197,7 +200,7 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     body: true,
   }),
   command('get', `${TENANT}/agent-models`, 'model-loop.agents.list', {
-    summary: "Every agent of the tenant with a model configured",
+    summary: 'Every agent of the tenant with a model configured',
   }),
   command('get', `${TENANT}/approvals`, 'approvals.list', {
     summary: "The owner's inbox: staged calls waiting for a decision (status=all: every one)",

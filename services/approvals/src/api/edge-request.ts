@@ -6,7 +6,7 @@
  * who is asking.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { assertIdentifier, OrmuzError, SchemaViolationError } from '@ormuz/contracts';
+import { asOfFromQuery, assertIdentifier, isAsOfSchema, OrmuzError, SchemaViolationError } from '@ormuz/contracts';
 import type { ApiRoute } from './api-routes.js';
 
 /** What the edge reads of an Express request. */
@@ -46,9 +46,11 @@ export function routeRequest(route: ApiRoute, http: EdgeRequest): Record<string,
   for (const [name, raw] of Object.entries(http.query)) {
     if (!route.query.includes(name)) {
       const takes = route.query.length > 0 ? `it takes ${route.query.join(', ')}` : 'it takes none';
-      throw new SchemaViolationError(route.requestSchema, [`the query parameter '${name}' is not one this route takes (${takes})`]);
+      throw new SchemaViolationError(route.requestSchema, [
+        `the query parameter '${name}' is not one this route takes (${takes})`,
+      ]);
     }
-    fromUrl[name] = fromQuery(raw, properties[name]?.type);
+    fromUrl[name] = fromQuery(raw, properties[name]);
   }
   if (route.kind !== 'command' || !route.body) return fromUrl;
   const body = jsonBody(http);
@@ -66,11 +68,14 @@ export function routeRequest(route: ApiRoute, http: EdgeRequest): Record<string,
 }
 
 /**
- * A query value as the field's type reads it: `true`/`false` for a boolean, digits for an integer. Anything else is
- * passed on as it came, for the service to refuse with the field's name.
+ * A query value as the field's schema reads it: `true`/`false` for a boolean, digits for an integer, a point in the
+ * log for `as_of` ({@link asOfFromQuery}). Anything else is passed on as it came, for the service to refuse with the
+ * field's name.
  */
-function fromQuery(raw: unknown, type: unknown): unknown {
+function fromQuery(raw: unknown, schema: { type?: unknown } | undefined): unknown {
   if (typeof raw !== 'string') return raw;
+  if (isAsOfSchema(schema)) return asOfFromQuery(raw);
+  const type = schema?.type;
   if (type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
   if ((type === 'integer' || type === 'number') && /^-?[0-9]{1,15}$/.test(raw)) return Number(raw);
   return raw;

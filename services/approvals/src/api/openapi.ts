@@ -4,7 +4,7 @@
  * described by the schema of the request field it fills, a body by the request's schema less those fields, a 200
  * by the command's reply schema, errors by the one error body.
  */
-import { ApiErrorV1 } from '@ormuz/contracts';
+import { ApiErrorV1, AS_OF_QUERY_SCHEMA, isAsOfSchema } from '@ormuz/contracts';
 import { MAX_RPC_BYTES } from '@ormuz/service-kit';
 import type { ApiRoute } from './api-routes.js';
 import { pathParameters } from './edge-request.js';
@@ -45,7 +45,12 @@ export function openApiDocument(routes: readonly ApiRoute[]): Json {
       summary: 'This document',
       tags: ['api'],
       security: [],
-      responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      responses: {
+        200: {
+          description: 'The OpenAPI 3.1 document.',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+      },
     },
   };
   return {
@@ -84,7 +89,13 @@ function operation(route: ApiRoute, schemas: Json): Json {
   const inPath = pathParameters(route.path);
   const parameters: Json[] = [
     ...inPath.map((name) => ({ name, in: 'path', required: true, schema: properties[name] })),
-    ...route.query.map((name) => ({ name, in: 'query', required: required.has(name), schema: properties[name] })),
+    ...route.query.map((name) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      // What the query string carries: `as_of` is written as text there (edge-request.ts reads it).
+      schema: isAsOfSchema(properties[name]) ? AS_OF_QUERY_SCHEMA : properties[name],
+    })),
   ];
   const name = route.operationId[0]!.toUpperCase() + route.operationId.slice(1);
   const errors = (statuses: Record<string, string>) =>
@@ -129,7 +140,7 @@ function operation(route: ApiRoute, schemas: Json): Json {
   }
   op.responses = {
     200: {
-      description: 'The command\'s answer.',
+      description: "The command's answer.",
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Reply` } } },
     },
     ...errors(route.body ? { ...ERRORS, ...BODY_ERRORS } : ERRORS),

@@ -29,7 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A call's status, and with timeline=true every event of it
+         * A call's status, and with timeline=true every event of it; with as_of, as it stood then
          * @description Runs `policy.status` with the caller's credential.
          */
         get: operations["policyStatus"];
@@ -421,7 +421,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A conversation
+         * A conversation; with as_of, as it stood then, folded from the log
          * @description Runs `model-loop.get` with the caller's credential.
          */
         get: operations["modelLoopGet"];
@@ -1455,6 +1455,7 @@ export interface operations {
         parameters: {
             query?: {
                 timeline?: boolean;
+                as_of?: string;
             };
             header?: never;
             path: {
@@ -2173,7 +2174,9 @@ export interface operations {
     };
     modelLoopGet: {
         parameters: {
-            query?: never;
+            query?: {
+                as_of?: string;
+            };
             header?: never;
             path: {
                 tenant: string;

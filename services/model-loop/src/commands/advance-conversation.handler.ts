@@ -40,6 +40,7 @@ import { turnText } from '../domain/turn-text.js';
 import { contextOfTurn, conversationTaint, ownerDenials } from '../domain/taint.js';
 import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
 import { Conversations, type ConversationRecord } from '../persistence/conversations.js';
+import { LiveTextPublisher } from '../transport/live-text.publisher.js';
 import { TenantDayBudget } from './tenant-day-budget.js';
 import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
 import { ModelLoopMetrics } from '../metrics.js';
@@ -76,6 +77,7 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
     @Inject(INFRA) private readonly infra: Infrastructure,
     private readonly metrics: ModelLoopMetrics,
+    private readonly live: LiveTextPublisher,
     private readonly budget: TenantDayBudget,
   ) {}
 
@@ -266,7 +268,14 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     try {
       if (!provider) throw new Error(`no provider serves ${state.facts.model} any more`);
       const asked = performance.now();
-      reply = await provider.complete(this.request(provider, state, messages, turn, offered));
+      // A streaming provider's text goes live as it arrives; what is recorded below is the reply as completed.
+      const onText = this.live.forTurn({
+        tenant: cmd.tenant,
+        conversationId: conversation_id,
+        turn,
+        attempt: cmd.attempt,
+      });
+      reply = await provider.complete({ ...this.request(provider, state, messages, turn, offered), onText });
       this.metrics.answered(state.facts.model, reply.usage, (performance.now() - asked) / 1000);
       // Nothing to record and nothing to run: asked again like a model that did not answer.
       if (replyText(reply).trim() === '' && reply.tool_calls.length === 0) {

@@ -88,11 +88,12 @@ export interface ModelRequest {
   /** Aborted when the loop gives up on the turn (shutdown, deadline). */
   readonly signal?: AbortSignal;
   /**
-   * Called with each piece of the reply's text as a streaming provider receives it, for a live view. The reply is
-   * still returned only once complete; a provider that does not stream never calls it. An attempt the transport
-   * retries (a stream cut off, say) streams its text again from the start.
+   * Called with each piece of the reply's text as a streaming provider receives it, for a live view, with the
+   * transport's try it belongs to (from 1). The reply is still returned only once complete; a provider that does not
+   * stream never calls it. A try the transport retries (a stream cut off, say) streams its text again from the start,
+   * with the next `attempt`.
    */
-  readonly onText?: (delta: string) => void;
+  readonly onText?: (delta: string, attempt: number) => void;
 }
 
 /** A tool request as the model made it; the runtime issues its call id, never the model. */

@@ -43,7 +43,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,9 +76,12 @@ import {
   flag,
   fmt,
   log,
+  machineCpuMs,
+  natsServerPid,
   natsUrl,
   now,
   printJson,
+  procCpuMs,
   printTable,
   printVerdicts,
   progress,
@@ -816,44 +819,6 @@ interface LatencyFigures {
   commitsPerCall: number;
   /** The machine during the run at 80%: the busy fraction of all its cores, and how many it has. */
   machine: { busy: number; cores: number } | undefined;
-}
-
-/** CPU time of a process, in ms, from /proc (Linux); undefined where it cannot be read. */
-function procCpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, fields 14 and 15, in clock ticks (100 a second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The machine's busy and total CPU time, in ms, from /proc/stat; undefined where it cannot be read. */
-function machineCpuMs(): { busy: number; total: number } | undefined {
-  try {
-    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-    const n = ticks.map(Number);
-    const total = n.reduce((a, b) => a + b, 0);
-    return { busy: ((total - n[3]! - n[4]!) * 1000) / 100, total: (total * 1000) / 100 };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The pid of the local NATS server, if one runs on this machine. */
-function natsServerPid(): number | undefined {
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === 'nats-server') return Number(entry);
-    }
-  } catch {
-    // not Linux, or /proc unreadable
-  }
-  return undefined;
 }
 
 /** CPU used while the calls ran by what serves the bridge, in ms: its database backends, the NATS server, the machine. */

@@ -85,11 +85,13 @@ import {
   requestReplyRoundTrips,
   sleep,
   startServiceProcess,
+  startCpuMeter,
   startWatchdog,
   summarize,
   webSocketEchoServer,
   webSocketRoundTrips,
   type BenchRow,
+  type CpuUsed,
   type LatencySummary,
   type ServiceProcess,
 } from '../kit/index.js';
@@ -504,6 +506,29 @@ interface Step {
   unfinished: number;
   /** The step stopped offering early: too many calls outstanding. */
   stoppedEarly: boolean;
+  /** CPU used in the window per result recorded in it, in ms: each process, Postgres, NATS, the whole machine. */
+  cpuPerResult: Record<string, number | undefined>;
+  /** How busy the machine's cores were in the window (0–1). */
+  machineBusy: number | undefined;
+}
+
+/** Starts measuring the CPU of every process of the run: the services, the fleet, Postgres's backends, NATS. */
+function startRunCpuMeter(): Promise<() => Promise<CpuUsed>> {
+  const processes: Record<string, number | undefined> = { bench: process.pid };
+  for (const s of services) processes[s.name] = s.child.pid;
+  for (const c of children) processes.fleet = c.pid;
+  return startCpuMeter(processes, { adminUrl: ADMIN_DB_URL, name: dbName });
+}
+
+/** CPU used per result, in ms, by each part of what {@link startRunCpuMeter} measured. */
+function perResult(used: CpuUsed, results: number): Record<string, number | undefined> {
+  const per = (ms: number | undefined) => (ms === undefined || results === 0 ? undefined : ms / results);
+  return {
+    ...Object.fromEntries(Object.entries(used.processes).map(([name, ms]) => [name, per(ms)])),
+    postgres: per(used.postgres),
+    nats: per(used.nats),
+    machine: per(used.machineBusy),
+  };
 }
 
 /** Offers `rate` calls a second (conversations at rate ÷ LOOKS) for a warm-up, then a window of SECONDS. */
@@ -517,6 +542,13 @@ async function step(call: Call, tag: string, rate: number): Promise<Step> {
   let started = 0;
   let stoppedEarly = false;
   const starts: Promise<void>[] = [];
+  // The CPU of the window, from its start to its end, as the results counted are the window's.
+  const used = (async () => {
+    await sleep(w0 - now());
+    const read = await startRunCpuMeter();
+    await sleep(w1 - now());
+    return read();
+  })();
   while (started < total) {
     const due = Math.min(total, Math.floor(((now() - t0) / 1000) * perSecond) + 1);
     for (; started < due; started++) starts.push(startConversation(call, `${prefix}${started}`, started));
@@ -529,6 +561,7 @@ async function step(call: Call, tag: string, rate: number): Promise<Step> {
   await Promise.all(starts);
   const ids = Array.from({ length: started }, (_, i) => `${prefix}${i}`);
   await until('the step to finish', () => ids.every((id) => completed.has(id)), STEP_DRAIN_MS).catch(() => undefined);
+  const cpu = await used;
   const cs = callsOf(tag);
   const inWindow = cs.filter((c) => c.requested >= w0 && c.requested < w1);
   const results = cs.filter((c) => c.result !== undefined && c.result >= w0 && c.result < w1).length;
@@ -551,6 +584,8 @@ async function step(call: Call, tag: string, rate: number): Promise<Step> {
     conversations: started,
     unfinished,
     stoppedEarly,
+    cpuPerResult: perResult(cpu, results),
+    machineBusy: cpu.machineBusy !== undefined && cpu.machineTotal ? cpu.machineBusy / cpu.machineTotal : undefined,
   };
 }
 
@@ -698,6 +733,22 @@ async function main() {
           '   at that rate: request→result p50 / p99',
           `${fmt(best.latency.p50)} / ${fmt(best.latency.p99)} ms`,
           `${fmt(floor.totalMs)} ms floor`,
+        ),
+      );
+      // What bounds the rate: the CPU each result cost, per process, and how busy the machine was.
+      const costs = Object.entries(best.cpuPerResult).filter(([name]) => name !== 'machine');
+      rows.push(
+        info(
+          'throughput.max_sustained.cpu_per_result',
+          '   at that rate: CPU per result (ms), per process',
+          `${fmt(best.cpuPerResult.machine ?? Number.NaN, 1)} ms machine`,
+          costs.map(([name, ms]) => `${name} ${fmt(ms ?? Number.NaN, 1)}`).join(', '),
+        ),
+        info(
+          'throughput.max_sustained.machine_busy',
+          '   at that rate: the machine busy',
+          best.machineBusy === undefined ? 'n/a' : `${fmt(best.machineBusy * 100, 0)} %`,
+          `${cpus().length} cores`,
         ),
       );
     }

@@ -27,3 +27,5 @@ export {
 } from './floor.js';
 /** The platform's services as processes of their own. */
 export { freePort, startServiceProcess, type ServiceProcess } from './services.js';
+/** CPU time from /proc: processes, the NATS server, a database's backends, the machine. */
+export { machineCpuMs, natsServerPid, procCpuMs, startCpuMeter, type CpuUsed } from './cpu.js';

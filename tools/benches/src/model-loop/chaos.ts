@@ -62,6 +62,11 @@ export interface ModelLoopChaosOptions {
   readonly seed: number;
   /** Conversations started per trial; default 2. */
   readonly conversationsPerTrial?: number;
+  /**
+   * Ends the run early (Ctrl-C, SIGTERM): the processes it started are killed at once, no trial or restart follows,
+   * and the run rejects after its teardown.
+   */
+  readonly signal?: AbortSignal;
   /** Longest random moment between a trial's starts and its kill, in ms; default 600. */
   readonly maxKillDelayMs?: number;
   /** How long every conversation has to complete after the last restart, in ms; default 60,000. */
@@ -168,8 +173,13 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     callRpc(nc, namespace, name, body, { credential: admin, timeoutMs });
 
   const children = new Map<string, Child>();
+  const killAll = () => {
+    for (const c of children.values()) c.child.kill('SIGKILL');
+  };
+  opts.signal?.addEventListener('abort', killAll, { once: true });
   /** Starts service `name` as process `key` (`model-loop#2` for a replica). */
   const start = async (name: string, key = name): Promise<ServiceHealth> => {
+    opts.signal?.throwIfAborted();
     const log = openSync(join(logDir, `${name}.log`), 'a');
     const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], {
       env,
@@ -264,7 +274,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
         await start(name);
         return;
       } catch (err) {
-        if (attempt >= 5) throw err;
+        if (attempt >= 5 || opts.signal?.aborted) throw err;
         say(
           `restart ${attempt} of ${name} failed, starting it again: ${(err as Error).message.split('\n').slice(-1)[0]}`,
         );
@@ -357,6 +367,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
 
     let n = 0;
     for (let trial = 0; trial < opts.trials; trial++) {
+      opts.signal?.throwIfAborted();
       for (let k = 0; k < perTrial; k++, n++) startConversation(`chaos-${trial}-${k}`, MODELS[n % MODELS.length]!);
       const delay = Math.floor(random() * maxDelay);
       await pause(delay);
@@ -421,6 +432,7 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
   } finally {
     // Each step of the teardown is bounded, so a failure above is reported rather than hidden by a hang here.
     stopping.abort();
+    opts.signal?.removeEventListener('abort', killAll);
     await Promise.race([phone?.close().catch(() => undefined), pause(5000)]);
     for (const c of children.values()) {
       c.child.kill('SIGKILL');

@@ -56,12 +56,12 @@ export class AnthropicProvider implements ModelProvider {
       secrets: [key],
       ...(request.signal ? { signal: request.signal } : {}),
     };
-    const outcome = await this.http.post(post, async (response) => {
+    const outcome = await this.http.post(post, async (response, _signal, attempt) => {
       if (!s.stream) return messagesOutcome(await readJson(response));
       const folded = new MessagesStream();
       for await (const event of readSse(response.body!)) {
         const text = folded.add(sseJson(event));
-        if (text !== '') request.onText?.(text);
+        if (text !== '') request.onText?.(text, attempt);
         if (folded.done) break;
       }
       return folded.outcome();

@@ -35,8 +35,8 @@ export interface JsonPost {
   readonly secrets: readonly string[];
 }
 
-/** What `read` does with a successful response; it runs under the attempt's timeout. */
-export type ResponseReader<T> = (response: Response, signal: AbortSignal) => Promise<T>;
+/** What `read` does with a successful response of try `attempt` (from 1); it runs under the attempt's timeout. */
+export type ResponseReader<T> = (response: Response, signal: AbortSignal, attempt: number) => Promise<T>;
 
 /** A response the reader could not use: not retried by the transport (the loop asks the model again). */
 export class MalformedReplyError extends Error {}
@@ -70,7 +70,7 @@ export class ProviderHttp {
           body: JSON.stringify(post.body),
           signal,
         });
-        if (response.ok) return await read(response, signal);
+        if (response.ok) return await read(response, signal, attempt);
         const text = await response.text().catch(() => '');
         last = `HTTP ${response.status} from ${post.url}: ${apiMessage(text)}`;
         if (!isRetryableStatus(response.status)) throw fail(last);

@@ -79,13 +79,13 @@ export class OpenAiChatProvider implements ModelProvider {
       secrets: [key],
       ...(request.signal ? { signal: request.signal } : {}),
     };
-    const outcome = await this.http.post(post, async (response) => {
+    const outcome = await this.http.post(post, async (response, _signal, attempt) => {
       if (!s.stream) return chatOutcome(await readJson(response));
       const folded = new ChatStream();
       for await (const event of readSse(response.body!)) {
         if (event.data === '[DONE]') break;
         const text = folded.add(sseJson(event));
-        if (text !== '') request.onText?.(text);
+        if (text !== '') request.onText?.(text, attempt);
       }
       return folded.outcome();
     });
