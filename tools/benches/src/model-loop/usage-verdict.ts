@@ -19,7 +19,7 @@ import {
 import { replay, streamName } from '@ormuz/event-log';
 
 /** A tenant's usage of one day as the usage stream folds. */
-type Day = TenantUsageV1['usage'];
+type Day = { -readonly [K in keyof TenantUsageV1['usage']]: TenantUsageV1['usage'][K] };
 
 /** Problems found; empty when every day is counted as the log says. `usage` asks model-loop for one day. */
 export async function usageVerdict(
