@@ -47,6 +47,12 @@ export interface McpGatewayConfig extends BaseConfig {
   readonly sessionIdleMs: number;
   /** How long one question to policy may take, in ms. Env `MCP_POLICY_TIMEOUT_MS`, default 5000. */
   readonly policyTimeoutMs: number;
+  /**
+   * How long a `tools/call` without the client's operation id is remembered, in ms: the same call (same principal,
+   * tool and canonical arguments) within it is answered with the original call, never run again — a client re-sending
+   * a request whose answer it lost. 0 turns it off. Env `MCP_RESEND_WINDOW_MS`, default 60000.
+   */
+  readonly resendWindowMs: number;
 }
 
 function listFrom(env: Env, name: string, fallback: readonly string[]): readonly string[] {
@@ -74,6 +80,7 @@ export function loadMcpGatewayConfig(env: Env): McpGatewayConfig {
     maxSessions: intFrom(env, 'MCP_MAX_SESSIONS', 1000, 1, 1_000_000),
     sessionIdleMs: intFrom(env, 'MCP_SESSION_IDLE_MS', 1_800_000, 1000, 86_400_000),
     policyTimeoutMs: intFrom(env, 'MCP_POLICY_TIMEOUT_MS', 5000, 100, 120_000),
+    resendWindowMs: intFrom(env, 'MCP_RESEND_WINDOW_MS', 60_000, 0, 3_600_000),
   });
 }
 

@@ -1,6 +1,6 @@
 import type { OfferedToolV1 } from '@ormuz/contracts';
 import { reportOfStatus, resultOf, stillRunning } from './call-result.js';
-import { clientOperationId, sessionOperationId } from './operation-id.js';
+import { clientOperationId, isSessionOperationId, sessionOperationId } from './operation-id.js';
 import { deviceOf, originProblem } from './request-guard.js';
 import { InvalidCursorError, mcpToolOf, pageOf, titleOf } from './tool-listing.js';
 
@@ -80,6 +80,9 @@ describe('operation ids', () => {
     expect(clientOperationId({ 'ormuz/operation_id': 'op-1' })).toBe('op-1');
     expect(clientOperationId({})).toBeUndefined();
     expect(() => clientOperationId({ 'ormuz/operation_id': 'a b' })).toThrow(/must be 1 to 128/);
+    // The shape of a derived id is the gateway's own: a client's would be taken for a session's.
+    expect(() => clientOperationId({ 'ormuz/operation_id': sessionOperationId('s1', 7) })).toThrow(/gateway's own/);
+    expect(clientOperationId({ 'ormuz/operation_id': 'mcp-1' })).toBe('mcp-1');
   });
   it('derives one per session and request id', () => {
     const id = sessionOperationId('s1', 7);
@@ -87,6 +90,11 @@ describe('operation ids', () => {
     expect(sessionOperationId('s1', 7)).toBe(id);
     expect(sessionOperationId('s1', '7')).not.toBe(id);
     expect(sessionOperationId('s2', 7)).not.toBe(id);
+  });
+  it("tells a derived id from a client's", () => {
+    expect(isSessionOperationId(sessionOperationId('s1', 7))).toBe(true);
+    expect(isSessionOperationId('op-1')).toBe(false);
+    expect(isSessionOperationId('mcp-1')).toBe(false);
   });
 });
 

@@ -3,7 +3,9 @@ import type { CallStatusReplyV1, OfferedToolV1, SubmitCallReplyV1, SubmitCallReq
 import { isTransientRemoteError, RemoteError, submitUnansweredHint } from '@ormuz/service-kit';
 import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { reportOfStatus, resultOf, SETTLED, stillRunning, type McpCallResult } from '../domain/call-result.js';
+import { isSessionOperationId } from '../domain/operation-id.js';
 import { CallAppends } from '../transport/call-appends.js';
+import { ResentCalls } from './resent-calls.js';
 import { PolicyClient } from '../transport/policy.client.js';
 
 /** Who a session acts for: the tenant and agent of its API key, and the device it named (or none). */
@@ -19,6 +21,7 @@ export interface CallAsked {
   /** What the agent is offered: who runs the tool called (the provenance its result is fenced with). */
   readonly offered: Promise<readonly OfferedToolV1[]>;
   readonly arguments: Record<string, unknown>;
+  /** The client's `_meta["ormuz/operation_id"]`, or one derived from the session and request (operation-id.ts). */
   readonly operationId: string;
   /** Told each new status while the gateway waits (MCP progress notifications). */
   readonly onProgress?: (step: number, status: string) => Promise<void>;
@@ -36,18 +39,27 @@ const SUBMIT_ATTEMPTS = 5;
  * A `tools/call` through policy, as model-loop hands on a model's request: policy identifies the call (its id comes
  * from the operation, never from the client), the gate decides, and a call that runs is waited for, bounded by
  * `callWaitMs`, reading its status from the log. A staged call is answered at once: its outcome waits for the owner.
+ * A call without the client's operation id that repeats one made within `resendWindowMs` is submitted under the
+ * original's operation id (ResentCalls), so that policy answers the original call.
  */
 @Injectable()
 export class CallRunner {
+  private readonly resent: ResentCalls;
+
   constructor(
     private readonly policy: PolicyClient,
     private readonly appends: CallAppends,
     @Inject(MCP_GATEWAY_CONFIG) private readonly config: McpGatewayConfig,
-  ) {}
+  ) {
+    this.resent = new ResentCalls(config.resendWindowMs);
+  }
 
   async run(who: SessionPrincipal, asked: CallAsked): Promise<McpCallResult> {
     const { tenant, agentId } = who;
-    const origin = { kind: 'operation' as const, operation_id: asked.operationId };
+    const operationId = isSessionOperationId(asked.operationId)
+      ? this.resent.operationIdOf(who, asked.tool, asked.arguments, asked.operationId)
+      : asked.operationId;
+    const origin = { kind: 'operation' as const, operation_id: operationId };
     const [identify, offered] = await Promise.all([
       this.policy.call('policy.identify', agentId, { tenant, calls: [{ tool: asked.tool, origin }] }),
       asked.offered,
@@ -65,7 +77,7 @@ export class CallRunner {
       arguments: asked.arguments,
       origin,
       device_id: who.deviceId,
-      correlation_id: asked.operationId,
+      correlation_id: operationId,
     };
     const submitted = await this.submit(request, callId);
     if ('rejected' in submitted) {

@@ -36,19 +36,13 @@
  * rate for --seconds; it is sustained when the results recorded in its window reach 90% of the offered rate, the
  * p99 of the calls requested in the window stays under a second, and every conversation of the step completes.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DevIssuer, devIssuerDir } from '@ormuz/auth';
 import {
-  CONTEXTS,
   ConversationEventType,
-  type ContextName,
   type ConversationCompletedV1,
   type MessageAddedV1,
   type RpcName,
@@ -56,44 +50,38 @@ import {
   type RpcRequestOf,
 } from '@ormuz/contracts';
 import { runSimulatedFleet } from '@ormuz/device-sdk';
-import { connectNats, decodeEvents, streamConfig, streamName } from '@ormuz/event-log';
+import { connectNats, decodeEvents, streamConfig } from '@ormuz/event-log';
 import { callRpc } from '@ormuz/service-kit';
 import {
   adminDbUrl,
-  benchDbName,
-  bounded,
   cleanUpOnSignals,
-  createDatabase,
-  databaseUrl,
-  dropDatabase,
   echoResponder,
   errorRow,
   flag,
   fmt,
+  forkChild,
   freePort,
   jetStreamDeliveries,
-  log,
   natsUrl,
   now,
   option,
   positiveOption,
-  printJson,
-  printTable,
-  printVerdicts,
+  PlatformRun,
+  printRunReport,
   progress,
   publishAckChains,
   requestReplyRoundTrips,
   sleep,
-  startServiceProcess,
   startCpuMeter,
   startWatchdog,
   summarize,
   webSocketEchoServer,
   webSocketRoundTrips,
+  until,
+  type AskChild,
   type BenchRow,
   type CpuUsed,
   type LatencySummary,
-  type ServiceProcess,
 } from '../kit/index.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -130,14 +118,6 @@ const script = fileURLToPath(import.meta.url);
 
 const tokenOf = (i: number) => `tok-${i}`;
 const deviceIdOf = (i: number) => `sim-${i}`;
-
-async function until(what: string, predicate: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = now() + timeoutMs;
-  while (!predicate()) {
-    if (now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Child: the simulated fleet, `--fleet=N --url=<gateway> --journal-root=<dir>`. Replies `{ ready }` once every device
@@ -179,26 +159,13 @@ async function fleetChild(count: number): Promise<void> {
 }
 
 /** The fleet child as the parent sees it: `ask` sends a message and waits for the reply holding `key`. */
-function forkFleet(url: string, journalRoot: string) {
-  const child = fork(script, [`--fleet=${DEVICES}`, `--url=${url}`, `--journal-root=${journalRoot}`], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.add(child);
-  const replies: Record<string, unknown>[] = [];
-  let failure: string | undefined;
-  child.on('message', (m: Record<string, unknown>) => {
-    if ('failed' in m) failure = `the fleet child failed: ${String(m.failed)}`;
-    else replies.push(m);
-  });
-  child.once('exit', (code, signal) => (failure ??= `the fleet child exited (${signal ?? `code ${code}`})`));
-  return async <T>(key: string, message?: Record<string, unknown>, timeoutMs = 60_000): Promise<T> => {
-    if (message) child.send(message);
-    await until(`the fleet's ${key}`, () => failure !== undefined || replies.some((r) => key in r), timeoutMs);
-    const i = replies.findIndex((r) => key in r);
-    if (i < 0) throw new Error(failure);
-    return replies.splice(i, 1)[0]![key] as T;
-  };
-}
+const forkFleet = (url: string, journalRoot: string): AskChild =>
+  forkChild(
+    script,
+    'fleet child',
+    [`--fleet=${DEVICES}`, `--url=${url}`, `--journal-root=${journalRoot}`],
+    run.children,
+  );
 
 // ---------------------------------------------------------------------------------------------------------------
 // What the conversations stream shows: each call's request and result, and each conversation's completion.
@@ -315,52 +282,10 @@ const latencies = (cs: readonly CallTimes[]): LatencySummary =>
 // ---------------------------------------------------------------------------------------------------------------
 // Environment and its teardown.
 
-const ns = `e${randomBytes(4).toString('hex')}`;
-const dbName = benchDbName();
-let dbCreated = false;
-let floorStreamCreated = false;
-let journalRoot: string | undefined;
-let logDir: string | undefined;
-let keepLogs = false;
-const services: ServiceProcess[] = [];
-const children = new Set<ChildProcess>();
-const connections = new Set<NatsConnection>();
-let cleaning: Promise<void> | undefined;
-
-async function benchConnection(name: string): Promise<NatsConnection> {
-  const nc = await connectNats({ url: NATS_URL, name: `ormuz-bench-e2e-${name}` });
-  connections.add(nc);
-  return nc;
-}
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const c of children) c.kill('SIGKILL');
-    for (const s of services) {
-      s.child.kill('SIGKILL');
-      await bounded(`stopping ${s.name}`, s.exited);
-    }
-    await bounded('deleting the streams', deleteStreams());
-    for (const nc of connections) await bounded('closing a NATS connection', nc.close());
-    if (dbCreated) await bounded(`dropping ${dbName}`, dropDatabase(ADMIN_DB_URL, dbName), 30_000);
-    if (journalRoot) rmSync(journalRoot, { recursive: true, force: true });
-    if (logDir && !keepLogs) rmSync(logDir, { recursive: true, force: true });
-    else if (logDir) progress(`the services' logs are kept in ${logDir}`);
-  })();
-  return cleaning;
-}
-
-async function deleteStreams(): Promise<void> {
-  const nc = await connectNats({ url: NATS_URL, name: 'ormuz-bench-e2e-cleanup' });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for (const context of Object.keys(CONTEXTS) as ContextName[])
-      await jsm.streams.delete(streamName(ns, context)).catch(() => undefined);
-    if (floorStreamCreated) await jsm.streams.delete(`${ns.toUpperCase()}_FLOOR`).catch(() => undefined);
-  } finally {
-    await nc.close();
-  }
-}
+const run = new PlatformRun('e2e', 'e', { nats: NATS_URL, adminDb: ADMIN_DB_URL });
+const ns = run.namespace;
+const cleanup = (): Promise<void> => run.cleanup();
+const benchConnection = (name: string): Promise<NatsConnection> => run.connection(name);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The platform, the fleet, the floor.
@@ -371,34 +296,28 @@ type Call = <N extends RpcName>(
   timeoutMs?: number,
 ) => Promise<NoInfer<RpcReplyOf<N>>>;
 
-async function startPlatform(nc: NatsConnection): Promise<{ call: Call; ask: ReturnType<typeof forkFleet> }> {
-  await createDatabase(ADMIN_DB_URL, dbName);
-  dbCreated = true;
-  logDir = mkdtempSync(join(tmpdir(), 'ormuz-e2e-bench-logs-'));
+async function startPlatform(nc: NatsConnection): Promise<{ call: Call; ask: AskChild }> {
+  const databaseUrl = await run.createDatabase();
   const bridgePort = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NATS_URL,
-    DATABASE_URL: databaseUrl(ADMIN_DB_URL, dbName),
+    DATABASE_URL: databaseUrl,
     ORMUZ_NAMESPACE: ns,
     APPROVALS_PORT: '0',
     DEVICE_BRIDGE_PORT: String(bridgePort),
     DEVICE_TOKENS: Array.from({ length: DEVICES }, (_, i) => `${TENANT}:${deviceIdOf(i)}:${tokenOf(i)}`).join(','),
     LOG_LEVEL: 'warn',
   };
-  for (const name of ['policy', 'approvals', 'device-bridge', 'model-loop']) {
-    const t = now();
-    services.push(await startServiceProcess(nc, ns, name, env, logDir));
-    progress(`${name} serves (${fmt((now() - t) / 1000, 1)} s)`);
-  }
+  for (const name of ['policy', 'approvals', 'device-bridge', 'model-loop']) await run.startService(nc, name, env);
   const issuer = await DevIssuer.open(devIssuerDir(process.env));
   const admin = { bearer: await issuer.sign({ tenant: TENANT, roles: ['admin'], subject: 'bench@bench' }) };
   const call: Call = (name, body, timeoutMs = 10_000) => callRpc(nc, ns, name, body, { credential: admin, timeoutMs });
   await call('policy.grants.set', { tenant: TENANT, agent_id: AGENT, allow: ['device'] }, 30_000);
 
-  journalRoot = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'ormuz-e2e-bench-'));
+  const journalRoot = run.createJournalRoot();
   progress(`connecting ${DEVICES} simulated devices (fleet child process)`);
-  const bridge = services.find((s) => s.name === 'device-bridge')!;
+  const bridge = run.services.find((s) => s.name === 'device-bridge')!;
   const ask = forkFleet(bridge.health.endpoints.devices ?? `ws://127.0.0.1:${bridgePort}/v1/devices`, journalRoot);
   await ask('ready', undefined, 90_000);
   const deadline = now() + 30_000;
@@ -417,14 +336,14 @@ interface Floor {
   totalMs: number;
 }
 
-async function measureFloor(nc: NatsConnection, ask: ReturnType<typeof forkFleet>): Promise<Floor> {
+async function measureFloor(nc: NatsConnection, ask: AskChild): Promise<Floor> {
   const responder = `${ns}.bench.floor`;
   await ask('responding', { respond: responder });
   const requestReply = summarize(await requestReplyRoundTrips(nc, responder, FLOOR_SAMPLES));
 
   const jsm = await jetstreamManager(nc);
   const stream = `${ns.toUpperCase()}_FLOOR`;
-  floorStreamCreated = true;
+  run.extraStreams.add(stream);
   const like = streamConfig(ns, 'calls');
   await jsm.streams.add({ ...like, name: stream, subjects: [`${ns}.floor.>`], deny_delete: false, deny_purge: false });
   progress('floor: publish-acks and deliveries');
@@ -506,7 +425,10 @@ interface Step {
   unfinished: number;
   /** The step stopped offering early: too many calls outstanding. */
   stoppedEarly: boolean;
-  /** CPU used in the window per result recorded in it, in ms: each process, Postgres, NATS, the whole machine. */
+  /**
+   * CPU used in the window per result recorded in it, in ms: each process, Postgres, NATS, the whole machine; and
+   * `commits`, the Postgres transactions committed per result.
+   */
   cpuPerResult: Record<string, number | undefined>;
   /** How busy the machine's cores were in the window (0–1). */
   machineBusy: number | undefined;
@@ -515,9 +437,9 @@ interface Step {
 /** Starts measuring the CPU of every process of the run: the services, the fleet, Postgres's backends, NATS. */
 function startRunCpuMeter(): Promise<() => Promise<CpuUsed>> {
   const processes: Record<string, number | undefined> = { bench: process.pid };
-  for (const s of services) processes[s.name] = s.child.pid;
-  for (const c of children) processes.fleet = c.pid;
-  return startCpuMeter(processes, { adminUrl: ADMIN_DB_URL, name: dbName });
+  for (const s of run.services) processes[s.name] = s.child.pid;
+  for (const c of run.children) processes.fleet = c.pid;
+  return startCpuMeter(processes, { adminUrl: ADMIN_DB_URL, name: run.dbName });
 }
 
 /** CPU used per result, in ms, by each part of what {@link startRunCpuMeter} measured. */
@@ -526,6 +448,7 @@ function perResult(used: CpuUsed, results: number): Record<string, number | unde
   return {
     ...Object.fromEntries(Object.entries(used.processes).map(([name, ms]) => [name, per(ms)])),
     postgres: per(used.postgres),
+    commits: used.commits === undefined || results === 0 ? undefined : used.commits / results,
     nats: per(used.nats),
     machine: per(used.machineBusy),
   };
@@ -736,13 +659,19 @@ async function main() {
         ),
       );
       // What bounds the rate: the CPU each result cost, per process, and how busy the machine was.
-      const costs = Object.entries(best.cpuPerResult).filter(([name]) => name !== 'machine');
+      const costs = Object.entries(best.cpuPerResult).filter(([name]) => name !== 'machine' && name !== 'commits');
       rows.push(
         info(
           'throughput.max_sustained.cpu_per_result',
           '   at that rate: CPU per result (ms), per process',
           `${fmt(best.cpuPerResult.machine ?? Number.NaN, 1)} ms machine`,
           costs.map(([name, ms]) => `${name} ${fmt(ms ?? Number.NaN, 1)}`).join(', '),
+        ),
+        info(
+          'throughput.max_sustained.commits_per_result',
+          '   at that rate: Postgres commits per result',
+          fmt(best.cpuPerResult.commits ?? Number.NaN, 1),
+          'every service, every statement outside a transaction counted as one',
         ),
         info(
           'throughput.max_sustained.machine_busy',
@@ -758,23 +687,17 @@ async function main() {
     }
   } catch (err) {
     failed = true;
-    keepLogs = true;
+    run.keepLogs = true;
     console.error('bench failed:', err);
     rows.push(errorRow('e2e', err, 70));
   }
 
-  const seconds = (now() - started) / 1000;
-  const load1 = loadavg()[0]!;
-  log('');
-  log(
-    `end-to-end bench — node ${process.version}, namespace ${ns}, ${fmt(seconds, 1)} s, ${cpus().length} cores, ` +
-      `loadavg(1m) ${fmt(load0, 2)} → ${fmt(load1, 2)}`,
+  printRunReport(
+    { bench: 'e2e', title: 'end-to-end bench', namespace: ns, startedMs: started, load0 },
+    rows,
+    out,
+    JSON_OUT,
   );
-  printTable(rows);
-  printVerdicts(rows);
-  if (JSON_OUT) {
-    printJson({ bench: 'e2e', node: process.version, namespace: ns, seconds, loadavg: [load0, load1] }, rows, out);
-  }
   await cleanup();
   clearTimeout(watchdog);
   process.exit(failed ? 1 : 0);

@@ -11,7 +11,17 @@ export { now, pct, sleep, summarize, type LatencySummary } from './stats.js';
 /** Number formatting for the table. */
 export { fmt, fmtRate, fmtUs } from './format.js';
 /** The report: stdout lines, stderr progress, the results table, the verdict line and the `--json` line. */
-export { errorRow, log, printJson, printTable, printVerdicts, progress, type BenchRow } from './report.js';
+export {
+  errorRow,
+  log,
+  printJson,
+  printRunReport,
+  printTable,
+  printVerdicts,
+  progress,
+  type BenchRow,
+  type RunHead,
+} from './report.js';
 /** Command line, environment, and cleanup that always finishes. */
 export { bounded, cleanUpOnSignals, flag, natsUrl, option, positiveOption, startWatchdog } from './run.js';
 /** The database a run creates through an admin connection and drops at the end. */
@@ -25,6 +35,10 @@ export {
   webSocketEchoServer,
   webSocketRoundTrips,
 } from './floor.js';
+/** Child processes a bench forks and asks over IPC, and waiting for a condition. */
+export { forkChild, until, type AskChild } from './child.js';
+/** A run of the platform's services as processes: its namespace, database, children and their teardown. */
+export { PlatformRun } from './platform-run.js';
 /** The platform's services as processes of their own. */
 export { freePort, startServiceProcess, type ServiceProcess } from './services.js';
 /** CPU time from /proc: processes, the NATS server, a database's backends, the machine. */

@@ -1,4 +1,6 @@
+import { cpus, loadavg } from 'node:os';
 import { fmt } from './format.js';
+import { now } from './stats.js';
 
 /** One line of a bench's results table (and of its `--json` `results`). */
 export interface BenchRow {
@@ -82,4 +84,36 @@ export function errorRow(id: string, err: unknown, width = 60): BenchRow & { rat
     target: '',
     verdict: 'MISS',
   };
+}
+
+/** What names a run in its report: the bench, its namespace, when it started (`now()`) and the 1-minute loadavg then. */
+export interface RunHead {
+  readonly bench: string;
+  readonly title: string;
+  readonly namespace: string;
+  readonly startedMs: number;
+  readonly load0: number;
+}
+
+/**
+ * The report's end: a line naming the run (node, namespace, seconds, cores, loadavg(1m) at its start → now, as a busy
+ * machine colours every figure), the table, the verdicts, and with `json` the `--json` line.
+ */
+export function printRunReport(head: RunHead, rows: readonly BenchRow[], detail: unknown, json: boolean): void {
+  const seconds = (now() - head.startedMs) / 1000;
+  const load1 = loadavg()[0]!;
+  log('');
+  log(
+    `${head.title} — node ${process.version}, namespace ${head.namespace}, ${fmt(seconds, 1)} s, ` +
+      `${cpus().length} cores, loadavg(1m) ${fmt(head.load0, 2)} → ${fmt(load1, 2)}`,
+  );
+  printTable(rows);
+  printVerdicts(rows);
+  if (json) {
+    printJson(
+      { bench: head.bench, node: process.version, namespace: head.namespace, seconds, loadavg: [head.load0, load1] },
+      rows,
+      detail,
+    );
+  }
 }
