@@ -144,7 +144,7 @@ const dayLimit = Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: Numb
 /**
  * `model-loop.tenant.limits.set`: the tenant's own daily limits. A field given sets that limit; `null` removes the
  * tenant's own, so the default of model-loop's configuration applies again; an absent field is left as it is. Takes
- * effect at the next claim of every conversation of the tenant (docs/decisions/0035).
+ * effect at the next claim of every conversation of the tenant (docs/decisions/0036).
  */
 export const SetTenantLimitsRequestV1 = Struct({
   tenant: fragments.identifier,

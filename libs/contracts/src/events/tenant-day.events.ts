@@ -6,7 +6,7 @@
  * A model turn and a reply's tool calls are claimed before they happen, each decided against the day's usage and the
  * tenant's limits at that moment (recorded in the claim); what a recorded reply actually used (tokens, cost) is
  * recorded after. Each is keyed by its conversation and turn, so a repeated claim or record changes nothing. See
- * docs/decisions/0035-tenant-day-usage-on-the-log.md.
+ * docs/decisions/0036-tenant-day-usage-on-the-log.md.
  */
 import type { EventDraft } from '../envelope.js';
 import { registerSchema } from '../schema-registry.js';

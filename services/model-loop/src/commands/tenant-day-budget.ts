@@ -11,7 +11,7 @@ import { TenantLimitsRepository } from '../persistence/tenant-limits.repository.
  * A tenant's daily budget as the loop spends it: claims before a model turn and before a reply's tool calls, and the
  * record of what a recorded reply used, each on the tenant-day aggregate of the UTC day the conversation's log puts it
  * in (so a retry after a crash, on any replica, reaches the same day and changes nothing), decided against the
- * tenant's limits in force now (docs/decisions/0035).
+ * tenant's limits in force now (docs/decisions/0036).
  */
 @Injectable()
 export class TenantDayBudget {

@@ -1,6 +1,6 @@
 /**
  * The tenant-day decider: one tenant's model usage in one UTC day, as claims decided before they are spent and
- * records of what was spent (docs/decisions/0035). Pure: no I/O, no clock.
+ * records of what was spent (docs/decisions/0036). Pure: no I/O, no clock.
  *
  * A model turn is claimed (`ClaimStep`) before the model is called and refused once the day's turns, tokens or cost
  * have reached the tenant's limits; a reply's tool requests are claimed (`ClaimToolCalls`) before any is handed to

@@ -113,7 +113,7 @@ export const modelLoopMigrations: Record<string, Migration> = {
       );
     },
   },
-  // Per-tenant daily limits (docs/decisions/0035): configuration, like agents' models, so a table; what a tenant used
+  // Per-tenant daily limits (docs/decisions/0036): configuration, like agents' models, so a table; what a tenant used
   // is on the log (the usage stream), never here. A NULL column is no limit of the tenant's own: the default applies.
   '0006_tenant_limits': {
     async up(db) {

@@ -2,7 +2,7 @@
  * The tenant-day aggregate as the service reaches it: one subject per tenant and UTC day in the `usage` stream,
  * `<ns>.usage.<tenant>.tenant_day.<YYYY-MM-DD>`, changed only through the pure decider with optimistic concurrency
  * (see `AggregateRepository`): every conversation of the tenant claims against it, so two replicas' claims are
- * decided one after the other against the expected sequence (docs/decisions/0035).
+ * decided one after the other against the expected sequence (docs/decisions/0036).
  */
 import type { TenantDayEventDraft } from '@ormuz/contracts';
 import { AggregateRepository, type EventStore } from '@ormuz/event-log';

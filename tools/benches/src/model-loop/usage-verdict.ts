@@ -2,7 +2,7 @@
  * The tenants' days against the log, for the chaos runs: what model-loop serves as a tenant's usage of each day
  * (`model-loop.tenant.usage`, loaded as it decides claims) must equal a fold of the usage stream from sequence 1, and
  * the usage stream must count each recorded reply of the conversations stream exactly once: one claimed turn, its
- * tokens, and its tool requests handed to policy, none claimed twice and none missing (docs/decisions/0035).
+ * tokens, and its tool requests handed to policy, none claimed twice and none missing (docs/decisions/0036).
  */
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
