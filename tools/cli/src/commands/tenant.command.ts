@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AuditEraseReplyV1, AuditRetentionV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
+import { registerTenantLimitsCommands } from './tenant-limits.command.js';
 
 /** A retention period: `<days>d`, or `forever` to keep that kind of data. */
 export function retentionDays(option: string): (value: string) => number | null {
@@ -31,9 +32,15 @@ const keptFor = (days: number | null) => (days === null ? 'kept forever' : `kept
 const humanRetention = (r: AuditRetentionV1) =>
   `tenant ${r.tenant}: payloads ${keptFor(r.payloads_days)}, results ${keptFor(r.results_days)}`;
 
-/** `ormuz tenant retention set | get` and `ormuz tenant erase-payloads`: a tenant's data protection in the audit archive. */
+/**
+ * `ormuz tenant retention set | get` and `ormuz tenant erase-payloads`: a tenant's data protection in the audit
+ * archive; `ormuz tenant limits` and `ormuz tenant usage`: its daily bounds on models.
+ */
 export function registerTenantCommands(program: Command, ctx: () => CliContext): void {
-  const tenant = program.command('tenant').description("a tenant's data retention and erasure in the audit archive");
+  const tenant = program
+    .command('tenant')
+    .description("a tenant's data retention and erasure in the audit archive, and its daily limits on models");
+  registerTenantLimitsCommands(tenant, ctx);
   const retention = tenant.command('retention').description('how long call payloads and results are kept');
 
   retention
