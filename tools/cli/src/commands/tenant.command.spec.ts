@@ -1,4 +1,6 @@
-import { pastTime, retentionDays } from './tenant.command.js';
+import { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { pastTime, registerTenantCommands, retentionDays } from './tenant.command.js';
 import { dayLimit, renderTenantUsage, utcDayOption } from './tenant-limits.command.js';
 
 describe('tenant command arguments', () => {
@@ -8,7 +10,21 @@ describe('tenant command arguments', () => {
   it('reads a retention in days, or forever', () => {
     expect(days('30d')).toBe(30);
     expect(days('36500d')).toBe(36_500);
-    expect(days('forever')).toBeNull();
+    expect(days('forever')).toBe('forever');
+  });
+
+  it('asks for no retention limit when told forever, through the command line as parsed', async () => {
+    const asked: unknown[] = [];
+    const program = new Command().exitOverride();
+    const ctx = { call: async (_name: string, body: unknown) => (asked.push(body), {}), print: () => undefined };
+    registerTenantCommands(program, () => ctx as unknown as CliContext);
+    await program.parseAsync(
+      ['tenant', 'retention', 'set', '--tenant', 'acme', '--payloads', 'forever', '--results', '30d'],
+      {
+        from: 'user',
+      },
+    );
+    expect(asked).toEqual([{ tenant: 'acme', payloads_days: null, results_days: 30 }]);
   });
 
   it.each(['30', '0d', '-1d', '1.5d', '30 days', '36501d', ''])(
