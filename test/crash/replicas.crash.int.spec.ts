@@ -35,7 +35,15 @@ describe('two replicas of model-loop and audit, their lease holders killed with 
       progress: (line) => process.stderr.write(`replicas (seed ${seed}): ${line}\n`),
     });
     expect({ seed, problems: report.problems }).toEqual({ seed, problems: [] });
-    expect(report).toMatchObject({ trials: TRIALS, duplicates: 0, lost: 0, stuck: 0, mismatched: 0, unarchived: 0 });
+    expect(report).toMatchObject({
+      trials: TRIALS,
+      duplicates: 0,
+      lost: 0,
+      stuck: 0,
+      mismatched: 0,
+      miscounted: 0,
+      unarchived: 0,
+    });
     expect(report.conversations).toBe(TRIALS * 2);
     // Each trial killed both leaders, and a standby took each lease over.
     expect(report.handovers.map((h) => h.service).sort()).toEqual([

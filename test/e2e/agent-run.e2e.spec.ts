@@ -2,7 +2,7 @@
  * `ormuz agent run`, built, against the whole platform (five services as processes, a simulated phone) and a local
  * server speaking OpenAI Chat Completions: the steps come out as NDJSON as they are recorded, a staged call names its
  * approval and console link, and the exit code says how the conversation stopped (0 answered, 2 paused for the
- * owner, 3 failed). The model, its base URL and its key variable are given on the command line, as an operator would
+ * owner, 3 failed, 4 stopped by a bound: here the tenant's daily turns, set with `ormuz tenant limits`). The model, its base URL and its key variable are given on the command line, as an operator would
  * to try an agent against a local server.
  */
 import { jest } from '@jest/globals';
@@ -194,5 +194,63 @@ describe('ormuz agent run', () => {
     expect(unknown.json).toMatchObject({ error: { code: 'unknown_model' } });
     const none = await ormuz('agent', 'run', '--tenant', platform.tenant, '--agent', 'a9', 'Hi');
     expect(none.json).toMatchObject({ error: { code: 'no_model' } });
+  });
+
+  it("stops at the tenant's daily turns with exit 4, shows the day, and refuses the next run until the limit moves", async () => {
+    const tenant = platform.tenant;
+    // Today's turns so far (the earlier cases ran some): one more is the day's last.
+    const before = await platform.ormuz('tenant', 'usage', '--tenant', tenant);
+    const used = (before.json as { usage: { steps: number } }).usage.steps;
+    const set = await platform.ormuz('tenant', 'limits', 'set', '--tenant', tenant, '--day-steps', String(used + 1));
+    expect(set.json).toMatchObject({ tenant, limits: { day_steps: used + 1 }, own: { day_steps: used + 1 } });
+
+    server.script({
+      kind: 'reply',
+      text: "I'll look at the screen first.",
+      tool_calls: [{ name: 'device__screen_observe', arguments: {} }],
+    });
+    const r = await run('Look, then tell me what you see', '--api-key-env', 'LOCAL_LLM_KEY');
+    expect(r.code).toBe(4);
+    const out = steps(r.stdout);
+    const end = out.at(-1)!;
+    expect(end).toMatchObject({
+      step: 'end',
+      status: 'completed',
+      completion_reason: 'tenant_day_steps',
+      exit_code: 4,
+    });
+    expect(end.final_text).toMatch(new RegExp(`daily limit .*${used + 1} of ${used + 1} model turns used`));
+
+    const id = String(out[0]!.conversation_id);
+    const shown = await platform.ormuzWith(
+      { token: await testToken({ tenant, roles: ['operator'], subject: 'op@acme' }) },
+      'conversation',
+      'show',
+      '--tenant',
+      tenant,
+      '--conversation',
+      id,
+    );
+    expect(shown.json).toMatchObject({
+      completion_reason: 'tenant_day_steps',
+      bound: { bound: 'tenant_day_steps', limit: used + 1, used: used + 1 },
+    });
+
+    const day = await platform.ormuz('tenant', 'usage', '--tenant', tenant);
+    expect(day.json).toMatchObject({
+      usage: { steps: used + 1 },
+      spent: { bound: 'tenant_day_steps', limit: used + 1, used: used + 1 },
+    });
+    const refused = await run('Say hello', '--api-key-env', 'LOCAL_LLM_KEY');
+    expect(refused.code).toBe(1);
+    expect(refused.json).toMatchObject({
+      error: { code: 'tenant_day_spent', message: expect.stringContaining('00:00 UTC') },
+    });
+
+    // Back to the default (no limit): the tenant's conversations run again at once.
+    const cleared = await platform.ormuz('tenant', 'limits', 'set', '--tenant', tenant, '--day-steps', 'default');
+    expect(cleared.json).toMatchObject({ limits: {}, own: {} });
+    server.script({ kind: 'reply', text: 'Hello again.' });
+    expect((await run('Say hello', '--api-key-env', 'LOCAL_LLM_KEY')).code).toBe(0);
   });
 });

@@ -72,6 +72,10 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'model-loop.agents.set': { roles: ['operator'] },
   'model-loop.agents.get': { roles: READERS },
   'model-loop.agents.list': { roles: READERS },
+  // A tenant's daily model budget is what it may spend: its admins set it, operators and readers see it.
+  'model-loop.tenant.limits.set': { roles: [] },
+  'model-loop.tenant.limits.get': { roles: READERS },
+  'model-loop.tenant.usage': { roles: READERS },
 });
 
 /** The commands every service answers (`<service>.health`, …). */

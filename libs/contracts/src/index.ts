@@ -7,6 +7,7 @@ export * from './subjects.js';
 export * from './events/tool-call.events.js';
 export * from './events/conversation.events.js';
 export * from './events/device.events.js';
+export * from './events/tenant-day.events.js';
 export * from './device-protocol.js';
 export * from './commands/as-of.js';
 export * from './commands/policy.commands.js';

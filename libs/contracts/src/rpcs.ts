@@ -85,8 +85,16 @@ import {
   MODEL_LOOP_GET_V1,
   SetAgentModelRequestV1,
   MODEL_LOOP_START_V1,
+  MODEL_LOOP_TENANT_LIMITS_GET_V1,
+  MODEL_LOOP_TENANT_LIMITS_SET_V1,
+  MODEL_LOOP_TENANT_USAGE_V1,
+  GetTenantLimitsRequestV1,
+  GetTenantUsageRequestV1,
+  SetTenantLimitsRequestV1,
   StartConversationReplyV1,
   StartConversationRequestV1,
+  TenantLimitsV1,
+  TenantUsageV1,
 } from './commands/model-loop.commands.js';
 import {
   AgentRequestV1,
@@ -213,6 +221,9 @@ export const RPCS = Object.freeze({
   'model-loop.agents.set': rpc(MODEL_LOOP_AGENTS_SET_V1, SetAgentModelRequestV1, AgentModelV1),
   'model-loop.agents.get': rpc(MODEL_LOOP_AGENTS_GET_V1, GetAgentModelRequestV1, AgentModelV1),
   'model-loop.agents.list': rpc(MODEL_LOOP_AGENTS_LIST_V1, ListAgentModelsRequestV1, AgentModelListV1),
+  'model-loop.tenant.limits.set': rpc(MODEL_LOOP_TENANT_LIMITS_SET_V1, SetTenantLimitsRequestV1, TenantLimitsV1),
+  'model-loop.tenant.limits.get': rpc(MODEL_LOOP_TENANT_LIMITS_GET_V1, GetTenantLimitsRequestV1, TenantLimitsV1),
+  'model-loop.tenant.usage': rpc(MODEL_LOOP_TENANT_USAGE_V1, GetTenantUsageRequestV1, TenantUsageV1),
 });
 
 /** The services that serve commands. */

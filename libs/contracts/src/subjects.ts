@@ -11,6 +11,7 @@ export const CONTEXTS = {
   calls: { aggregate: 'call', owner: 'policy' },
   conversations: { aggregate: 'conversation', owner: 'model-loop' },
   devices: { aggregate: 'device', owner: 'device-bridge' },
+  usage: { aggregate: 'tenant_day', owner: 'model-loop' },
 } as const;
 
 export type ContextName = keyof typeof CONTEXTS;

@@ -36,8 +36,8 @@ const SERVICES = {
   policy: ['calls'],
   approvals: ['calls'],
   'device-bridge': ['calls', 'devices'],
-  'model-loop': ['conversations', 'calls'],
-  audit: ['calls', 'conversations', 'devices'],
+  'model-loop': ['conversations', 'usage', 'calls'],
+  audit: ['calls', 'conversations', 'devices', 'usage'],
   'mcp-gateway': [],
 } as const satisfies Record<string, readonly ContextName[]>;
 type Service = keyof typeof SERVICES;
@@ -189,7 +189,7 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
           service,
         });
       }
-      for (const context of ['calls', 'conversations', 'devices'] as const) {
+      for (const context of ['calls', 'conversations', 'devices', 'usage'] as const) {
         await expect(svc('policy').infra.jsm.streams.info(streamName(namespace, context))).resolves.toBeDefined();
       }
       expect(cli.violations).toEqual([]);

@@ -678,6 +678,7 @@ describe('audit service', () => {
         archive_calls: 1,
         archive_conversations: 0,
         archive_devices: 0,
+        archive_usage: 0,
       });
       expect(logLines.filter((l) => l.includes('message parked') && l.includes(`"seq":${poison.seq}`))).toHaveLength(2);
 

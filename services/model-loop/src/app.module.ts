@@ -26,6 +26,11 @@ import { PolicyClient } from './transport/policy.client.js';
 import { LiveTextPublisher } from './transport/live-text.publisher.js';
 import { ModelLoopController } from './transport/model-loop.controller.js';
 import { ModelLoopMetrics } from './metrics.js';
+import { TenantDayBudget } from './commands/tenant-day-budget.js';
+import { SetTenantLimitsHandler } from './commands/set-tenant-limits.handler.js';
+import { TenantDays } from './persistence/tenant-days.js';
+import { TenantLimitsRepository } from './persistence/tenant-limits.repository.js';
+import { GetTenantLimitsHandler, GetTenantUsageHandler } from './queries/tenant-day.handler.js';
 
 /**
  * Runs the read model and the loop's three reactors in the replica that holds model-loop's lease (LeadingConsumers),
@@ -68,6 +73,12 @@ export class ModelLoopModule {
       providers: [
         { provide: MODEL_LOOP_CONFIG, useValue: config },
         { provide: Conversations, useFactory: () => new Conversations(infra.store, config.namespace) },
+        { provide: TenantDays, useFactory: () => new TenantDays(infra.store, config.namespace) },
+        TenantLimitsRepository,
+        TenantDayBudget,
+        SetTenantLimitsHandler,
+        GetTenantLimitsHandler,
+        GetTenantUsageHandler,
         // Model-loop loads calls to route their outcomes, and appends to a call only as the executor of core tools.
         { provide: ToolCalls, useFactory: () => new ToolCalls(infra.store, config.namespace, '/ormuz/model-loop') },
         { provide: CORE_CATALOG, useFactory: loadCoreCatalog },

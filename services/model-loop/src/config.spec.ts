@@ -77,6 +77,24 @@ describe('cost bound and price table', () => {
     });
   });
 
+  it("reads every tenant's default daily limits, none when unset, and refuses one that is not a count or an amount", () => {
+    expect(loadModelLoopConfig({}).tenantDayLimits).toEqual({});
+    expect(
+      loadModelLoopConfig({
+        MODEL_LOOP_TENANT_DAY_STEPS: '500',
+        MODEL_LOOP_TENANT_DAY_TOOL_CALLS: '0',
+        MODEL_LOOP_TENANT_DAY_TOKENS: '2000000',
+        MODEL_LOOP_TENANT_DAY_COST_USD: '25.50',
+      }).tenantDayLimits,
+    ).toEqual({ day_steps: 500, day_tool_calls: 0, day_tokens: 2_000_000, day_cost_usd: 25.5 });
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_TENANT_DAY_TOKENS: '1.5' })).toThrow(
+      /MODEL_LOOP_TENANT_DAY_TOKENS=1.5 is not an integer/,
+    );
+    expect(() => loadModelLoopConfig({ MODEL_LOOP_TENANT_DAY_COST_USD: 'lots' })).toThrow(
+      /not an amount of US dollars/,
+    );
+  });
+
   it('refuses a bound that is not an amount and a price table it cannot read, saying how to write it', () => {
     expect(() => loadModelLoopConfig({ MODEL_LOOP_MAX_COST_USD: '-1' })).toThrow(/not an amount of US dollars/);
     expect(() => loadModelLoopConfig({ MODEL_LOOP_MAX_COST_USD: '$2' })).toThrow(ConfigError);

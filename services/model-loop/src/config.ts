@@ -1,5 +1,6 @@
 import { splitToolName } from '@ormuz/catalog';
 import { ConfigError, intFrom, loadBaseConfig, type BaseConfig, type Env } from '@ormuz/service-kit';
+import type { TenantDayLimitsV1 } from '@ormuz/contracts';
 import type { ConversationLimits } from './domain/conversation.js';
 import { DEFAULT_PRICES, parsePrices, type PriceTable } from './providers/common/prices.js';
 
@@ -77,6 +78,12 @@ export interface ModelLoopConfig extends BaseConfig {
    * `MODEL_LOOP_MODEL_PRICES` (JSON, e.g. `{"openai:gpt-4o": {"input": 2.5, "output": 10}}`) merged over them.
    */
   readonly prices: PriceTable;
+  /**
+   * Every tenant's daily limits unless it has its own (`ormuz tenant limits set`), per UTC day over all its
+   * conversations: `MODEL_LOOP_TENANT_DAY_STEPS` (model turns), `MODEL_LOOP_TENANT_DAY_TOOL_CALLS`,
+   * `MODEL_LOOP_TENANT_DAY_TOKENS` (input plus output) and `MODEL_LOOP_TENANT_DAY_COST_USD`. Unset: no limit.
+   */
+  readonly tenantDayLimits: TenantDayLimitsV1;
 }
 
 /**
@@ -103,7 +110,22 @@ export function loadModelLoopConfig(env: Env): ModelLoopConfig {
     pinnedTools: pinnedToolsFrom(env.MODEL_LOOP_PINNED_TOOLS),
     models: loadModelProvidersConfig(env),
     prices: pricesFrom(env.MODEL_LOOP_MODEL_PRICES),
+    tenantDayLimits: tenantDayLimitsFrom(env),
   });
+}
+
+function tenantDayLimitsFrom(env: Env): TenantDayLimitsV1 {
+  const count = (name: string) => (env[name]?.trim() ? intFrom(env, name, 0, 0, Number.MAX_SAFE_INTEGER) : null);
+  const limits: Record<string, number> = {};
+  const steps = count('MODEL_LOOP_TENANT_DAY_STEPS');
+  const calls = count('MODEL_LOOP_TENANT_DAY_TOOL_CALLS');
+  const tokens = count('MODEL_LOOP_TENANT_DAY_TOKENS');
+  const cost = dollarsFrom(env, 'MODEL_LOOP_TENANT_DAY_COST_USD');
+  if (steps !== null) limits.day_steps = steps;
+  if (calls !== null) limits.day_tool_calls = calls;
+  if (tokens !== null) limits.day_tokens = tokens;
+  if (cost !== null) limits.day_cost_usd = cost;
+  return Object.freeze(limits);
 }
 
 function dollarsFrom(env: Env, name: string): number | null {
@@ -222,7 +244,7 @@ function pinnedToolsFrom(raw: string | undefined): Readonly<Record<string, reado
 export const MODEL_LOOP_CONFIG = Symbol('model-loop.config');
 
 /**
- * Streams model-loop declares at start: `conversations`, which it owns, and `calls`, which policy owns and model-loop
+ * Streams model-loop declares at start: `conversations` and `usage` (tenants' days), which it owns, and `calls`, which policy owns and model-loop
  * reads for outcomes; declaring it too (idempotent) means the two services can start in any order.
  */
-export const MODEL_LOOP_STREAMS = ['conversations', 'calls'] as const;
+export const MODEL_LOOP_STREAMS = ['conversations', 'usage', 'calls'] as const;

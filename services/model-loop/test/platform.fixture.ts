@@ -58,7 +58,7 @@ export class TestPlatform {
   async close(loop: RunningService | undefined): Promise<void> {
     await loop?.close();
     await this.policy?.close();
-    for (const context of ['conversations', 'calls'] as const) {
+    for (const context of ['conversations', 'usage', 'calls'] as const) {
       await this.jsm?.streams.delete(streamName(this.namespace, context)).catch(() => false);
     }
     await this.nc?.close();

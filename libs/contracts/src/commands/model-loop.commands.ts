@@ -11,6 +11,7 @@ import {
   PendingConfirmationV1,
   PINNED_TOOLS_SCHEMA,
 } from '../events/conversation.events.js';
+import { TenantDayLimitsV1, UTC_DAY_SCHEMA } from '../events/tenant-day.events.js';
 import { AsOfV1 } from './as-of.js';
 import { registerSchema } from '../schema-registry.js';
 import { fragments, List, Nullable, Struct, Type, type Static } from '../wire.js';
@@ -138,17 +139,75 @@ export type AgentModelV1 = Static<typeof AgentModelV1>;
 export const AgentModelListV1 = Struct({ agents: List(AgentModelV1) });
 export type AgentModelListV1 = Static<typeof AgentModelListV1>;
 
+const dayLimit = Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })));
+
+/**
+ * `model-loop.tenant.limits.set`: the tenant's own daily limits. A field given sets that limit; `null` removes the
+ * tenant's own, so the default of model-loop's configuration applies again; an absent field is left as it is. Takes
+ * effect at the next claim of every conversation of the tenant (docs/decisions/0036).
+ */
+export const SetTenantLimitsRequestV1 = Struct({
+  tenant: fragments.identifier,
+  day_steps: dayLimit,
+  day_tool_calls: dayLimit,
+  day_tokens: dayLimit,
+  day_cost_usd: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1_000_000_000 }))),
+});
+export type SetTenantLimitsRequestV1 = Static<typeof SetTenantLimitsRequestV1>;
+
+/** `model-loop.tenant.limits.get`: the tenant's daily limits. */
+export const GetTenantLimitsRequestV1 = Struct({ tenant: fragments.identifier });
+export type GetTenantLimitsRequestV1 = Static<typeof GetTenantLimitsRequestV1>;
+
+/** A tenant's daily limits: those in force, the tenant's own and the configured defaults (absent: no limit). */
+export const TenantLimitsV1 = Struct({
+  tenant: Type.String(),
+  limits: TenantDayLimitsV1,
+  own: TenantDayLimitsV1,
+  defaults: TenantDayLimitsV1,
+  /** Who last set the tenant's own, and when (ISO 8601); null when never. */
+  updated_by: Nullable(Type.String()),
+  updated_at: Nullable(Type.String()),
+});
+export type TenantLimitsV1 = Static<typeof TenantLimitsV1>;
+
+/** `model-loop.tenant.usage`: what the tenant used in one UTC day (default today), read from the log. */
+export const GetTenantUsageRequestV1 = Struct({ tenant: fragments.identifier, day: Type.Optional(UTC_DAY_SCHEMA) });
+export type GetTenantUsageRequestV1 = Static<typeof GetTenantUsageRequestV1>;
+
+/** A tenant's usage of one UTC day, against the limits in force now. */
+export const TenantUsageV1 = Struct({
+  tenant: Type.String(),
+  day: Type.String(),
+  usage: Struct({
+    steps: Type.Integer({ minimum: 0 }),
+    tool_calls: Type.Integer({ minimum: 0 }),
+    tokens: Type.Integer({ minimum: 0 }),
+    cost_usd: Type.Number({ minimum: 0 }),
+  }),
+  limits: TenantDayLimitsV1,
+  /** The first limit the day has reached (no further model turn starts), or null. */
+  spent: Nullable(BoundReachedV1),
+});
+export type TenantUsageV1 = Static<typeof TenantUsageV1>;
+
 export const MODEL_LOOP_START_V1 = 'model-loop.start.v1';
 export const MODEL_LOOP_GET_V1 = 'model-loop.get.v1';
 export const MODEL_LOOP_AGENTS_SET_V1 = 'model-loop.agents.set.v1';
 export const MODEL_LOOP_AGENTS_GET_V1 = 'model-loop.agents.get.v1';
 export const MODEL_LOOP_AGENTS_LIST_V1 = 'model-loop.agents.list.v1';
+export const MODEL_LOOP_TENANT_LIMITS_SET_V1 = 'model-loop.tenant.limits.set.v1';
+export const MODEL_LOOP_TENANT_LIMITS_GET_V1 = 'model-loop.tenant.limits.get.v1';
+export const MODEL_LOOP_TENANT_USAGE_V1 = 'model-loop.tenant.usage.v1';
 
 registerSchema(MODEL_LOOP_START_V1, StartConversationRequestV1);
 registerSchema(MODEL_LOOP_GET_V1, GetConversationRequestV1);
 registerSchema(MODEL_LOOP_AGENTS_SET_V1, SetAgentModelRequestV1);
 registerSchema(MODEL_LOOP_AGENTS_GET_V1, GetAgentModelRequestV1);
 registerSchema(MODEL_LOOP_AGENTS_LIST_V1, ListAgentModelsRequestV1);
+registerSchema(MODEL_LOOP_TENANT_LIMITS_SET_V1, SetTenantLimitsRequestV1);
+registerSchema(MODEL_LOOP_TENANT_LIMITS_GET_V1, GetTenantLimitsRequestV1);
+registerSchema(MODEL_LOOP_TENANT_USAGE_V1, GetTenantUsageRequestV1);
 
 /** Schema name of a live text delta's body ({@link LiveTextDeltaV1}). */
 export const MODEL_LOOP_TEXT_DELTA_V1 = 'model-loop.text_delta.v1';

@@ -249,11 +249,22 @@ export const ModelPriceV1 = Struct({
 export type ModelPriceV1 = Static<typeof ModelPriceV1>;
 
 /** Every {@link BoundNameV1}. */
-export const BOUND_NAMES = Object.freeze(['steps', 'tool_calls', 'tokens', 'wall_time', 'cost'] as const);
+export const BOUND_NAMES = Object.freeze([
+  'steps',
+  'tool_calls',
+  'tokens',
+  'wall_time',
+  'cost',
+  'tenant_day_steps',
+  'tenant_day_tool_calls',
+  'tenant_day_tokens',
+  'tenant_day_cost',
+] as const);
 
 /**
  * A bound of the loop: `steps` (model turns), `tool_calls`, `tokens` (input plus output), `wall_time` (ms since the
- * start), `cost` (US dollars, from the model's price).
+ * start), `cost` (US dollars, from the model's price); `tenant_day_*`, the same counted over every conversation of
+ * the tenant in one UTC day (`used` is the tenant's day, not the conversation's).
  */
 export const BoundNameV1 = Type.Enum([...BOUND_NAMES]);
 export type BoundNameV1 = Static<typeof BoundNameV1>;
@@ -279,9 +290,16 @@ export const COMPLETION_REASONS = Object.freeze([
   'token_limit',
   'cost_limit',
   'failed',
+  'tenant_day_steps',
+  'tenant_day_tool_calls',
+  'tenant_day_tokens',
+  'tenant_day_cost',
 ] as const);
 
-/** Why the loop stopped. `answered`: the model gave a final reply; the others name the bound that was reached. */
+/**
+ * Why the loop stopped. `answered`: the model gave a final reply; `failed`: the model did not answer; the others name
+ * the bound that was reached (`tenant_day_*`: the tenant's daily limit, over all its conversations).
+ */
 export const CompletionReasonV1 = Type.Enum([...COMPLETION_REASONS]);
 export type CompletionReasonV1 = Static<typeof CompletionReasonV1>;
 

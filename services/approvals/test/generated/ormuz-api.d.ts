@@ -1115,10 +1115,10 @@ export interface components {
                 summary: string;
             }[];
             final_text: string | null;
-            completion_reason: ("answered" | "step_limit" | "tool_limit" | "time_limit" | "token_limit" | "cost_limit" | "failed") | null;
+            completion_reason: ("answered" | "step_limit" | "tool_limit" | "time_limit" | "token_limit" | "cost_limit" | "failed" | "tenant_day_steps" | "tenant_day_tool_calls" | "tenant_day_tokens" | "tenant_day_cost") | null;
             bound: {
                 /** @enum {unknown} */
-                bound: "steps" | "tool_calls" | "tokens" | "wall_time" | "cost";
+                bound: "steps" | "tool_calls" | "tokens" | "wall_time" | "cost" | "tenant_day_steps" | "tenant_day_tool_calls" | "tenant_day_tokens" | "tenant_day_cost";
                 limit: number;
                 used: number;
             } | null;
@@ -1314,7 +1314,7 @@ export interface components {
         };
         TenantEventsMessage: {
             /** @enum {unknown} */
-            context: "calls" | "conversations" | "devices";
+            context: "calls" | "conversations" | "devices" | "usage";
             seq: number;
             events: {
                 /** @constant */
@@ -2107,7 +2107,7 @@ export interface operations {
     auditEvents: {
         parameters: {
             query?: {
-                context?: "calls" | "conversations" | "devices";
+                context?: "calls" | "conversations" | "devices" | "usage";
                 call_id?: string;
                 from_seq?: number;
                 limit?: number;
@@ -2529,7 +2529,7 @@ export interface operations {
     tenantEvents: {
         parameters: {
             query?: {
-                context?: "calls" | "conversations" | "devices";
+                context?: "calls" | "conversations" | "devices" | "usage";
                 from?: string;
             };
             header?: {

@@ -28,13 +28,20 @@ import {
   type LiveConversation,
   type LoopAction,
 } from '../domain/conversation.js';
-import { isConversationStateError, ModelUnavailableError } from '../domain/errors.js';
+import {
+  describeDayBound,
+  isConversationStateError,
+  isTenantDaySpentError,
+  ModelUnavailableError,
+  type TenantDaySpentError,
+} from '../domain/errors.js';
 import { ModelProviders, type ModelProvider, type ModelReply, type ModelRequest } from '../domain/model-provider.js';
 import { turnText } from '../domain/turn-text.js';
 import { contextOfTurn, conversationTaint, ownerDenials } from '../domain/taint.js';
 import { toolResult, type CallOutcomeReport } from '@ormuz/tool-call';
-import { Conversations } from '../persistence/conversations.js';
+import { Conversations, type ConversationRecord } from '../persistence/conversations.js';
 import { LiveTextPublisher } from '../transport/live-text.publisher.js';
+import { TenantDayBudget } from './tenant-day-budget.js';
 import { PolicyClient, type SubmitOutcome } from '../transport/policy.client.js';
 import { ModelLoopMetrics } from '../metrics.js';
 
@@ -71,19 +78,25 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
     @Inject(INFRA) private readonly infra: Infrastructure,
     private readonly metrics: ModelLoopMetrics,
     private readonly live: LiveTextPublisher,
+    private readonly budget: TenantDayBudget,
   ) {}
 
   async execute(cmd: AdvanceConversationCommand): Promise<LoopAction['kind']> {
-    const { state, messages } = await this.conversations.read(cmd.tenant, cmd.conversationId);
+    const record = await this.conversations.read(cmd.tenant, cmd.conversationId);
+    const { state, messages } = record;
     const action = nextAction(state, new Date());
     if (state.status === 'absent' || action.kind === 'idle') return action.kind;
     const conversation_id = cmd.conversationId;
     try {
+      // Every reply is followed by a step: what it used is on the tenant's day before anything else happens.
+      await this.budget.settleLastReply(cmd.tenant, record, this.cause(cmd));
       switch (action.kind) {
         case 'submit':
+          await this.claimToolCalls(cmd, record, action.call_ids);
           await this.submit(cmd, state, messages, action.call_ids);
           break;
         case 'call_model':
+          await this.budget.claimStep(cmd.tenant, record, action.turn, this.cause(cmd));
           await this.callModel(cmd, state, messages, action.turn);
           break;
         case 'pause':
@@ -110,11 +123,48 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
           return assertNever(action);
       }
     } catch (err) {
+      if (isTenantDaySpentError(err)) {
+        await this.stopForTheDay(cmd, err, action.kind === 'submit');
+        return 'complete';
+      }
       // The conversation moved on between the read and the append; the event that moved it triggers the next step.
       if (!isConversationStateError(err)) throw err;
       this.infra.logger.debug({ conversation_id, step: action.kind, err: err.message }, 'step overtaken');
     }
     return action.kind;
+  }
+
+  /** Claims each reply's outstanding requests on the tenant's day, all of a reply at once, before any is submitted. */
+  private async claimToolCalls(
+    cmd: AdvanceConversationCommand,
+    record: ConversationRecord,
+    callIds: readonly string[],
+  ): Promise<void> {
+    if (record.state.status === 'absent') return;
+    const perTurn = new Map<number, number>();
+    for (const callId of callIds) {
+      const turn = record.state.calls[callId]?.turn;
+      if (turn !== undefined) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+    }
+    for (const [turn, count] of perTurn) {
+      await this.budget.claimToolCalls(cmd.tenant, record, turn, count, this.cause(cmd));
+    }
+  }
+
+  /** The tenant's day has no room: the conversation completes, naming the daily bound it reached. */
+  private async stopForTheDay(cmd: AdvanceConversationCommand, err: TenantDaySpentError, calls: boolean) {
+    const what = calls ? 'its last reply asked for more tool calls than' : 'no further model turn fits';
+    await this.apply(cmd, {
+      type: 'CompleteConversation',
+      data: {
+        conversation_id: cmd.conversationId,
+        reason: err.bound.bound,
+        final_text:
+          `The agent stopped: ${what} tenant ${err.tenant}'s daily limit for ${err.day} (UTC) ` +
+          `(${describeDayBound(err.bound)})${calls ? ', so nothing from that reply was run' : ''}.`,
+        bound: err.bound,
+      },
+    });
   }
 
   /** Step 3: hand each outstanding request to policy; record what policy decided that the model must hear now. */
@@ -326,10 +376,11 @@ export class AdvanceConversationHandler implements ICommandHandler<AdvanceConver
   }
 
   private apply(cmd: AdvanceConversationCommand, command: ConversationCommand) {
-    return this.conversations.execute(cmd.tenant, cmd.conversationId, command, {
-      correlationid: cmd.conversationId,
-      causationid: cmd.causationId,
-    });
+    return this.conversations.execute(cmd.tenant, cmd.conversationId, command, this.cause(cmd));
+  }
+
+  private cause(cmd: AdvanceConversationCommand) {
+    return { correlationid: cmd.conversationId, causationid: cmd.causationId };
   }
 }
 

@@ -10,6 +10,7 @@ import { checkedModelSettings, mergeModelSettings } from '../domain/model-settin
 import { AgentModelsRepository } from '../persistence/agent-models.repository.js';
 import { Conversations } from '../persistence/conversations.js';
 import { priceOf } from '../providers/common/prices.js';
+import { TenantDayBudget } from './tenant-day-budget.js';
 
 export class StartConversationCommand extends Command<StartConversationReplyV1> {
   constructor(
@@ -33,9 +34,13 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
     private readonly models: ModelProviders,
     private readonly agentModels: AgentModelsRepository,
     @Inject(MODEL_LOOP_CONFIG) private readonly config: ModelLoopConfig,
+    private readonly budget: TenantDayBudget,
   ) {}
 
-  /** A cost bound with no price for the model is refused by the decider (`model_unpriced`), before anything is recorded. */
+  /**
+   * A cost bound with no price for the model is refused by the decider (`model_unpriced`), and a start while the
+   * tenant's day has no room for a model turn as `tenant_day_spent`, before anything is recorded.
+   */
   async execute({ request: r, caller }: StartConversationCommand): Promise<StartConversationReplyV1> {
     if (r.model_settings && caller.kind !== 'person') throw new ModelSettingsForbiddenError(r.agent_id);
     const own = checkedModelSettings(r.model_settings);
@@ -44,6 +49,7 @@ export class StartConversationHandler implements ICommandHandler<StartConversati
     if (!model) throw new NoModelError(r.agent_id);
     const settings = mergeModelSettings(agent?.model === model ? agent.settings : {}, own);
     if (!this.models.for(model, settings)) throw new UnknownModelError(model, this.models.examples());
+    await this.budget.assertOpen(r.tenant, new Date());
     const id = r.conversation_id ?? `conv_${randomUUID().replaceAll('-', '')}`;
     const { state } = await this.conversations.execute(
       r.tenant,

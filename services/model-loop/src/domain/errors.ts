@@ -1,7 +1,7 @@
 /**
  * Errors of the conversation domain. Each has a stable `code`; the NATS transport maps codes in one place.
  */
-import { OrmuzError } from '@ormuz/contracts';
+import { OrmuzError, type BoundNameV1, type BoundReachedV1 } from '@ormuz/contracts';
 
 /** No conversation with this id exists (or the read model has not caught up with its start yet). */
 export class ConversationNotFoundError extends OrmuzError {
@@ -147,3 +147,49 @@ export const isUnknownToolCallError = (e: unknown): e is UnknownToolCallError =>
 export const isConversationStateError = (e: unknown): e is ConversationStateError =>
   e instanceof ConversationStateError;
 export const isModelUnavailableError = (e: unknown): e is ModelUnavailableError => e instanceof ModelUnavailableError;
+
+/**
+ * The tenant's daily limit is reached: no model turn (or, for `tenant_day_tool_calls`, no more tool calls) of any of
+ * its conversations starts before the next UTC day, unless the limit is raised.
+ */
+export class TenantDaySpentError extends OrmuzError {
+  readonly code = 'tenant_day_spent';
+  constructor(
+    readonly tenant: string,
+    readonly day: string,
+    readonly bound: TenantDayBoundReached,
+  ) {
+    super(
+      `Tenant ${tenant} has reached its daily limit on ${day} (UTC): ${describeDayBound(bound)}. Its conversations ` +
+        `start again after 00:00 UTC, or when the limit is raised: ormuz tenant limits set --tenant ${tenant} ` +
+        `${DAY_LIMIT_OPTIONS[bound.bound]} <more>.`,
+    );
+  }
+}
+
+/** A daily bound of the tenant: also the completion reason of a conversation it stops. */
+export type TenantDayBoundName = Extract<BoundNameV1, `tenant_day_${string}`>;
+export type TenantDayBoundReached = BoundReachedV1 & { readonly bound: TenantDayBoundName };
+
+const DAY_LIMIT_OPTIONS: Readonly<Record<TenantDayBoundName, string>> = {
+  tenant_day_steps: '--day-steps',
+  tenant_day_tool_calls: '--day-calls',
+  tenant_day_tokens: '--day-tokens',
+  tenant_day_cost: '--day-cost',
+};
+
+/** A tenant-day bound in words: `1,200 of 1,000 tokens used`. */
+export function describeDayBound(b: TenantDayBoundReached): string {
+  switch (b.bound) {
+    case 'tenant_day_steps':
+      return `${b.used} of ${b.limit} model turns used`;
+    case 'tenant_day_tool_calls':
+      return `${b.used} of ${b.limit} tool calls used`;
+    case 'tenant_day_tokens':
+      return `${b.used.toLocaleString('en')} of ${b.limit.toLocaleString('en')} tokens used`;
+    case 'tenant_day_cost':
+      return `$${b.used.toFixed(4)} of $${b.limit.toFixed(4)} spent`;
+  }
+}
+
+export const isTenantDaySpentError = (e: unknown): e is TenantDaySpentError => e instanceof TenantDaySpentError;

@@ -113,4 +113,23 @@ export const modelLoopMigrations: Record<string, Migration> = {
       );
     },
   },
+  // Per-tenant daily limits (docs/decisions/0036): configuration, like agents' models, so a table; what a tenant used
+  // is on the log (the usage stream), never here. A NULL column is no limit of the tenant's own: the default applies.
+  '0006_tenant_limits': {
+    async up(db) {
+      await db.schema
+        .createTable('tenant_limits')
+        .addColumn('tenant', 'text', (c) => c.primaryKey())
+        .addColumn('day_steps', 'bigint')
+        .addColumn('day_tool_calls', 'bigint')
+        .addColumn('day_tokens', 'bigint')
+        .addColumn('day_cost_usd', 'double precision')
+        .addColumn('updated_by', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await sql`comment on table ${sql.id(MODEL_LOOP_SCHEMA, 'tenant_limits')} is 'Each tenant''s own daily limits on model turns, tool calls, tokens and US dollars; NULL: the configured default applies.'`.execute(
+        db,
+      );
+    },
+  },
 };

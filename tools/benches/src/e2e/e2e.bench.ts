@@ -425,7 +425,10 @@ interface Step {
   unfinished: number;
   /** The step stopped offering early: too many calls outstanding. */
   stoppedEarly: boolean;
-  /** CPU used in the window per result recorded in it, in ms: each process, Postgres, NATS, the whole machine. */
+  /**
+   * CPU used in the window per result recorded in it, in ms: each process, Postgres, NATS, the whole machine; and
+   * `commits`, the Postgres transactions committed per result.
+   */
   cpuPerResult: Record<string, number | undefined>;
   /** How busy the machine's cores were in the window (0–1). */
   machineBusy: number | undefined;
@@ -445,6 +448,7 @@ function perResult(used: CpuUsed, results: number): Record<string, number | unde
   return {
     ...Object.fromEntries(Object.entries(used.processes).map(([name, ms]) => [name, per(ms)])),
     postgres: per(used.postgres),
+    commits: used.commits === undefined || results === 0 ? undefined : used.commits / results,
     nats: per(used.nats),
     machine: per(used.machineBusy),
   };
@@ -655,13 +659,19 @@ async function main() {
         ),
       );
       // What bounds the rate: the CPU each result cost, per process, and how busy the machine was.
-      const costs = Object.entries(best.cpuPerResult).filter(([name]) => name !== 'machine');
+      const costs = Object.entries(best.cpuPerResult).filter(([name]) => name !== 'machine' && name !== 'commits');
       rows.push(
         info(
           'throughput.max_sustained.cpu_per_result',
           '   at that rate: CPU per result (ms), per process',
           `${fmt(best.cpuPerResult.machine ?? Number.NaN, 1)} ms machine`,
           costs.map(([name, ms]) => `${name} ${fmt(ms ?? Number.NaN, 1)}`).join(', '),
+        ),
+        info(
+          'throughput.max_sustained.commits_per_result',
+          '   at that rate: Postgres commits per result',
+          fmt(best.cpuPerResult.commits ?? Number.NaN, 1),
+          'every service, every statement outside a transaction counted as one',
         ),
         info(
           'throughput.max_sustained.machine_busy',

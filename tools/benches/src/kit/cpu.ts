@@ -50,6 +50,8 @@ export interface CpuUsed {
   readonly processes: Readonly<Record<string, number | undefined>>;
   /** The Postgres backends of the database measured (those that ended meanwhile take their time with them). */
   readonly postgres: number | undefined;
+  /** Transactions the database committed (each statement outside a transaction is one); undefined without one. */
+  readonly commits: number | undefined;
   /** The NATS server (shared with whatever else uses it). */
   readonly nats: number | undefined;
   /** Every process on the machine, and the time there was (cores × wall time). */
@@ -59,29 +61,31 @@ export interface CpuUsed {
 
 /**
  * Starts measuring the named processes, the NATS server, the machine and, given `database` and an admin URL, that
- * database's Postgres backends (listed through `pg_stat_activity` at the start and at the reading); the function it
- * returns reads what each used since.
+ * database's Postgres backends (listed through `pg_stat_activity` at the start and at the reading) and commits; the
+ * function it returns reads what each used since (1.5 s later with a database, for its statistics to arrive).
  */
 export async function startCpuMeter(
   processes: Readonly<Record<string, number | undefined>>,
   database?: { readonly adminUrl: string; readonly name: string },
 ): Promise<() => Promise<CpuUsed>> {
-  const backends = async (): Promise<number[]> => {
+  const ask = async <R extends object>(statement: string): Promise<R[]> => {
     if (!database) return [];
     const client = new pg.Client({ connectionString: database.adminUrl });
     try {
       await client.connect();
-      const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [
-        database.name,
-      ]);
-      return rows.map((r) => r.pid);
+      return (await client.query<R>(statement, [database.name])).rows;
     } finally {
       await client.end().catch(() => undefined);
     }
   };
+  const backends = async () =>
+    (await ask<{ pid: number }>('select pid from pg_stat_activity where datname = $1')).map((r) => r.pid);
+  const commits = async () =>
+    Number((await ask<{ n: string }>('select xact_commit as n from pg_stat_database where datname = $1'))[0]?.n ?? 0);
   const read = (pid: number | undefined) => (pid === undefined ? undefined : procCpuMs(pid));
   const nats = natsServerPid();
   const pg0 = new Map((await backends()).map((pid) => [pid, procCpuMs(pid) ?? 0]));
+  const commits0 = await commits();
   const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, read(pid)]));
   const nats0 = read(nats);
   const machine0 = machineCpuMs();
@@ -92,6 +96,9 @@ export async function startCpuMeter(
     const pids = await backends();
     // A backend that started meanwhile counts from zero.
     const postgres = pids.reduce((n, pid) => n + (procCpuMs(pid) ?? 0) - (pg0.get(pid) ?? 0), 0);
+    // Backends report their statistics to pg_stat_database about once a second.
+    if (database) await new Promise((r) => setTimeout(r, 1_500));
+    const committed = (await commits()) - commits0;
     return {
       processes: Object.fromEntries(
         Object.keys(processes).map((name) => {
@@ -100,6 +107,7 @@ export async function startCpuMeter(
         }),
       ),
       postgres: database && pg0.size > 0 ? postgres : undefined,
+      commits: database ? committed : undefined,
       nats: nats0 !== undefined && nats1 !== undefined ? nats1 - nats0 : undefined,
       machineBusy: machine0 && machine1 ? machine1.busy - machine0.busy : undefined,
       machineTotal: machine0 && machine1 ? machine1.total - machine0.total : undefined,

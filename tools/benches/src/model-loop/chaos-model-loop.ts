@@ -74,6 +74,7 @@ async function main(): Promise<void> {
       row('lost', 'lost', report.lost, '0', report.lost === 0),
       row('stuck', 'stuck', report.stuck, '0', report.stuck === 0),
       row('mismatched', 'outcomes not as they happened', report.mismatched, '0', report.mismatched === 0),
+      row('miscounted', "tenant's day not as the log counts it", report.miscounted, '0', report.miscounted === 0),
     ];
     if (replicas > 1) {
       rows.push(

@@ -14,7 +14,10 @@
  *   conversation reached policy;
  * - stuck: every conversation completed (none left running, or paused with nothing to wait for);
  * - mismatched: each conversation's last word on each call is the call's real final outcome on the calls stream, and
- *   the phone ran exactly the device calls the log says started.
+ *   the phone ran exactly the device calls the log says started;
+ * - miscounted: the tenant's day as model-loop serves it equals a fold of the usage stream, which counts each
+ *   recorded reply once (its turn, tokens and tool requests; `usage-verdict.ts`). The tenant has daily limits far
+ *   above what the run uses, so every claim is decided against them.
  *
  * With `replicas` ≥ 2, model-loop and audit each run as that many processes (decision 0033): each trial kills the
  * holder of each one's lease instead (a standby takes over), measures the hand-over, and starts a new standby; the
@@ -46,6 +49,7 @@ import { leaseHolder } from '@ormuz/postgres';
 import { callRpc, waitUntilServing, type ServiceHealth } from '@ormuz/service-kit';
 import pg from 'pg';
 import { CountingDevice } from '../chaos/counting-device.js';
+import { usageVerdict } from './usage-verdict.js';
 
 /** What a chaos run is given. */
 export interface ModelLoopChaosOptions {
@@ -95,6 +99,8 @@ export interface ModelLoopChaosReport {
   readonly lost: number;
   readonly stuck: number;
   readonly mismatched: number;
+  /** Tenant-day figures that are not what the log says, counted twice or missing. */
+  readonly miscounted: number;
   /** Events of a stream missing from audit's archive, or archived but not in the stream (replicas ≥ 2 only). */
   readonly unarchived: number;
   /** The hand-overs of the lease holders killed (replicas ≥ 2 only). */
@@ -295,6 +301,11 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
     // A service that has just reported healthy may still be busy warming up on a loaded machine: the setup calls
     // (idempotent) get the patience of a start, not the 2 s of the calls made while services are killed.
     await call('policy.grants.set', { tenant: TENANT, agent_id: AGENT, allow: ['ormuz', 'device'] }, 30_000);
+    await call(
+      'model-loop.tenant.limits.set',
+      { tenant: TENANT, day_steps: 1_000_000, day_tool_calls: 1_000_000, day_tokens: 1_000_000_000 },
+      30_000,
+    );
     say(`agent ${AGENT} may use the ormuz and device tools; connecting ${DEVICE}`);
     phone = runSimulatedDevice({
       url: bridge.endpoints.devices ?? `ws://127.0.0.1:${env.DEVICE_BRIDGE_PORT}/v1/devices`,
@@ -404,11 +415,15 @@ export async function runModelLoopChaos(opts: ModelLoopChaosOptions): Promise<Mo
       'the phone to stay connected',
     );
     const outcome = await verdict(nc, namespace, ids, status, device);
+    const miscounted = await usageVerdict(nc, namespace, TENANT, (day) =>
+      call('model-loop.tenant.usage', { tenant: TENANT, day }, 10_000),
+    );
     const unarchived = replicas > 1 ? await archiveVerdict(nc, pool, namespace) : [];
-    if (outcome.problems.length + unarchived.length > 0) reportServiceWarnings(logDir, say);
+    if (outcome.problems.length + miscounted.length + unarchived.length > 0) reportServiceWarnings(logDir, say);
     return {
       ...outcome,
-      problems: [...outcome.problems, ...unarchived],
+      miscounted: miscounted.length,
+      problems: [...outcome.problems, ...miscounted, ...unarchived],
       unarchived: unarchived.length,
       handovers,
       seed: opts.seed,
@@ -441,7 +456,7 @@ async function verdict(
   ids: readonly string[],
   status: ReadonlyMap<string, string>,
   device: CountingDevice,
-): Promise<Omit<ModelLoopChaosReport, 'seed' | 'trials' | 'unarchived' | 'handovers'>> {
+): Promise<Omit<ModelLoopChaosReport, 'seed' | 'trials' | 'miscounted' | 'unarchived' | 'handovers'>> {
   const js = jetstream(nc);
   const problems: string[] = [];
   const requested = new Map<string, number>();

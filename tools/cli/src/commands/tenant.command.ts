@@ -1,11 +1,15 @@
 import type { Command } from 'commander';
 import type { AuditEraseReplyV1, AuditRetentionV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
+import { registerTenantLimitsCommands } from './tenant-limits.command.js';
 
-/** A retention period: `<days>d`, or `forever` to keep that kind of data. */
-export function retentionDays(option: string): (value: string) => number | null {
+/**
+ * A retention period: `<days>d`, or `forever` to keep that kind of data. `forever` stays a word until the request is
+ * made: commander takes an option value of `null` as "given without a value" and turns it into `true`.
+ */
+export function retentionDays(option: string): (value: string) => number | 'forever' {
   return (value) => {
-    if (value === 'forever') return null;
+    if (value === 'forever') return value;
     const m = /^([1-9][0-9]{0,4})d$/.exec(value);
     if (!m) throw new Error(`${option} takes a number of days such as 30d (1d to 36500d), or forever; got ${value}.`);
     const days = Number(m[1]);
@@ -26,14 +30,24 @@ export function pastTime(option: string): (value: string) => string {
   };
 }
 
+type Retention = number | 'forever';
+/** The request's days: `null` keeps that kind of data forever. */
+const daysOf = (r: Retention): number | null => (r === 'forever' ? null : r);
+
 const keptFor = (days: number | null) => (days === null ? 'kept forever' : `kept ${days} days`);
 
 const humanRetention = (r: AuditRetentionV1) =>
   `tenant ${r.tenant}: payloads ${keptFor(r.payloads_days)}, results ${keptFor(r.results_days)}`;
 
-/** `ormuz tenant retention set | get` and `ormuz tenant erase-payloads`: a tenant's data protection in the audit archive. */
+/**
+ * `ormuz tenant retention set | get` and `ormuz tenant erase-payloads`: a tenant's data protection in the audit
+ * archive; `ormuz tenant limits` and `ormuz tenant usage`: its daily bounds on models.
+ */
 export function registerTenantCommands(program: Command, ctx: () => CliContext): void {
-  const tenant = program.command('tenant').description("a tenant's data retention and erasure in the audit archive");
+  const tenant = program
+    .command('tenant')
+    .description("a tenant's data retention and erasure in the audit archive, and its daily limits on models");
+  registerTenantLimitsCommands(tenant, ctx);
   const retention = tenant.command('retention').description('how long call payloads and results are kept');
 
   retention
@@ -46,14 +60,14 @@ export function registerTenantCommands(program: Command, ctx: () => CliContext):
       'keep call results and errors this long: <days>d or forever',
       retentionDays('--results'),
     )
-    .action(async (o: { tenant: string; payloads?: number | null; results?: number | null }) => {
+    .action(async (o: { tenant: string; payloads?: Retention; results?: Retention }) => {
       if (o.payloads === undefined && o.results === undefined) {
         throw new Error('Give --payloads, --results or both (for example --payloads 30d).');
       }
       const reply = await ctx().call('audit.retention.set', {
         tenant: o.tenant,
-        ...(o.payloads !== undefined ? { payloads_days: o.payloads } : {}),
-        ...(o.results !== undefined ? { results_days: o.results } : {}),
+        ...(o.payloads !== undefined ? { payloads_days: daysOf(o.payloads) } : {}),
+        ...(o.results !== undefined ? { results_days: daysOf(o.results) } : {}),
       });
       ctx().print(reply, humanRetention);
     });

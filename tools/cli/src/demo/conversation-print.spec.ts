@@ -109,6 +109,16 @@ describe('standingLines', () => {
         usage,
       })[2],
     ).toBe('stopped by the wall_time bound: used 61.5 s of 60.0 s');
+    expect(
+      standingLines({
+        status: 'completed',
+        completion_reason: 'tenant_day_tokens',
+        bound: { bound: 'tenant_day_tokens', limit: 1000, used: 1234 },
+        usage: { steps: 2, tool_calls: 1, tokens: 300, cost_usd: 0 },
+      }).at(-1),
+    ).toBe(
+      "stopped by the tenant's daily tokens bound: its conversations used 1,234 tokens of 1,000 tokens that UTC day",
+    );
   });
 
   it('says the cost is unknown for a model without a price, and names no bound while running', () => {

@@ -96,6 +96,14 @@ const UNITS: Readonly<Record<string, (n: number) => string>> = {
   cost: (n) => `$${n.toFixed(4)}`,
 };
 
+/** The tenant's daily bounds (over all its conversations in one UTC day) by the conversation bound they count like. */
+const DAILY: Readonly<Record<string, string>> = {
+  tenant_day_steps: 'steps',
+  tenant_day_tool_calls: 'tool_calls',
+  tenant_day_tokens: 'tokens',
+  tenant_day_cost: 'cost',
+};
+
 /** The lines saying where a conversation stands, what it used, and, when a bound stopped it, which one and its figures. */
 export function standingLines(v: PrintedStanding): string[] {
   const u = v.usage;
@@ -105,8 +113,14 @@ export function standingLines(v: PrintedStanding): string[] {
       (u.cost_usd === null ? 'cost unknown (the model has no price)' : dollars(u.cost_usd)),
   ];
   if (v.bound) {
-    const unit = UNITS[v.bound.bound] ?? String;
-    lines.push(`stopped by the ${v.bound.bound} bound: used ${unit(v.bound.used)} of ${unit(v.bound.limit)}`);
+    const daily = DAILY[v.bound.bound];
+    const unit = UNITS[daily ?? v.bound.bound] ?? String;
+    const used = `used ${unit(v.bound.used)} of ${unit(v.bound.limit)}`;
+    lines.push(
+      daily
+        ? `stopped by the tenant's daily ${daily} bound: its conversations ${used} that UTC day`
+        : `stopped by the ${v.bound.bound} bound: ${used}`,
+    );
   }
   return lines;
 }

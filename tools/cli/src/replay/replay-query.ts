@@ -7,6 +7,7 @@ import {
   CONTEXTS,
   ConversationEventType,
   DeviceEventType,
+  TenantDayEventType,
   ToolCallEventType,
   type AuditReplayRequestV1,
   type ContextName,
@@ -17,6 +18,7 @@ export const KNOWN_EVENT_TYPES: Readonly<Record<ContextName, readonly string[]>>
   calls: Object.values(ToolCallEventType),
   conversations: Object.values(ConversationEventType),
   devices: Object.values(DeviceEventType),
+  usage: Object.values(TenantDayEventType),
 });
 
 export const CONTEXT_NAMES = Object.keys(CONTEXTS) as ContextName[];
