@@ -370,4 +370,42 @@ describe('mcp-gateway', () => {
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     expect(result.structuredContent).toMatchObject({ status: 'succeeded', call_id: callId });
   }, 60_000);
+
+  it('seals the call of a task the client cancels while the owner has not decided, so that it never runs', async () => {
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'device.send_message',
+          arguments: { recipient: 'Alice Martin', message_body: 'Never mind.' },
+          task: { ttl: 60_000 },
+          _meta: { 'ormuz/operation_id': 'op-task-cancel-1' },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    const callId = await platform.callIdOf('op-task-cancel-1', 'device.send_message');
+    await waitFor(
+      async () => {
+        const status = await platform
+          .admin('policy.status', { tenant: TENANT, call_id: callId })
+          .catch(() => undefined);
+        return status?.status.pending_approval ? status : undefined;
+      },
+      { timeoutMs: 15_000, message: 'the task call to be staged' },
+    );
+    const cancelled = await client.experimental.tasks.cancelTask(taskId);
+    expect(cancelled.status).toBe('cancelled');
+    const sealed = await waitFor(
+      async () => {
+        const status = await platform.admin('policy.status', { tenant: TENANT, call_id: callId });
+        return status.status.status === 'sealed' ? status : undefined;
+      },
+      { timeoutMs: 15_000, message: 'the cancelled task call to be sealed' },
+    );
+    expect(sealed.status).toMatchObject({ status: 'sealed' });
+    // The task stays cancelled: the call's end is not stored on it.
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+  }, 60_000);
 });

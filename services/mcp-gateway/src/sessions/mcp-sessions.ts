@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { OfferedToolV1 } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
@@ -10,6 +9,7 @@ import { MCP_GATEWAY_CONFIG, type McpGatewayConfig } from '../config.js';
 import { InvalidCursorError } from '../domain/tool-listing.js';
 import { clientOperationId, sessionOperationId } from '../domain/operation-id.js';
 import { CallRunner, type SessionPrincipal } from './call-runner.js';
+import { CancellableTaskStore } from './cancellable-task-store.js';
 import { failedCall, GatewayTools, INSTRUCTIONS, progressTo } from './gateway-tools.js';
 
 /** One MCP session: its SDK server and transport, bound to the API key that opened it. */
@@ -41,7 +41,7 @@ export class McpSessions implements OnApplicationShutdown {
    * created it, so only by the key and tenant that opened that session. The call a task runs is on the log whatever
    * becomes of the task.
    */
-  private readonly tasks = new InMemoryTaskStore();
+  private readonly tasks = new CancellableTaskStore();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -168,6 +168,8 @@ export class McpSessions implements OnApplicationShutdown {
         const store = extra.taskStore;
         // The client's hint for `tasks/get`: the task's result is stored as soon as the call settles.
         const task = await store.createTask({ ttl, pollInterval: TASK_POLL_HINT_MS });
+        // `tasks/cancel` aborts it: a call that has not started is sealed, and the cancelled task keeps no result.
+        const signal = this.tasks.signalOf(task.taskId);
         void this.calls
           .run(principal, {
             tool: request.params.name,
@@ -175,8 +177,13 @@ export class McpSessions implements OnApplicationShutdown {
             arguments: request.params.arguments ?? {},
             operationId,
             taskWaitMs: ttl,
+            signal,
           })
-          .then((result) => store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result))
+          .then((result) =>
+            signal.aborted
+              ? undefined
+              : store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result),
+          )
           .catch((err: unknown) => {
             this.infra.logger.warn({ err: (err as Error).message, tenant, agent_id: agentId }, 'task call failed');
             return store.storeTaskResult(task.taskId, 'failed', failedCall(err));
