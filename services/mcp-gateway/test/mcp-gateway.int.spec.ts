@@ -322,24 +322,21 @@ describe('mcp-gateway', () => {
     }
   });
 
-  it('runs a high-risk call as a task: working while the owner decides, completed with the real outcome', async () => {
-    const send = (await listAll(client)).tools.find((t) => t.name === 'device.send_message')!;
-    expect(send.execution).toEqual({ taskSupport: 'optional' });
+  /** Sends a message to Alice as a task under `operationId`, and waits until its call is staged for the owner. */
+  async function stagedTask(operationId: string, message: string) {
     const created = await client.request(
       {
         method: 'tools/call',
         params: {
           name: 'device.send_message',
-          arguments: { recipient: 'Alice Martin', message_body: 'On my way.' },
+          arguments: { recipient: 'Alice Martin', message_body: message },
           task: { ttl: 60_000 },
-          _meta: { 'ormuz/operation_id': 'op-task-1' },
+          _meta: { 'ormuz/operation_id': operationId },
         },
       },
       CreateTaskResultSchema,
     );
-    const { taskId } = created.task;
-    expect(taskId).toMatch(/^[0-9a-f]{32}$/);
-    const callId = await platform.callIdOf('op-task-1', 'device.send_message');
+    const callId = await platform.callIdOf(operationId, 'device.send_message');
     const staged = await waitFor(
       async () => {
         const status = await platform
@@ -349,6 +346,14 @@ describe('mcp-gateway', () => {
       },
       { timeoutMs: 15_000, message: 'the task call to be staged' },
     );
+    return { taskId: created.task.taskId, callId, staged };
+  }
+
+  it('runs a high-risk call as a task: working while the owner decides, completed with the real outcome', async () => {
+    const send = (await listAll(client)).tools.find((t) => t.name === 'device.send_message')!;
+    expect(send.execution).toEqual({ taskSupport: 'optional' });
+    const { taskId, callId, staged } = await stagedTask('op-task-1', 'On my way.');
+    expect(taskId).toMatch(/^[0-9a-f]{32}$/);
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('working');
     // Another key's session does not find the task.
     const { apiKey: otherKey } = await platform.key(AGENT);
@@ -372,29 +377,7 @@ describe('mcp-gateway', () => {
   }, 60_000);
 
   it('seals the call of a task the client cancels while the owner has not decided, so that it never runs', async () => {
-    const created = await client.request(
-      {
-        method: 'tools/call',
-        params: {
-          name: 'device.send_message',
-          arguments: { recipient: 'Alice Martin', message_body: 'Never mind.' },
-          task: { ttl: 60_000 },
-          _meta: { 'ormuz/operation_id': 'op-task-cancel-1' },
-        },
-      },
-      CreateTaskResultSchema,
-    );
-    const { taskId } = created.task;
-    const callId = await platform.callIdOf('op-task-cancel-1', 'device.send_message');
-    await waitFor(
-      async () => {
-        const status = await platform
-          .admin('policy.status', { tenant: TENANT, call_id: callId })
-          .catch(() => undefined);
-        return status?.status.pending_approval ? status : undefined;
-      },
-      { timeoutMs: 15_000, message: 'the task call to be staged' },
-    );
+    const { taskId, callId } = await stagedTask('op-task-cancel-1', 'Never mind.');
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     expect(cancelled.status).toBe('cancelled');
     const sealed = await waitFor(
