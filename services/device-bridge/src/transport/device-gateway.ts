@@ -298,6 +298,10 @@ export class DeviceGateway {
   send(device: DeviceAddress, frame: DeviceCommandDraft): boolean {
     const conn = this.devices.get(keyOf(device));
     if (!conn?.window || conn.ws.readyState !== WebSocket.OPEN) return false;
+    // A seal or cancel of a request the device has finished with on this connection (it refused the submit, or its
+    // outcome was acknowledged) is not sent: there is nothing left to stop, and it would hold a slot for an answer
+    // already given. A status query still goes: the device answers it from its journal.
+    if ((frame.type === 'seal' || frame.type === 'cancel') && conn.window.finishedWith(frame.request_id)) return true;
     // A device that did not announce trace context refuses a submit with a field it does not know.
     const sent = frame.type === 'submit' && frame.traceparent && !conn.traceContext ? withoutTrace(frame) : frame;
     const now = conn.window.offer(frame.request_id, sent);

@@ -17,6 +17,17 @@ describe('FlowWindow', () => {
     expect(window.room).toBe(1);
   });
 
+  it('remembers the requests the device has finished with, until one is offered again', () => {
+    const window = new FlowWindow<string>(1);
+    window.offer('a', 'submit a');
+    expect(window.finishedWith('a')).toBe(false);
+    window.release('a');
+    expect(window.finishedWith('a')).toBe(true);
+    expect(window.finishedWith('b')).toBe(false);
+    window.offer('a', 'submit a again');
+    expect(window.finishedWith('a')).toBe(false);
+  });
+
   it('lets a later frame about a request in flight through without a new slot', () => {
     const window = new FlowWindow<string>(1);
     expect(window.offer('a', 'submit a')).toBe('submit a');

@@ -24,9 +24,14 @@ export interface WindowedFrame<F> {
   readonly frame: F;
 }
 
+/** How many finished requests a window remembers (oldest forgotten first). */
+const FINISHED_REMEMBERED = 1024;
+
 export class FlowWindow<F> {
   private readonly held = new Set<string>();
   private readonly waiting: WindowedFrame<F>[] = [];
+  /** Requests the device has said its last word about on this connection, most recent last. */
+  private readonly finished = new Set<string>();
 
   /** @param capacity requests in flight at once, at least 1. */
   constructor(readonly capacity: number) {
@@ -54,11 +59,21 @@ export class FlowWindow<F> {
   }
 
   /**
+   * Whether the device has said its last word about `requestId` on this connection (it was released and not offered
+   * again since): telling it to stop the request (a seal after it refused the submit, say) would take a slot for an
+   * answer it has given already.
+   */
+  finishedWith(requestId: string): boolean {
+    return this.finished.has(requestId);
+  }
+
+  /**
    * A frame about `requestId` to send. @returns the frame when it may go now (the request is in the window already,
    * or a slot was free and is now taken); `undefined` when it waits for room, in arrival order.
    */
   offer(requestId: string, frame: F): F | undefined {
     if (this.held.has(requestId)) return frame;
+    this.finished.delete(requestId);
     if (this.waiting.length === 0 && this.held.size < this.capacity) {
       this.held.add(requestId);
       return frame;
@@ -73,6 +88,8 @@ export class FlowWindow<F> {
    */
   release(requestId: string): F[] {
     if (!this.held.delete(requestId)) return [];
+    this.finished.add(requestId);
+    if (this.finished.size > FINISHED_REMEMBERED) this.finished.delete(this.finished.values().next().value!);
     const ready: F[] = [];
     while (this.waiting.length > 0) {
       const next = this.waiting[0]!;
