@@ -82,12 +82,30 @@ export async function ensureStreams(
       }
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      try {
-        await jsm.streams.add(config);
-      } catch (addErr) {
-        // Another service declared it between our info and add.
-        if (!String(addErr).includes('already in use')) throw addErr;
-      }
+      await addStream(jsm, config);
+    }
+  }
+}
+
+/** How long a stream's creation waits for the cluster to place its replicas, in ms. */
+const PLACEMENT_PATIENCE_MS = 30_000;
+
+/**
+ * Creates the stream. A cluster that cannot place its replicas yet (a server still joining after a start, or one
+ * restarting: "no suitable peers for placement") is asked again, with backoff, for up to PLACEMENT_PATIENCE_MS.
+ */
+async function addStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  const deadline = Date.now() + PLACEMENT_PATIENCE_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch (addErr) {
+      // Another service declared it between our info and add.
+      if (String(addErr).includes('already in use')) return;
+      if (!/no suitable peers|insufficient resources/i.test(String(addErr)) || Date.now() + wait > deadline)
+        throw addErr;
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
