@@ -56,7 +56,6 @@ import {
   adminDbUrl,
   cleanUpOnSignals,
   echoResponder,
-  errorRow,
   flag,
   fmt,
   forkChild,
@@ -67,7 +66,6 @@ import {
   option,
   positiveOption,
   PlatformRun,
-  printRunReport,
   progress,
   publishAckChains,
   requestReplyRoundTrips,
@@ -687,20 +685,14 @@ async function main() {
     }
   } catch (err) {
     failed = true;
-    run.keepLogs = true;
-    console.error('bench failed:', err);
-    rows.push(errorRow('e2e', err, 70));
+    run.failedWith('e2e', err, rows);
   }
 
-  printRunReport(
+  await run.finish(
     { bench: 'e2e', title: 'end-to-end bench', namespace: ns, startedMs: started, load0 },
-    rows,
-    out,
-    JSON_OUT,
+    { rows, detail: out, json: JSON_OUT, failed },
+    watchdog,
   );
-  await cleanup();
-  clearTimeout(watchdog);
-  process.exit(failed ? 1 : 0);
 }
 
 const fleetSize = option('fleet');

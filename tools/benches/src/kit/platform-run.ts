@@ -9,7 +9,7 @@ import { CONTEXTS, type ContextName } from '@ormuz/contracts';
 import { connectNats, streamName } from '@ormuz/event-log';
 import { fmt } from './format.js';
 import { benchDbName, createDatabase, databaseUrl, dropDatabase } from './postgres.js';
-import { progress } from './report.js';
+import { errorRow, printRunReport, progress, type BenchRow, type RunHead } from './report.js';
 import { bounded } from './run.js';
 import { startServiceProcess, type ServiceProcess } from './services.js';
 import { now } from './stats.js';
@@ -79,6 +79,25 @@ export class PlatformRun {
   createJournalRoot(): string {
     this.journalRoot = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `ormuz-${this.bench}-bench-`));
     return this.journalRoot;
+  }
+
+  /** The run failed with `err`: its logs are kept, and `rows` get an error row `id`. */
+  failedWith(id: string, err: unknown, rows: BenchRow[]): void {
+    this.keepLogs = true;
+    console.error('bench failed:', err);
+    rows.push(errorRow(id, err, 70));
+  }
+
+  /** Prints the report, cleans up and exits: 1 when the run `failed`, else 0. */
+  async finish(
+    head: RunHead,
+    report: { rows: readonly BenchRow[]; detail: unknown; json: boolean; failed: boolean },
+    watchdog: NodeJS.Timeout,
+  ): Promise<never> {
+    printRunReport(head, report.rows, report.detail, report.json);
+    await this.cleanup();
+    clearTimeout(watchdog);
+    process.exit(report.failed ? 1 : 0);
   }
 
   cleanup(): Promise<void> {

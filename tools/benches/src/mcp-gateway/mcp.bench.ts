@@ -41,7 +41,6 @@ import { callRpc, type Credential } from '@ormuz/service-kit';
 import {
   adminDbUrl,
   cleanUpOnSignals,
-  errorRow,
   flag,
   fmt,
   forkChild,
@@ -51,7 +50,6 @@ import {
   option,
   positiveOption,
   PlatformRun,
-  printRunReport,
   progress,
   sleep,
   startWatchdog,
@@ -348,20 +346,14 @@ async function main() {
     }
   } catch (err) {
     failed = true;
-    run.keepLogs = true;
-    console.error('bench failed:', err);
-    rows.push(errorRow('mcp', err, 70));
+    run.failedWith('mcp', err, rows);
   }
 
-  printRunReport(
+  await run.finish(
     { bench: 'mcp', title: 'MCP gateway bench', namespace: ns, startedMs: started, load0 },
-    rows,
-    out,
-    JSON_OUT,
+    { rows, detail: out, json: JSON_OUT, failed },
+    watchdog,
   );
-  await cleanup();
-  clearTimeout(watchdog);
-  process.exit(failed ? 1 : 0);
 }
 
 if (flag('phone')) {
