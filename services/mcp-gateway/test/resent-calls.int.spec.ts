@@ -51,11 +51,12 @@ describe('mcp-gateway: re-sent calls', () => {
   }, 60_000);
 
   it('runs the same request again once the window has passed', async () => {
-    const sentAt = Date.now();
     const first = await call(client, { name_query: 'b', limit: 1 });
     expect(first.status).toBe('succeeded');
-    // The window is time: what is waited for is that it has passed.
-    await waitFor(() => Date.now() - sentAt > WINDOW_MS, { timeoutMs: WINDOW_MS + 5_000, intervalMs: 100 });
+    // The gateway remembered the call when it reached it, before its answer: the window has passed once the answer is
+    // older than it (measured from the sending, a slow delivery would leave the window open).
+    const answeredAt = Date.now();
+    await waitFor(() => Date.now() - answeredAt > WINDOW_MS, { timeoutMs: WINDOW_MS + 5_000, intervalMs: 100 });
     const again = await call(client, { name_query: 'b', limit: 1 });
     expect(again.status).toBe('succeeded');
     expect(again.call_id).not.toBe(first.call_id);
