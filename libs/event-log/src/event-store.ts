@@ -22,6 +22,7 @@ import { injectTraceHeaders, traceparentOf } from '@ormuz/tracing';
 import type { Decider } from './decider.js';
 import { AppendTimeoutError, ConcurrencyConflictError, CorruptEventError, StreamMissingError } from './errors.js';
 import { expectEvent } from './event-types.js';
+import { MSG_ID_HEADER } from './sequence-check.js';
 import { streamOfSubject } from './topology.js';
 
 /** Header carrying the JSON state of the aggregate after the event. Derived data: never read by projections. */
@@ -194,26 +195,42 @@ export class EventStore {
     // The trace the decision was made in travels with its message: whoever consumes it continues that trace.
     injectTraceHeaders(h);
     const body = JSON.stringify(events.length === 1 ? events[0] : events);
+    // The first event's id names the decision: a retried publish carries the same events, so the same id.
+    const msgID = events[0]!.id;
+    const sent = { again: false };
     let ack;
     try {
-      ack = await this.publishWithRetry(subject, this.encoder.encode(body), {
-        // The first event's id names the decision: a retried publish carries the same events, so the same id.
-        msgID: events[0]!.id,
-        expect: { lastSubjectSequence: expectedVersion },
-        headers: h,
-        timeout: this.timeoutMs,
-      });
+      ack = await this.publishWithRetry(
+        subject,
+        this.encoder.encode(body),
+        { msgID, expect: { lastSubjectSequence: expectedVersion }, headers: h, timeout: this.timeoutMs },
+        sent,
+      );
     } catch (err) {
       this.cache.delete(subject);
       const code = errCode(err);
       if (code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String(err))) {
-        throw new ConcurrencyConflictError(subject, expectedVersion);
+        // Sent again after a lost acknowledgement, the decision may be the very message that moved the subject on:
+        // a new stream leader checks the expected sequence before the message id. It is then stored, once.
+        const stored = sent.again ? await this.storedAfter(subject, expectedVersion, msgID) : undefined;
+        if (stored === undefined) throw new ConcurrencyConflictError(subject, expectedVersion);
+        ack = { seq: stored, duplicate: true };
+      } else {
+        if (isStreamMissing(err)) throw new StreamMissingError(subject);
+        throw err;
       }
-      if (isStreamMissing(err)) throw new StreamMissingError(subject);
-      throw err;
     }
     if (snapshot) this.remember(subject, snapshot.states[events.length - 1], ack.seq, traceparentOf(h));
     return { sequences: events.map(() => ack.seq), version: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /**
+   * The sequence of the message `msgID` when it is the first on `subject` after `version` (an append expecting
+   * `version` that was stored), else undefined.
+   */
+  private async storedAfter(subject: string, version: number, msgID: string): Promise<number | undefined> {
+    const next = await this.directGet(streamOfSubject(subject), { seq: version + 1, next_by_subj: subject });
+    return next?.header?.get(MSG_ID_HEADER) === msgID ? next.seq : undefined;
   }
 
   /**
@@ -300,7 +317,8 @@ export class EventStore {
    *
    * On a cluster, a stream answers no publish while it elects a new leader (its leader's server was lost): the server
    * says no one responded, as for a subject no stream holds. A stream that exists is then waited for (up to
-   * `leaderWaitMs`) and the publish sent again; one that does not is reported at once.
+   * `leaderWaitMs`) and the publish sent again; one that does not is reported at once. `sent.again` tells the caller
+   * that the message went more than once.
    */
   private async publishWithRetry(
     subject: string,
@@ -311,10 +329,11 @@ export class EventStore {
       headers?: ReturnType<typeof natsHeaders>;
       timeout: number;
     },
+    sent: { again: boolean } = { again: false },
     attempts = 3,
   ) {
     const leaderDeadline = Date.now() + this.leaderWaitMs;
-    for (let attempt = 1; ;) {
+    for (let attempt = 1; ; sent.again = true) {
       try {
         return await this.js.publish(subject, data, opts);
       } catch (err) {

@@ -111,6 +111,49 @@ describe('event store', () => {
     );
   });
 
+  describe('an append sent again after its acknowledgement was lost', () => {
+    type Publish = JetStreamClient['publish'];
+    const timeout = () => Object.assign(new Error('TimeoutError: timeout'), { name: 'TimeoutError' });
+    /** A client on the real server whose n-th publish goes through `steps[n]` (the real publish after the last). */
+    function scripted(...steps: Publish[]): JetStreamClient {
+      let sent = 0;
+      const publish: Publish = (subject, data, opts) => (steps[sent++] ?? js.publish.bind(js))(subject, data, opts);
+      return new Proxy(js, { get: (target, key) => (key === 'publish' ? publish : Reflect.get(target, key)) });
+    }
+
+    it('is told stored when the message after its expected sequence is its own, not a conflict to re-decide', async () => {
+      const subject = subjectOf('lost1');
+      const e = envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('lost1'));
+      const client = scripted(
+        // Stored, and the acknowledgement lost with the stream's leader.
+        async (subj, data, opts) => {
+          await js.publish(subj, data, opts);
+          throw timeout();
+        },
+        // The new leader checks the expected sequence before the message id (nats-cluster.int met it after a kill -9).
+        () => Promise.reject(Object.assign(new Error('wrong last sequence: 1'), { code: 10071 })),
+      );
+      const result = await new EventStore(client, jsm).append(subject, [e], 0);
+      const stored = await store.history(stream, subject);
+      expect(stored.map((s) => s.event.id)).toEqual([e.id]);
+      expect(result).toEqual({ sequences: [stored[0]!.seq], version: stored[0]!.seq, duplicate: true });
+    });
+
+    it("is a conflict when the message after its expected sequence is another writer's", async () => {
+      const subject = subjectOf('lost2');
+      const mine = envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('lost2'));
+      // Lost on the way while another writer appended; sent again, the server refuses it on its sequence.
+      const client = scripted(async () => {
+        await store.append(subject, [envelope({ type: INCREMENTED, data: { by: 5, total: 5 } }, env('lost2'))], 0);
+        throw timeout();
+      });
+      await expect(new EventStore(client, jsm).append(subject, [mine], 0)).rejects.toBeInstanceOf(
+        ConcurrencyConflictError,
+      );
+      expect((await store.history(stream, subject)).map((s) => s.event.data)).toEqual([{ by: 5, total: 5 }]);
+    });
+  });
+
   it('treats a republished event id as a duplicate, storing it once', async () => {
     const subject = subjectOf('a4');
     const e = envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('a4'));
