@@ -9,6 +9,7 @@ export {
   type RpcCallContext,
 } from './caller.js';
 export { BearerAuthGuard, Caller } from './http-auth.js';
+export { JsonText } from './json-text.js';
 export { NatsRpcServer, OrmuzExceptionFilter, httpStatusFor } from './nats-rpc.server.js';
 export {
   openInfrastructure,

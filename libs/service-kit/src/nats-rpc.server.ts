@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { commandSubject, internalCommandSubject } from '@ormuz/contracts';
 import { inSpan, SpanKind, traceContextOf } from '@ormuz/tracing';
 import { callerOf, type RpcCallContext } from './caller.js';
+import { JsonText } from './json-text.js';
 import { logContextOf } from './log-context.js';
 import { MAX_RPC_BYTES, toErrorBody, type RpcErrorBody, type RpcReply } from './rpc.js';
 
@@ -52,7 +53,7 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
               return;
             }
             void this.traced(pattern, handler, msg, subject, internal).then((reply) => {
-              if (msg.reply) msg.respond(JSON.stringify(reply));
+              if (msg.reply) msg.respond(replyText(reply));
             });
           },
         });
@@ -144,6 +145,11 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
   unwrap<T>(): T {
     return this.nc as T;
   }
+}
+
+/** The reply as sent: data given as JSON text goes in as it is. */
+function replyText(reply: RpcReply<unknown>): string {
+  return reply.ok && reply.data instanceof JsonText ? `{"ok":true,"data":${reply.data.text}}` : JSON.stringify(reply);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { pino } from 'pino';
 import {
   aggregateSubject,
@@ -15,6 +15,7 @@ import {
   type JsonValue,
   type RpcName,
   type RpcRequestOf,
+  type StreamPositionV1,
 } from '@ormuz/contracts';
 import { connectNats, EventStore, replay, streamName } from '@ormuz/event-log';
 import { migrateSchema, openDatabase } from '@ormuz/postgres';
@@ -40,6 +41,7 @@ import {
 import { deriveCallId } from '@ormuz/tool-call';
 import { AUDIT_SCHEMA, auditMigrations, loadAuditConfig, auditService } from '../src/index.js';
 import { checkLink, EMPTY_CHAIN } from '../src/domain/archive-chain.js';
+import { AuditRepository } from '../src/persistence/audit.repository.js';
 import type { AuditDB } from '../src/persistence/audit.tables.js';
 
 const RESUMED = ConversationEventType.Resumed;
@@ -641,6 +643,33 @@ describe('audit service', () => {
       expect(rest).toMatchObject({ partial: false, next_from_seq: null });
     });
 
+    it("replays the archive's events as they were appended, page after page, none lost or repeated", async () => {
+      const archived = await ask('audit.events', { tenant: 'acme', limit: 1000 });
+      const replayed = [];
+      let after: StreamPositionV1 | undefined;
+      do {
+        const page = await ask('audit.replay', { tenant: 'acme', context: 'calls', limit: 3, ...(after && { after }) });
+        expect(page.events.length).toBeLessThanOrEqual(3);
+        replayed.push(...page.events);
+        after = page.next ?? undefined;
+      } while (after);
+      expect(replayed.map((e) => [e.seq, e.event])).toEqual(archived.events.map((e) => [e.seq, e.event]));
+      // The events of one message are told apart by their index in it.
+      expect(new Set(replayed.map((e) => `${e.seq}/${e.idx}`)).size).toBe(replayed.length);
+    });
+
+    it('ends a replay page before it outgrows its size, always with one event, reading one row past it', async () => {
+      const repo = running.app.get(AuditRepository);
+      const filter = { tenant: 'acme', stream: callsStream, after: { seq: 0, idx: 0 }, limit: 1000 };
+      const all = await repo.replayPage(filter, Number.MAX_SAFE_INTEGER);
+      const sizes = all.map((r, i) => r.bytes - (all[i - 1]?.bytes ?? 0));
+      expect(sizes.every((size, i) => size === Buffer.byteLength(all[i]!.json) + 48)).toBe(true);
+      // Room for the first three: the fourth is read too, to say the page is cut short.
+      expect(await repo.replayPage(filter, all[2]!.bytes)).toEqual(all.slice(0, 4));
+      // Room for none: the first is read (a page always moves on) and the second says there is more.
+      expect(await repo.replayPage(filter, 1)).toEqual(all.slice(0, 2));
+    });
+
     it('refuses contradictory or oversized queries with the fix', async () => {
       await expect(
         ask('audit.events', { tenant: 'acme', context: 'conversations', call_id: refused.callId }),
@@ -792,6 +821,7 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
       '0007_call_record_erasure',
       '0008_replay_filters',
       '0009_event_parties',
+      '0010_events_in_order',
     ]);
     const rows = await db.withSchema(AUDIT_SCHEMA).selectFrom('events').selectAll().orderBy('chain_pos').execute();
     expect(rows.map((r) => [r.chain_pos, r.id])).toEqual([
@@ -810,8 +840,8 @@ describe('audit migration 0004: events named by (stream, seq, idx)', () => {
   });
 });
 
-describe("audit migration 0009: each archived row carries its aggregate's agent and device", () => {
-  it('fills in the rows archived before it from what each aggregate named first, and indexes them', async () => {
+describe("audit migrations 0009 and 0010: each archived row carries its aggregate's agent and device", () => {
+  it('fills in the rows archived before it from what each aggregate named first, and indexes them in stream order', async () => {
     // A database of its own, migrated here step by step.
     const database = await openTestDatabase<AuditDB>();
     const db = database.db;
@@ -842,7 +872,8 @@ describe("audit migration 0009: each archived row carries its aggregate's agent 
         causation_id, schema_version, data, chain_pos, data_sha256, prev_hash, row_hash) values ${sql.join(rows)}`.execute(
         db,
       );
-      expect(await migrateSchema(db, AUDIT_SCHEMA, auditMigrations)).toEqual(['0009_event_parties']);
+      const through0009 = Object.fromEntries(Object.entries(auditMigrations).filter(([name]) => name < '0010'));
+      expect(await migrateSchema(db, AUDIT_SCHEMA, through0009)).toEqual(['0009_event_parties']);
       const t = db.withSchema(AUDIT_SCHEMA);
       expect(
         await t.selectFrom('events').select(['tenant', 'subject', 'agent_id', 'device_id']).orderBy('seq').execute(),
@@ -865,15 +896,22 @@ describe("audit migration 0009: each archived row carries its aggregate's agent 
       expect(names).not.toEqual(expect.arrayContaining(['events_by_agent']));
       // A page for one agent is a range of its index, already in stream order (no sort of every event after the cursor).
       // On a table this small the planner would rather scan it: that choice is taken away to see the index serve.
-      const plan = await db.transaction().execute(async (trx) => {
-        await sql`set local enable_seqscan = off`.execute(trx);
-        const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select seq, idx, id from audit.events
-          where tenant = 'acme' and stream = 'ORMUZ_CALLS' and agent_id = 'agent-7' and (seq, idx) > (0, 0)
-          order by seq, idx limit 100`.execute(trx);
-        return rows.map((r) => r['QUERY PLAN']).join('\n');
-      });
-      expect(plan).toMatch(/Index (Only )?Scan using events_of_agent/);
-      expect(plan).not.toContain('Sort');
+      const planOf = (where: RawBuilder<boolean>) =>
+        db.transaction().execute(async (trx) => {
+          await sql`set local enable_seqscan = off`.execute(trx);
+          const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select seq, idx, id from audit.events
+            where tenant = 'acme' and stream = 'ORMUZ_CALLS' and ${where} and (seq, idx) > (0, 0)
+            order by seq, idx limit 100`.execute(trx);
+          return rows.map((r) => r['QUERY PLAN']).join('\n');
+        });
+      const ofAgent = await planOf(sql`agent_id = 'agent-7'`);
+      expect(ofAgent).toMatch(/Index (Only )?Scan using events_of_agent/);
+      expect(ofAgent).not.toContain('Sort');
+      // 0010: a page of every event is a range of events_in_order, in stream order too.
+      expect(await migrateSchema(db, AUDIT_SCHEMA, auditMigrations)).toEqual(['0010_events_in_order']);
+      const ofAll = await planOf(sql`true`);
+      expect(ofAll).toMatch(/Index (Only )?Scan using events_in_order/);
+      expect(ofAll).not.toContain('Sort');
     } finally {
       await database.drop();
     }

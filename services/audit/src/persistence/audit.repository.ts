@@ -35,6 +35,32 @@ export interface EventsFilter {
   readonly limit: number;
 }
 
+/** One event of a replay page: its place, its CloudEvent as JSON text, and the page's size up to it (bytes). */
+export interface ReplayPageRow {
+  readonly seq: number;
+  readonly idx: number;
+  readonly json: string;
+  readonly bytes: number;
+}
+
+/** Bytes a replay item adds to a reply around its event's JSON: `{"seq":…,"idx":…,"event":…},`. */
+const REPLAY_ITEM_OVERHEAD = 48;
+
+/**
+ * The archived row as the CloudEvent it was appended as, in JSON text: the SQL twin of `toCloudEvent`
+ * (queries/archived-events.handler.ts), field for field and in its order; the time as `Date.toISOString` writes it.
+ */
+const cloudEventJson = sql<string>`'{"specversion":"1.0","id":' || to_json(id)::text
+  || ',"source":' || to_json(source)::text
+  || ',"type":' || to_json(type)::text
+  || ',"subject":' || to_json(subject)::text
+  || ',"time":"' || to_char(time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
+  || ',"datacontenttype":"application/json","tenant":' || to_json(tenant)::text
+  || ',"correlationid":' || to_json(correlation_id)::text
+  || ',"causationid":' || to_json(causation_id)::text
+  || ',"schemaversion":' || schema_version::text
+  || ',"data":' || data::text || '}'`;
+
 /** What `audit.replay` asks of one stream: every field narrows, an absent one does not. */
 export interface ReplayFilter {
   readonly tenant: string;
@@ -88,27 +114,16 @@ export class AuditRepository {
   }
 
   /**
-   * Up to `limit` archived events matching `f`, in stream order after `f.after`: one SQL query on the archive's
-   * indexes, keyset-paged on (seq, idx), so a page costs the same at the start and the end of a long range.
+   * The page of archived events matching `f`, in stream order after `f.after`, as the JSON text of each CloudEvent
+   * (written by Postgres, so a page passes through this service without being parsed or serialised again): at most
+   * `f.limit` rows, and none after the first whose running size passes `maxBytes` (that one is read, so the caller
+   * knows the page is cut short; when the first row alone passes it, the second is). One SQL query on the archive's indexes, keyset-paged on (seq, idx), so a page costs
+   * the same at the start and the end of a long range.
    */
-  replayEvents(f: ReplayFilter): Promise<ReplayedEventRow[]> {
+  replayPage(f: ReplayFilter, maxBytes: number): Promise<ReplayPageRow[]> {
     let q = this.db
       .selectFrom('events')
-      .select([
-        'stream',
-        'seq',
-        'idx',
-        'id',
-        'type',
-        'tenant',
-        'subject',
-        'time',
-        'source',
-        'correlation_id',
-        'causation_id',
-        'schema_version',
-        'data',
-      ])
+      .select(['seq', 'idx', cloudEventJson.as('json')])
       .where('tenant', '=', f.tenant)
       .where('stream', '=', f.stream)
       .where(sql<boolean>`(seq, idx) > (${f.after.seq}, ${f.after.idx})`);
@@ -120,7 +135,26 @@ export class AuditRepository {
     // Each row carries its aggregate's agent and device: one index range (events_of_agent, events_of_device).
     if (f.agentId !== undefined) q = q.where('agent_id', '=', f.agentId);
     if (f.deviceId !== undefined) q = q.where('device_id', '=', f.deviceId);
-    return q.orderBy('seq').orderBy('idx').limit(f.limit).execute();
+    const matching = q.orderBy('seq').orderBy('idx').limit(f.limit);
+    const sized = this.db
+      .selectFrom(matching.as('page'))
+      .select([
+        'seq',
+        'idx',
+        'json',
+        sql<string>`sum(octet_length(json) + ${REPLAY_ITEM_OVERHEAD}) over (order by seq, idx)`.as('bytes'),
+        sql<number>`row_number() over (order by seq, idx)`.as('n'),
+      ]);
+    // The rows that start within `maxBytes`: those that fit and the first that does not; and the first two, for a
+    // first row that alone is larger.
+    return this.db
+      .selectFrom(sized.as('sized'))
+      .select(['seq', 'idx', 'json', 'bytes'])
+      .where(sql<boolean>`(bytes - octet_length(json) - ${REPLAY_ITEM_OVERHEAD} <= ${maxBytes} or n <= 2)`)
+      .orderBy('seq')
+      .orderBy('idx')
+      .execute()
+      .then((rows) => rows.map((r) => ({ seq: Number(r.seq), idx: r.idx, json: r.json, bytes: Number(r.bytes) })));
   }
 
   /** The tenant's highest message sequence in `stream`, at most `toSeq`; 0 when it has none. */

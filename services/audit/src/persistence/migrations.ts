@@ -302,4 +302,13 @@ export const auditMigrations: Record<string, Migration> = {
       await db.schema.dropIndex('events_by_device').ifExists().execute();
     },
   },
+  // A tenant's events of a stream in stream order, (seq, idx) whole: a replay page without filters reads its rows off
+  // this index and stops at the page's end. events_by_tenant had no idx, so Postgres sorted every event after the
+  // cursor to find a page's first rows, and a page cost the rest of the range.
+  '0010_events_in_order': {
+    async up(db) {
+      await db.schema.createIndex('events_in_order').on('events').columns(['tenant', 'stream', 'seq', 'idx']).execute();
+      await db.schema.dropIndex('events_by_tenant').ifExists().execute();
+    },
+  },
 };

@@ -5,13 +5,13 @@ import {
   AUDIT_REPLAY_DEFAULT_LIMIT,
   type AuditReplayReplyV1,
   type AuditReplayRequestV1,
-  type ReplayedEventV1,
+  type StreamPositionV1,
 } from '@ormuz/contracts';
 import { streamName } from '@ormuz/event-log';
+import { JsonText } from '@ormuz/service-kit';
 import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
 import { InvalidAuditQueryError } from '../domain/errors.js';
 import { AuditRepository } from '../persistence/audit.repository.js';
-import { toCloudEvent } from './archived-events.handler.js';
 
 export class ReplayEventsQuery extends Query<AuditReplayReplyV1> {
   constructor(readonly request: AuditReplayRequestV1) {
@@ -23,7 +23,9 @@ export class ReplayEventsQuery extends Query<AuditReplayReplyV1> {
  * One page of `ormuz replay`: the tenant's archived events of one context that match every filter, in stream order
  * after the cursor. The filters run in SQL on the archive's indexes and the cursor is a keyset (seq, idx), so a page
  * may end inside a message and the next one starts right after it. The page ends at `limit` or before the reply would
- * exceed {@link AUDIT_EVENTS_MAX_REPLY_BYTES}; one event is always returned, whatever its size.
+ * exceed {@link AUDIT_EVENTS_MAX_REPLY_BYTES}; one event is always returned, whatever its size. Postgres writes each
+ * event's JSON and sizes the page, so no more rows are read than the page holds (and the one that ends it), and the
+ * events go into the reply as text.
  */
 @QueryHandler(ReplayEventsQuery)
 export class ReplayEventsHandler implements IQueryHandler<ReplayEventsQuery> {
@@ -45,32 +47,35 @@ export class ReplayEventsHandler implements IQueryHandler<ReplayEventsQuery> {
     const limit = r.limit ?? AUDIT_REPLAY_DEFAULT_LIMIT;
     const [rows, highSeq] = await Promise.all([
       // One row more than the page tells whether another page exists.
-      this.repo.replayEvents({
-        tenant: r.tenant,
-        stream,
-        after: r.after ?? { seq: 0, idx: 0 },
-        toSeq: r.to_seq,
-        fromTime,
-        toTime,
-        subject: r.subject,
-        agentId: r.agent_id,
-        deviceId: r.device_id,
-        types: r.types,
-        limit: limit + 1,
-      }),
+      this.repo.replayPage(
+        {
+          tenant: r.tenant,
+          stream,
+          after: r.after ?? { seq: 0, idx: 0 },
+          toSeq: r.to_seq,
+          fromTime,
+          toTime,
+          subject: r.subject,
+          agentId: r.agent_id,
+          deviceId: r.device_id,
+          types: r.types,
+          limit: limit + 1,
+        },
+        AUDIT_EVENTS_MAX_REPLY_BYTES,
+      ),
       this.repo.highSeq(r.tenant, stream, r.to_seq),
     ]);
-    const events: ReplayedEventV1[] = [];
-    let bytes = 0;
+    // Each event's JSON as the archive wrote it goes into the reply as it is (JsonText): nothing is parsed here.
+    const items: string[] = [];
+    let last: StreamPositionV1 | undefined;
     for (const row of rows.slice(0, limit)) {
-      const item = { seq: Number(row.seq), idx: row.idx, event: toCloudEvent(row) };
-      const size = Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
-      if (events.length > 0 && bytes + size > AUDIT_EVENTS_MAX_REPLY_BYTES) break;
-      events.push(item);
-      bytes += size;
+      if (items.length > 0 && row.bytes > AUDIT_EVENTS_MAX_REPLY_BYTES) break;
+      items.push(`{"seq":${row.seq},"idx":${row.idx},"event":${row.json}}`);
+      last = { seq: row.seq, idx: row.idx };
     }
-    const last = events.at(-1);
-    const more = events.length < rows.length;
-    return { events, next: more && last ? { seq: last.seq, idx: last.idx } : null, high_seq: highSeq };
+    const next = items.length < rows.length && last ? last : null;
+    return JsonText.of<AuditReplayReplyV1>(
+      `{"events":[${items.join(',')}],"next":${JSON.stringify(next)},"high_seq":${highSeq}}`,
+    );
   }
 }
