@@ -44,7 +44,8 @@ describe('demo across a NATS restart', () => {
       ORMUZ_NAMESPACE: namespace,
     });
     const context = () =>
-      `namespace ${namespace}; service logs in ${DEMO_LOG_DIR}\n--- demo stdout:\n${demo.stdout()}\n--- demo stderr:\n${demo.stderr()}`;
+      `namespace ${namespace}; service logs in ${DEMO_LOG_DIR}\n--- arrivals: ${demo.timeline()}` +
+      `\n--- demo stdout:\n${demo.stdout()}\n--- demo stderr:\n${demo.stderr()}`;
     await waitFor(
       () => {
         if (demo.hasExited()) throw new Error(`the demo exited before printing ${killAt}\n${context()}`);

@@ -25,6 +25,11 @@ export interface Tracked {
   /** Resolves when the process has exited (never rejects). */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   hasExited(): boolean;
+  /**
+   * When each stdout chunk and the exit reached this process, in ms after the spawn: a test that failed on timing
+   * tells whether the child was slow or this process saw its output late.
+   */
+  timeline(): string;
 }
 
 const running = new Set<Tracked>();
@@ -43,10 +48,17 @@ export function spawnTracked(command: string, args: readonly string[], env: Node
   let out = '';
   let err = '';
   let done = false;
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  const spawnedAt = performance.now();
+  const arrivals: string[] = [];
+  const arrived = (what: string) => arrivals.push(`${(performance.now() - spawnedAt).toFixed(0)} ms ${what}`);
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+    arrived(`stdout ${d.length} B`);
+  });
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
+      arrived(`exit ${code ?? signal}`);
       done = true;
       resolve({ code, signal });
     });
@@ -62,6 +74,7 @@ export function spawnTracked(command: string, args: readonly string[], env: Node
     stderr: () => err,
     exited,
     hasExited: () => done,
+    timeline: () => arrivals.join(', '),
   };
   running.add(tracked);
   void exited.then(() => running.delete(tracked));
