@@ -4,7 +4,12 @@
  * A page the archive cannot answer for a while (NATS restarting, audit restarting) is asked again until `patienceMs`
  * has passed; the caller's state file makes a replay cut short beyond that resumable.
  */
-import type { AuditReplayReplyV1, AuditReplayRequestV1, StreamPositionV1 } from '@ormuz/contracts';
+import {
+  AUDIT_REPLAY_MAX_LIMIT,
+  type AuditReplayReplyV1,
+  type AuditReplayRequestV1,
+  type StreamPositionV1,
+} from '@ormuz/contracts';
 import type { ContextQuery } from './replay-query.js';
 
 export type FetchPage = (request: AuditReplayRequestV1) => Promise<AuditReplayReplyV1>;
@@ -41,6 +46,19 @@ async function patiently(fetch: FetchPage, request: AuditReplayRequestV1, o: Pag
   }
 }
 
+/**
+ * The limit to ask the next page for, when the caller set none, from the events the last page held: a little more
+ * than that. A page ends at its size bound long before the default limit when events are large, and the archive reads
+ * (and writes as JSON) as many rows as the limit asks; asking for about what fits keeps that work to the page. A page
+ * that held its whole limit lets the next one grow.
+ */
+export function nextPageLimit(received: number): number {
+  return Math.min(AUDIT_REPLAY_MAX_LIMIT, Math.max(PAGE_LIMIT_FLOOR, Math.ceil(received * 1.25)));
+}
+
+/** The fewest events a page is asked for (after a page of a few very large events, small ones may follow). */
+const PAGE_LIMIT_FLOOR = 100;
+
 /** The pages of `query` after `after`, in order; the first page's `high_seq` is the end of the range. */
 export async function* readPages(
   fetch: FetchPage,
@@ -50,17 +68,14 @@ export async function* readPages(
 ): AsyncGenerator<AuditReplayReplyV1> {
   // Set when the reader stops early (the caller failed to write): the page asked ahead is not asked again.
   const stop = new AbortController();
+  let limit = o.limit;
   const ask = (from: StreamPositionV1 | undefined) =>
-    patiently(
-      fetch,
-      { ...query, ...(from ? { after: from } : {}), ...(o.limit ? { limit: o.limit } : {}) },
-      o,
-      stop.signal,
-    );
+    patiently(fetch, { ...query, ...(from ? { after: from } : {}), ...(limit ? { limit } : {}) }, o, stop.signal);
   let pending = ask(after);
   try {
     for (;;) {
       const page = await pending;
+      if (o.limit === undefined) limit = nextPageLimit(page.events.length);
       if (page.next) {
         pending = ask(page.next);
         // Awaited on the next turn; until then a failure must not count as unhandled.
