@@ -16,7 +16,7 @@
  * a fresh load.
  */
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, MsgRequest, StoredMsg } from '@nats-io/jetstream';
 import { assertValidEvent, type EventDraft, type OrmuzEvent } from '@ormuz/contracts';
 import { injectTraceHeaders, traceparentOf } from '@ormuz/tracing';
 import type { Decider } from './decider.js';
@@ -229,7 +229,16 @@ export class EventStore {
    * `version` that was stored), else undefined.
    */
   private async storedAfter(subject: string, version: number, msgID: string): Promise<number | undefined> {
-    const next = await this.directGet(streamOfSubject(subject), { seq: version + 1, next_by_subj: subject });
+    // From the stream's leader: a direct get may be answered by a replica that does not hold the message yet, which
+    // would turn a stored append into a conflict. The server takes `next_by_subj` here too; the client's type lacks it.
+    const query = { seq: version + 1, next_by_subj: subject } as unknown as MsgRequest;
+    let next: StoredMsg | null;
+    try {
+      next = await this.jsm.streams.getMessage(streamOfSubject(subject), query);
+    } catch {
+      // Whether the append was stored is still unknown: that is what its caller is told.
+      throw new AppendTimeoutError(subject);
+    }
     return next?.header?.get(MSG_ID_HEADER) === msgID ? next.seq : undefined;
   }
 

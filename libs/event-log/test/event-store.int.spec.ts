@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { aggregateSubject, envelope, SchemaViolationError } from '@ormuz/contracts';
 import { counter, INCREMENTED, LimitReachedError, randomNamespace, testEnv } from '@ormuz/testing';
 import {
+  AppendTimeoutError,
   CLOUDEVENTS_BATCH,
   ConcurrencyConflictError,
   connectNats,
@@ -137,6 +138,27 @@ describe('event store', () => {
       const stored = await store.history(stream, subject);
       expect(stored.map((s) => s.event.id)).toEqual([e.id]);
       expect(result).toEqual({ sequences: [stored[0]!.seq], version: stored[0]!.seq, duplicate: true });
+    });
+
+    it('is still unacknowledged when the stream cannot say which message followed', async () => {
+      const subject = subjectOf('lost3');
+      const e = envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('lost3'));
+      const client = scripted(
+        async (subj, data, opts) => {
+          await js.publish(subj, data, opts);
+          throw timeout();
+        },
+        () => Promise.reject(Object.assign(new Error('wrong last sequence: 1'), { code: 10071 })),
+      );
+      // The stream's leader is gone again when the append asks what was stored.
+      const streams = new Proxy(jsm.streams, {
+        get: (target, key) =>
+          key === 'getMessage' ? () => Promise.reject(new Error('no responders')) : Reflect.get(target, key),
+      });
+      const manager = new Proxy(jsm, {
+        get: (target, key) => (key === 'streams' ? streams : Reflect.get(target, key)),
+      });
+      await expect(new EventStore(client, manager).append(subject, [e], 0)).rejects.toBeInstanceOf(AppendTimeoutError);
     });
 
     it("is a conflict when the message after its expected sequence is another writer's", async () => {

@@ -24,8 +24,8 @@ export class ReplayEventsQuery extends Query<AuditReplayReplyV1> {
  * after the cursor. The filters run in SQL on the archive's indexes and the cursor is a keyset (seq, idx), so a page
  * may end inside a message and the next one starts right after it. The page ends at `limit` or before the reply would
  * exceed {@link AUDIT_EVENTS_MAX_REPLY_BYTES}; one event is always returned, whatever its size. Postgres writes each
- * event's JSON and sizes the page, so no more rows are read than the page holds (and the one that ends it), and the
- * events go into the reply as text.
+ * event's JSON and sizes the page, and only the rows the page holds (and the one that ends it) come back, into the
+ * reply as text. Postgres writes JSON for every row up to the limit, so the CLI asks for about what fits.
  */
 @QueryHandler(ReplayEventsQuery)
 export class ReplayEventsHandler implements IQueryHandler<ReplayEventsQuery> {
