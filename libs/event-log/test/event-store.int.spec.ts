@@ -121,19 +121,19 @@ describe('event store', () => {
       const publish: Publish = (subject, data, opts) => (steps[sent++] ?? js.publish.bind(js))(subject, data, opts);
       return new Proxy(js, { get: (target, key) => (key === 'publish' ? publish : Reflect.get(target, key)) });
     }
+    /** Stored, and the acknowledgement lost with the stream's leader. */
+    const storedAckLost: Publish = async (subject, data, opts) => {
+      await js.publish(subject, data, opts);
+      throw timeout();
+    };
+    /** The new leader checks the expected sequence before the message id (nats-cluster.int met it after a kill -9). */
+    const refusedOnSequence: Publish = () =>
+      Promise.reject(Object.assign(new Error('wrong last sequence: 1'), { code: 10071 }));
 
     it('is told stored when the message after its expected sequence is its own, not a conflict to re-decide', async () => {
       const subject = subjectOf('lost1');
       const e = envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('lost1'));
-      const client = scripted(
-        // Stored, and the acknowledgement lost with the stream's leader.
-        async (subj, data, opts) => {
-          await js.publish(subj, data, opts);
-          throw timeout();
-        },
-        // The new leader checks the expected sequence before the message id (nats-cluster.int met it after a kill -9).
-        () => Promise.reject(Object.assign(new Error('wrong last sequence: 1'), { code: 10071 })),
-      );
+      const client = scripted(storedAckLost, refusedOnSequence);
       const result = await new EventStore(client, jsm).append(subject, [e], 0);
       const stored = await store.history(stream, subject);
       expect(stored.map((s) => s.event.id)).toEqual([e.id]);
@@ -143,13 +143,7 @@ describe('event store', () => {
     it('is still unacknowledged when the stream cannot say which message followed', async () => {
       const subject = subjectOf('lost3');
       const e = envelope({ type: INCREMENTED, data: { by: 1, total: 1 } }, env('lost3'));
-      const client = scripted(
-        async (subj, data, opts) => {
-          await js.publish(subj, data, opts);
-          throw timeout();
-        },
-        () => Promise.reject(Object.assign(new Error('wrong last sequence: 1'), { code: 10071 })),
-      );
+      const client = scripted(storedAckLost, refusedOnSequence);
       // The stream's leader is gone again when the append asks what was stored.
       const streams = new Proxy(jsm.streams, {
         get: (target, key) =>
