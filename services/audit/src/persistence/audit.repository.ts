@@ -117,8 +117,8 @@ export class AuditRepository {
    * The page of archived events matching `f`, in stream order after `f.after`, as the JSON text of each CloudEvent
    * (written by Postgres, so a page passes through this service without being parsed or serialised again): at most
    * `f.limit` rows, and none after the first whose running size passes `maxBytes` (that one is read, so the caller
-   * knows the page is cut short; when the first row alone passes it, the second is). One SQL query on the archive's indexes, keyset-paged on (seq, idx), so a page costs
-   * the same at the start and the end of a long range.
+   * knows the page is cut short; when the first row alone passes it, the second is). One SQL query on the archive's
+   * indexes, keyset-paged on (seq, idx), so a page costs the same at the start and the end of a long range.
    */
   replayPage(f: ReplayFilter, maxBytes: number): Promise<ReplayPageRow[]> {
     let q = this.db
