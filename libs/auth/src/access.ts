@@ -54,6 +54,7 @@ export const ACCESS: Readonly<Record<keyof typeof RPCS, Access>> = Object.freeze
   'audit.call': { roles: READERS },
   'audit.events': { roles: ['operator', 'analyst'] },
   'audit.replay': { roles: ['operator', 'analyst'] },
+  'audit.export': { roles: ['operator', 'analyst'] },
   'audit.projections': { roles: ['operator'], platform: true },
   'audit.rebuild': { roles: ['operator'], platform: true },
   'audit.verify': { roles: ['operator', 'analyst'] },
@@ -108,13 +109,21 @@ export function authorize(name: RpcName, identity: Identity | undefined, request
     );
   }
   const body = (request ?? {}) as { readonly tenant?: unknown; readonly agent_id?: unknown };
-  const platformAdmin = identity.kind === 'person' && identity.tenant === ALL_TENANTS && identity.roles.includes('admin');
+  const platformAdmin =
+    identity.kind === 'person' && identity.tenant === ALL_TENANTS && identity.roles.includes('admin');
   if (access.platform) {
     if (platformAdmin) return;
-    throw new ForbiddenError(`${name} reaches every tenant's data: only a platform administrator (admin of tenant *) may run it.`);
+    throw new ForbiddenError(
+      `${name} reaches every tenant's data: only a platform administrator (admin of tenant *) may run it.`,
+    );
   }
   // A tenant that is not even an identifier is the schema's to refuse, saying what is wrong with it.
-  if (!platformAdmin && typeof body.tenant === 'string' && !identifierProblem(body.tenant) && body.tenant !== identity.tenant) {
+  if (
+    !platformAdmin &&
+    typeof body.tenant === 'string' &&
+    !identifierProblem(body.tenant) &&
+    body.tenant !== identity.tenant
+  ) {
     throw new ForbiddenError(
       `${identity.subject} acts for tenant ${identity.tenant}; this request names tenant ${body.tenant}.`,
     );
@@ -123,12 +132,17 @@ export function authorize(name: RpcName, identity: Identity | undefined, request
     case 'person': {
       if (identity.roles.includes('admin') || identity.roles.some((role) => access.roles.includes(role))) return;
       const needed = ['admin', ...access.roles].join(' or ');
-      throw new ForbiddenError(`${name} needs the role ${needed}; ${identity.subject} has ${identity.roles.join(', ') || 'none'}.`);
+      throw new ForbiddenError(
+        `${name} needs the role ${needed}; ${identity.subject} has ${identity.roles.join(', ') || 'none'}.`,
+      );
     }
     case 'agent': {
-      if (!access.agents) throw new ForbiddenError(`${name} is not for agents: ${identity.subject}'s API key cannot run it.`);
+      if (!access.agents)
+        throw new ForbiddenError(`${name} is not for agents: ${identity.subject}'s API key cannot run it.`);
       if (access.agents === 'own' && typeof body.agent_id === 'string' && body.agent_id !== identity.agent_id) {
-        throw new ForbiddenError(`${identity.subject}'s API key acts for agent ${identity.agent_id}, not ${body.agent_id}.`);
+        throw new ForbiddenError(
+          `${identity.subject}'s API key acts for agent ${identity.agent_id}, not ${body.agent_id}.`,
+        );
       }
       return;
     }

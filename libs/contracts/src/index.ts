@@ -14,6 +14,7 @@ export * from './commands/policy.commands.js';
 export * from './commands/approvals.commands.js';
 export * from './commands/approvals-webhooks.commands.js';
 export * from './commands/audit.commands.js';
+export * from './commands/replay-row.js';
 export * from './commands/audit-archive.commands.js';
 export * from './commands/model-loop.commands.js';
 export * from './commands/device-bridge.commands.js';

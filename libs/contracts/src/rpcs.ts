@@ -32,6 +32,7 @@ import {
   AUDIT_PROJECTIONS_V1,
   AUDIT_REBUILD_V1,
   AUDIT_REPLAY_V1,
+  AUDIT_EXPORT_V1,
   AuditCallRecordV1,
   AuditCallRequestV1,
   AuditEventsReplyV1,
@@ -41,6 +42,8 @@ import {
   AuditRebuildReplyV1,
   AuditRebuildRequestV1,
   AuditReplayReplyV1,
+  AuditExportReplyV1,
+  AuditExportRequestV1,
   AuditReplayRequestV1,
 } from './commands/audit.commands.js';
 import {
@@ -202,6 +205,7 @@ export const RPCS = Object.freeze({
   'audit.events': rpc(AUDIT_EVENTS_V1, AuditEventsRequestV1, AuditEventsReplyV1),
   'audit.projections': rpc(AUDIT_PROJECTIONS_V1, AuditProjectionsRequestV1, AuditProjectionsReplyV1),
   'audit.replay': rpc(AUDIT_REPLAY_V1, AuditReplayRequestV1, AuditReplayReplyV1),
+  'audit.export': rpc(AUDIT_EXPORT_V1, AuditExportRequestV1, AuditExportReplyV1),
   'audit.rebuild': rpc(AUDIT_REBUILD_V1, AuditRebuildRequestV1, AuditRebuildReplyV1),
   'audit.verify': rpc(AUDIT_VERIFY_V1, AuditVerifyRequestV1, AuditVerifyReplyV1),
   'audit.erase': rpc(AUDIT_ERASE_V1, AuditEraseRequestV1, AuditEraseReplyV1),

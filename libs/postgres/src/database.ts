@@ -5,6 +5,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { OrmuzError } from '@ormuz/contracts';
 
 // Postgres BIGINT (stream sequences) arrives as text by default; sequences stay far below 2^53.
@@ -94,14 +95,19 @@ export async function openDatabase<DB>(opts: DatabaseOptions): Promise<Kysely<DB
 const CONNECT_TIMEOUT_MS = 10_000;
 
 async function connect<DB>(opts: DatabaseOptions): Promise<Kysely<DB>> {
-  const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // Without a listener, an idle connection the server ends (a restart, a terminated session) crashes the process.
   pool.on('error', (err) => opts.onIdleError?.(err));
   // The same for a connection that ends while handed out (a transaction between two statements, say): pg fails the
   // query in flight and then emits the error on the client, where the pool listens only while the client is idle, so
   // a database that went away would crash the process instead of failing the work, which retries once it is back.
   pool.on('connect', (client) => client.on('error', (err) => opts.onIdleError?.(err)));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // `cursor` lets a repository stream a long result (`.stream()`) a batch of rows at a time.
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
   try {
     await sql`select 1`.execute(db);
   } catch (err) {

@@ -29,3 +29,4 @@ export {
   type UnansweredHint,
 } from './rpc.js';
 export { submitUnansweredHint } from './submit-hint.js';
+export { streamRpc, PART_HEADER, PARTS_HEADER, type ReceivedPart, type StreamRpcOptions } from './streamed-reply.js';

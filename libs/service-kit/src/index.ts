@@ -10,6 +10,14 @@ export {
 } from './caller.js';
 export { BearerAuthGuard, Caller } from './http-auth.js';
 export { JsonText } from './json-text.js';
+export {
+  StreamedReply,
+  streamRpc,
+  PART_HEADER,
+  PARTS_HEADER,
+  type ReplyPart,
+  type ReceivedPart,
+} from './streamed-reply.js';
 export { NatsRpcServer, OrmuzExceptionFilter, httpStatusFor } from './nats-rpc.server.js';
 export {
   openInfrastructure,

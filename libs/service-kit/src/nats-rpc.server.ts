@@ -17,7 +17,7 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Authenticator } from '@ormuz/auth';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
@@ -25,6 +25,7 @@ import { commandSubject, internalCommandSubject } from '@ormuz/contracts';
 import { inSpan, SpanKind, traceContextOf } from '@ormuz/tracing';
 import { callerOf, type RpcCallContext } from './caller.js';
 import { JsonText } from './json-text.js';
+import { PARTS_HEADER, StreamedReply } from './streamed-reply.js';
 import { logContextOf } from './log-context.js';
 import { MAX_RPC_BYTES, toErrorBody, type RpcErrorBody, type RpcReply } from './rpc.js';
 
@@ -52,8 +53,14 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
               this.log.error({ err: String(err), subject }, 'subscription error');
               return;
             }
-            void this.traced(pattern, handler, msg, subject, internal).then((reply) => {
-              if (msg.reply) msg.respond(replyText(reply));
+            void this.traced(pattern, handler, msg, subject, internal).then(({ reply, parts }) => {
+              if (!msg.reply) return;
+              if (parts === undefined) msg.respond(replyText(reply));
+              else {
+                const h = headers();
+                h.set(PARTS_HEADER, String(parts));
+                msg.respond(replyText(reply), { headers: h });
+              }
             });
           },
         });
@@ -73,7 +80,7 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
     msg: Msg,
     subject: string,
     internal: boolean,
-  ): Promise<RpcReply<unknown>> {
+  ): Promise<Served> {
     const name = `${this.service}/${pattern}`;
     const attributes = { 'rpc.system': 'nats', 'rpc.service': this.service, 'rpc.method': pattern };
     return inSpan(
@@ -81,9 +88,9 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
       name,
       { kind: SpanKind.SERVER, attributes, parent: traceContextOf(msg.headers) },
       async (span) => {
-        const reply = await this.serve(handler, msg, subject, internal);
-        if (!reply.ok) span.setAttribute('error.type', reply.error.code);
-        return reply;
+        const served = await this.serve(handler, msg, subject, internal);
+        if (!served.reply.ok) span.setAttribute('error.type', served.reply.error.code);
+        return served;
       },
     );
   }
@@ -93,14 +100,16 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
     msg: Msg,
     subject: string,
     internal: boolean,
-  ): Promise<RpcReply<unknown>> {
+  ): Promise<Served> {
     const bytes = msg.data;
     if (bytes.length > MAX_RPC_BYTES) {
       return {
-        ok: false,
-        error: {
-          code: 'payload_too_large',
-          message: `The request is ${bytes.length} bytes; the limit is ${MAX_RPC_BYTES}.`,
+        reply: {
+          ok: false,
+          error: {
+            code: 'payload_too_large',
+            message: `The request is ${bytes.length} bytes; the limit is ${MAX_RPC_BYTES}.`,
+          },
         },
       };
     }
@@ -109,27 +118,39 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
       body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     } catch (err) {
       return {
-        ok: false,
-        error: { code: 'malformed_json', message: `The request is not valid UTF-8 JSON: ${(err as Error).message}.` },
+        reply: {
+          ok: false,
+          error: { code: 'malformed_json', message: `The request is not valid UTF-8 JSON: ${(err as Error).message}.` },
+        },
       };
     }
     const started = performance.now();
+    // A streamed reply counts its parts, also when it fails after some: the final reply says how many went.
+    let parts: number | undefined;
     try {
       const context: RpcCallContext = { identity: await callerOf(this.authenticator, msg.headers, internal) };
       const result = await handler(body, context);
-      const data = await lastValueFrom(this.transformToObservable(result as Observable<unknown>), {
+      let data = await lastValueFrom(this.transformToObservable(result as Observable<unknown>), {
         defaultValue: null,
       });
+      if (data instanceof StreamedReply) {
+        const stream = data as StreamedReply<unknown>;
+        if (!msg.reply) await stream.cancel();
+        else {
+          parts = 0;
+          data = await stream.send(this.nc, msg.reply, headers, (sent) => (parts = sent));
+        }
+      }
       if (this.log.isLevelEnabled('debug')) {
         this.log.debug({ subject, ...logContextOf(body), ms: performance.now() - started }, 'command served');
       }
-      return { ok: true, data };
+      return { reply: { ok: true, data }, parts };
     } catch (err) {
       const error = toErrorBody(err);
       const fields = { subject, ...logContextOf(body), code: error.code };
       if (error.code === 'internal') this.log.error({ err, ...fields }, 'command failed');
       else this.log.debug({ ...fields, ms: performance.now() - started }, 'command refused');
-      return { ok: false, error };
+      return { reply: { ok: false, error }, parts };
     }
   }
 
@@ -145,6 +166,12 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
   unwrap<T>(): T {
     return this.nc as T;
   }
+}
+
+/** A command's final reply, and how many parts of a streamed reply went before it. */
+interface Served {
+  readonly reply: RpcReply<unknown>;
+  readonly parts?: number;
 }
 
 /** The reply as sent: data given as JSON text goes in as it is. */

@@ -229,7 +229,7 @@ export async function waitUntilServing(
 }
 
 /** The request's headers: who is asking, and the trace it is asked in (none outside a trace). */
-function headersFor(credential: Credential | undefined) {
+export function headersFor(credential: Credential | undefined) {
   const traced = inTrace();
   if (!credential && !traced) return undefined;
   const h = natsHeaders();

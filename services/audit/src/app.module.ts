@@ -15,12 +15,13 @@ import { ArchivedEventsHandler } from './queries/archived-events.handler.js';
 import { CallRecordHandler } from './queries/call-record.handler.js';
 import { ProjectionStatusHandler } from './queries/projection-status.handler.js';
 import { VerifyChainHandler } from './queries/verify-chain.handler.js';
+import { ExportEventsHandler } from './queries/export-events.handler.js';
 import { ReplayEventsHandler } from './queries/replay-events.handler.js';
 import { AuditController } from './transport/audit.controller.js';
 
 /**
  * The audit service: archives every stream, keeps an audit row per tool call, and answers `audit.call`,
- * `audit.events`, `audit.replay`, `audit.projections`, `audit.rebuild`, `audit.verify`, `audit.erase` and
+ * `audit.events`, `audit.replay`, `audit.export`, `audit.projections`, `audit.rebuild`, `audit.verify`, `audit.erase` and
  * `audit.retention.*` over NATS. Each tenant's archive is a hash chain (docs/archive-chain.md); retention rules are
  * applied periodically.
  */
@@ -38,6 +39,7 @@ export class AuditModule {
         CallRecordHandler,
         ArchivedEventsHandler,
         ReplayEventsHandler,
+        ExportEventsHandler,
         ProjectionStatusHandler,
         RebuildProjectionHandler,
         ArchiveChainRepository,

@@ -4,12 +4,28 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { assertIdentifier, OrmuzError, type RpcName, type RpcReplyOf, type RpcRequestOf } from '@ormuz/contracts';
 import { connectNats } from '@ormuz/event-log';
-import { callRpc, loadBaseConfig, RemoteError, type BaseConfig, type UnansweredHint } from '@ormuz/service-kit/client';
+import {
+  callRpc,
+  loadBaseConfig,
+  RemoteError,
+  streamRpc,
+  type BaseConfig,
+  type ReceivedPart,
+  type UnansweredHint,
+} from '@ormuz/service-kit/client';
 
 /** What to do without a credential, on a machine that uses the development issuer. */
 const SIGN_IN_HINT =
   'Pass --auth-token, or set ORMUZ_TOKEN: a token from your identity provider, an API key (`ormuz keys issue`), or on a ' +
   'development machine `export ORMUZ_TOKEN=$(npx ormuz auth token --tenant <tenant> --role operator --sub <you>)`.';
+
+/** `err`, saying how to sign in when it was refused for want of a credential and none was given. */
+function withSignInHint(err: unknown, token: string | undefined): unknown {
+  if (!token && err instanceof RemoteError && err.code === 'unauthenticated') {
+    return new RemoteError(err.code, `${err.message} ${SIGN_IN_HINT}`, err.details);
+  }
+  return err;
+}
 
 export interface GlobalOptions {
   readonly json?: boolean;
@@ -93,10 +109,27 @@ export class CliContext {
         ...(token ? { credential: { bearer: token } } : {}),
       });
     } catch (err) {
-      if (!token && err instanceof RemoteError && err.code === 'unauthenticated') {
-        throw new RemoteError(err.code, `${err.message} ${SIGN_IN_HINT}`, err.details);
-      }
-      throw err;
+      throw withSignInHint(err, token);
+    }
+  }
+
+  /**
+   * Sends command `name`, answered in parts, and yields each part as it arrives; returns the final reply's data.
+   * Throws as {@link call} does, and `service_unavailable` when nothing comes for `idleMs` or a part is lost.
+   */
+  async *stream<N extends RpcName>(
+    name: N,
+    body: NoInfer<RpcRequestOf<N>>,
+    idleMs = 30_000,
+  ): AsyncGenerator<ReceivedPart, NoInfer<RpcReplyOf<N>>> {
+    const token = this.token();
+    try {
+      return yield* streamRpc(await this.nc(), this.config.namespace, name, body, {
+        idleMs,
+        ...(token ? { credential: { bearer: token } } : {}),
+      });
+    } catch (err) {
+      throw withSignInHint(err, token);
     }
   }
 

@@ -151,7 +151,7 @@ export type StreamPositionV1 = Static<typeof StreamPositionV1>;
  * order, after a keyset cursor (`after`). Every filter narrows; an absent filter does not. `agent_id` and `device_id`
  * select whole aggregates: every event of a call, conversation or device whose events name that agent or device.
  */
-export const AuditReplayRequestV1 = Struct({
+const replayFilters = {
   tenant: fragments.identifier,
   context: Type.Enum(Object.keys(CONTEXTS) as ContextName[]),
   /** Return events after this place (exclusive). Default: from the start of the stream. */
@@ -168,6 +168,10 @@ export const AuditReplayRequestV1 = Struct({
   device_id: Type.Optional(fragments.identifier),
   /** Only events of these CloudEvent types (exact names; the CLI expands its globs against the known types). */
   types: Type.Optional(List(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 })),
+};
+
+export const AuditReplayRequestV1 = Struct({
+  ...replayFilters,
   /** 1 to {@link AUDIT_REPLAY_MAX_LIMIT}. Default {@link AUDIT_REPLAY_DEFAULT_LIMIT}. */
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: AUDIT_REPLAY_MAX_LIMIT })),
 });
@@ -188,6 +192,47 @@ export const AuditReplayReplyV1 = Struct({
   high_seq: Type.Integer(),
 });
 export type AuditReplayReplyV1 = Static<typeof AuditReplayReplyV1>;
+
+/** Most events one `audit.export` request may cover. */
+export const AUDIT_EXPORT_MAX_LIMIT = 50_000;
+/** Events one `audit.export` request covers when `limit` is omitted. */
+export const AUDIT_EXPORT_DEFAULT_LIMIT = 20_000;
+/** Largest part of an `audit.export` reply, in bytes, unless one event alone is larger. */
+export const AUDIT_EXPORT_PART_BYTES = 512 * 1024;
+
+/**
+ * `audit.export`: the events `audit.replay` would page through, with the same filters, streamed as NDJSON text in a
+ * reply of parts (service-kit's streamed reply): each part holds whole lines, one event a line, as its
+ * {@link ReplayRowV1} (`as: 'rows'`, the default) or as its CloudEvent (`cloudevents`), written by the archive, so a
+ * caller appends the bytes without parsing an event. Each part's headers say how many events it holds
+ * (`Ormuz-Count`) and the place of its last one (`Ormuz-Last`, `seq:idx`): a caller cut off mid-stream asks again
+ * after the last part it kept. Up to `limit` events per request; the final reply says where to go on from.
+ */
+export const AuditExportRequestV1 = Struct({
+  ...replayFilters,
+  as: Type.Optional(Type.Union([Type.Literal('rows'), Type.Literal('cloudevents')])),
+  /** 1 to {@link AUDIT_EXPORT_MAX_LIMIT}. Default {@link AUDIT_EXPORT_DEFAULT_LIMIT}. */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: AUDIT_EXPORT_MAX_LIMIT })),
+});
+export type AuditExportRequestV1 = Static<typeof AuditExportRequestV1>;
+
+/** Header of an `audit.export` part: the events (lines) it holds. */
+export const EXPORT_COUNT_HEADER = 'Ormuz-Count';
+/** Header of an `audit.export` part: the place of its last event, `seq:idx`. */
+export const EXPORT_LAST_HEADER = 'Ormuz-Last';
+/** Header of an `audit.export` part: the reply's `high_seq`, known before the first part, for progress. */
+export const EXPORT_HIGH_SEQ_HEADER = 'Ormuz-High-Seq';
+
+/** The final reply of `audit.export`, after its parts. */
+export const AuditExportReplyV1 = Struct({
+  /** Events in all the parts. */
+  count: Type.Integer({ minimum: 0 }),
+  /** Pass as `after` to go on; `null` when no matching event follows the last part. */
+  next: Nullable(StreamPositionV1),
+  /** As in `audit.replay`: the tenant's highest message sequence in the stream within `to_seq`. */
+  high_seq: Type.Integer(),
+});
+export type AuditExportReplyV1 = Static<typeof AuditExportReplyV1>;
 
 /** The audit service's projections, by name. */
 export const AUDIT_PROJECTIONS = [
@@ -237,11 +282,13 @@ export type AuditProjectionsReplyV1 = Static<typeof AuditProjectionsReplyV1>;
 export const AUDIT_CALL_V1 = 'audit.call.v1';
 export const AUDIT_EVENTS_V1 = 'audit.events.v1';
 export const AUDIT_REPLAY_V1 = 'audit.replay.v1';
+export const AUDIT_EXPORT_V1 = 'audit.export.v1';
 export const AUDIT_REBUILD_V1 = 'audit.rebuild.v1';
 export const AUDIT_PROJECTIONS_V1 = 'audit.projections.v1';
 
 registerSchema(AUDIT_CALL_V1, AuditCallRequestV1);
 registerSchema(AUDIT_EVENTS_V1, AuditEventsRequestV1);
 registerSchema(AUDIT_REPLAY_V1, AuditReplayRequestV1);
+registerSchema(AUDIT_EXPORT_V1, AuditExportRequestV1);
 registerSchema(AUDIT_REBUILD_V1, AuditRebuildRequestV1);
 registerSchema(AUDIT_PROJECTIONS_V1, AuditProjectionsRequestV1);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { REPLAY_ROW_OUTCOMES, type ContextName } from '@ormuz/contracts';
 import { INFRA, type Infrastructure } from '@ormuz/service-kit';
 import type { AuditDB, CallRecordsTable, EventsTable } from './audit.tables.js';
 import { AUDIT_SCHEMA } from './migrations.js';
@@ -43,6 +44,9 @@ export interface ReplayPageRow {
   readonly bytes: number;
 }
 
+/** Rows an export reads from Postgres at a time. */
+const EXPORT_BATCH_ROWS = 1000;
+
 /** Bytes a replay item adds to a reply around its event's JSON: `{"seq":…,"idx":…,"event":…},`. */
 const REPLAY_ITEM_OVERHEAD = 48;
 
@@ -60,6 +64,43 @@ const cloudEventJson = sql<string>`'{"specversion":"1.0","id":' || to_json(id)::
   || ',"causationid":' || to_json(causation_id)::text
   || ',"schemaversion":' || schema_version::text
   || ',"data":' || data::text || '}'`;
+
+/** A string of an event's data (at `data->key->…`) as JSON text; SQL null when absent or not a string. */
+function dataString(...path: string[]) {
+  const value = sql.join([sql.ref('data'), ...path.map((key) => sql.lit(key))], sql.raw('->'));
+  return sql<string | null>`case when jsonb_typeof(${value}) = 'string' then (${value})::text end`;
+}
+
+/**
+ * The archived row as its replay row in JSON text: the SQL twin of `replayRowOf` (@ormuz/contracts), field for field
+ * and in its order; `context` is the stream's.
+ */
+function replayRowJson(context: ContextName) {
+  const inContext = (c: ContextName) => sql.lit(context === c);
+  const name = sql`split_part(type, '.', -2)`;
+  const outcomes = sql.join(REPLAY_ROW_OUTCOMES.map((o) => sql.lit(o)));
+  return sql<string>`'{"seq":' || seq::text || ',"idx":' || idx::text || ',"context":' || ${sql.lit(JSON.stringify(context))}
+  || ',"id":' || to_json(id)::text
+  || ',"time":"' || to_char(time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
+  || ',"type":' || to_json(type)::text
+  || ',"tenant":' || to_json(tenant)::text
+  || ',"subject":' || to_json(subject)::text
+  || ',"call_id":' || coalesce(${dataString('call_id')}, case when ${inContext('calls')} then to_json(subject)::text end, 'null')
+  || ',"agent_id":' || coalesce(${dataString('agent_id')}, 'null')
+  || ',"device_id":' || coalesce(${dataString('device_id')}, ${dataString('target', 'device_id')},
+    ${dataString('executor', 'device_id')}, case when ${inContext('devices')} then to_json(subject)::text end, 'null')
+  || ',"tool":' || coalesce(${dataString('tool')}, 'null')
+  || ',"risk":' || coalesce(${dataString('verdict', 'level')}, 'null')
+  || ',"outcome":' || case when ${inContext('calls')} and ${name} in (${outcomes}) then to_json(${name})::text else 'null' end
+  || ',"data":' || data::text || '}'`;
+}
+
+/** One line of an export: an event's place and its NDJSON line (without the newline). */
+export interface ExportLineRow {
+  readonly seq: number;
+  readonly idx: number;
+  readonly line: string;
+}
 
 /** What `audit.replay` asks of one stream: every field narrows, an absent one does not. */
 export interface ReplayFilter {
@@ -121,21 +162,7 @@ export class AuditRepository {
    * indexes, keyset-paged on (seq, idx), so a page costs the same at the start and the end of a long range.
    */
   replayPage(f: ReplayFilter, maxBytes: number): Promise<ReplayPageRow[]> {
-    let q = this.db
-      .selectFrom('events')
-      .select(['seq', 'idx', cloudEventJson.as('json')])
-      .where('tenant', '=', f.tenant)
-      .where('stream', '=', f.stream)
-      .where(sql<boolean>`(seq, idx) > (${f.after.seq}, ${f.after.idx})`);
-    if (f.toSeq !== undefined) q = q.where('seq', '<=', f.toSeq);
-    if (f.fromTime) q = q.where('time', '>=', f.fromTime);
-    if (f.toTime) q = q.where('time', '<=', f.toTime);
-    if (f.subject !== undefined) q = q.where('subject', '=', f.subject);
-    if (f.types) q = q.where('type', 'in', [...f.types]);
-    // Each row carries its aggregate's agent and device: one index range (events_of_agent, events_of_device).
-    if (f.agentId !== undefined) q = q.where('agent_id', '=', f.agentId);
-    if (f.deviceId !== undefined) q = q.where('device_id', '=', f.deviceId);
-    const matching = q.orderBy('seq').orderBy('idx').limit(f.limit);
+    const matching = this.matching(f).select(cloudEventJson.as('json'));
     const sized = this.db
       .selectFrom(matching.as('page'))
       .select([
@@ -155,6 +182,38 @@ export class AuditRepository {
       .orderBy('idx')
       .execute()
       .then((rows) => rows.map((r) => ({ seq: Number(r.seq), idx: r.idx, json: r.json, bytes: Number(r.bytes) })));
+  }
+
+  /**
+   * The archived events matching `f`, in stream order after `f.after`, at most `f.limit`, each as its NDJSON line
+   * (its replay row of `context`, or its CloudEvent), written by Postgres and streamed from one query a batch of rows
+   * at a time: an export of any length holds one batch here.
+   */
+  exportLines(
+    f: ReplayFilter,
+    as: { readonly rowsOf: ContextName } | 'cloudevents',
+  ): AsyncIterableIterator<ExportLineRow> {
+    const line = as === 'cloudevents' ? cloudEventJson : replayRowJson(as.rowsOf);
+    return this.matching(f).select(line.as('line')).stream(EXPORT_BATCH_ROWS);
+  }
+
+  /** The events of `f` in stream order after `f.after`, at most `f.limit`: one range of an index whatever the filters. */
+  private matching(f: ReplayFilter) {
+    let q = this.db
+      .selectFrom('events')
+      .select(['seq', 'idx'])
+      .where('tenant', '=', f.tenant)
+      .where('stream', '=', f.stream)
+      .where(sql<boolean>`(seq, idx) > (${f.after.seq}, ${f.after.idx})`);
+    if (f.toSeq !== undefined) q = q.where('seq', '<=', f.toSeq);
+    if (f.fromTime) q = q.where('time', '>=', f.fromTime);
+    if (f.toTime) q = q.where('time', '<=', f.toTime);
+    if (f.subject !== undefined) q = q.where('subject', '=', f.subject);
+    if (f.types) q = q.where('type', 'in', [...f.types]);
+    // Each row carries its aggregate's agent and device: one index range (events_of_agent, events_of_device).
+    if (f.agentId !== undefined) q = q.where('agent_id', '=', f.agentId);
+    if (f.deviceId !== undefined) q = q.where('device_id', '=', f.deviceId);
+    return q.orderBy('seq').orderBy('idx').limit(f.limit);
   }
 
   /** The tenant's highest message sequence in `stream`, at most `toSeq`; 0 when it has none. */

@@ -3,6 +3,7 @@ import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import {
   AUDIT_EVENTS_MAX_REPLY_BYTES,
   AUDIT_REPLAY_DEFAULT_LIMIT,
+  type AuditExportRequestV1,
   type AuditReplayReplyV1,
   type AuditReplayRequestV1,
   type StreamPositionV1,
@@ -11,12 +12,41 @@ import { streamName } from '@ormuz/event-log';
 import { JsonText } from '@ormuz/service-kit';
 import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
 import { InvalidAuditQueryError } from '../domain/errors.js';
-import { AuditRepository } from '../persistence/audit.repository.js';
+import { AuditRepository, type ReplayFilter } from '../persistence/audit.repository.js';
 
 export class ReplayEventsQuery extends Query<AuditReplayReplyV1> {
   constructor(readonly request: AuditReplayRequestV1) {
     super();
   }
+}
+
+/** The archive's filter for a replay or export request, checked: contradictory bounds are refused with the fix. */
+export function replayFilterOf(
+  r: AuditReplayRequestV1 | AuditExportRequestV1,
+  config: AuditConfig,
+  limit: number,
+): ReplayFilter {
+  const fromTime = r.from_time === undefined ? undefined : new Date(r.from_time);
+  const toTime = r.to_time === undefined ? undefined : new Date(r.to_time);
+  if (fromTime && toTime && fromTime > toTime) {
+    throw new InvalidAuditQueryError(`from_time ${r.from_time} is after to_time ${r.to_time}: swap them.`);
+  }
+  if (r.after && r.to_seq !== undefined && r.after.seq > r.to_seq) {
+    throw new InvalidAuditQueryError(`after.seq ${r.after.seq} is beyond to_seq ${r.to_seq}: nothing can match.`);
+  }
+  return {
+    tenant: r.tenant,
+    stream: streamName(config.namespace, r.context),
+    after: r.after ?? { seq: 0, idx: 0 },
+    toSeq: r.to_seq,
+    fromTime,
+    toTime,
+    subject: r.subject,
+    agentId: r.agent_id,
+    deviceId: r.device_id,
+    types: r.types,
+    limit,
+  };
 }
 
 /**
@@ -35,35 +65,12 @@ export class ReplayEventsHandler implements IQueryHandler<ReplayEventsQuery> {
   ) {}
 
   async execute({ request: r }: ReplayEventsQuery): Promise<AuditReplayReplyV1> {
-    const fromTime = r.from_time === undefined ? undefined : new Date(r.from_time);
-    const toTime = r.to_time === undefined ? undefined : new Date(r.to_time);
-    if (fromTime && toTime && fromTime > toTime) {
-      throw new InvalidAuditQueryError(`from_time ${r.from_time} is after to_time ${r.to_time}: swap them.`);
-    }
-    if (r.after && r.to_seq !== undefined && r.after.seq > r.to_seq) {
-      throw new InvalidAuditQueryError(`after.seq ${r.after.seq} is beyond to_seq ${r.to_seq}: nothing can match.`);
-    }
-    const stream = streamName(this.config.namespace, r.context);
     const limit = r.limit ?? AUDIT_REPLAY_DEFAULT_LIMIT;
+    // One row more than the page tells whether another page exists.
+    const filter = replayFilterOf(r, this.config, limit + 1);
     const [rows, highSeq] = await Promise.all([
-      // One row more than the page tells whether another page exists.
-      this.repo.replayPage(
-        {
-          tenant: r.tenant,
-          stream,
-          after: r.after ?? { seq: 0, idx: 0 },
-          toSeq: r.to_seq,
-          fromTime,
-          toTime,
-          subject: r.subject,
-          agentId: r.agent_id,
-          deviceId: r.device_id,
-          types: r.types,
-          limit: limit + 1,
-        },
-        AUDIT_EVENTS_MAX_REPLY_BYTES,
-      ),
-      this.repo.highSeq(r.tenant, stream, r.to_seq),
+      this.repo.replayPage(filter, AUDIT_EVENTS_MAX_REPLY_BYTES),
+      this.repo.highSeq(r.tenant, filter.stream, r.to_seq),
     ]);
     // Each event's JSON as the archive wrote it goes into the reply as it is (JsonText): nothing is parsed here.
     const items: string[] = [];

@@ -10,6 +10,7 @@ import { CallRecordQuery } from '../queries/call-record.handler.js';
 import { ProjectionStatusQuery } from '../queries/projection-status.handler.js';
 import { VerifyChainQuery } from '../queries/verify-chain.handler.js';
 import { ReplayEventsQuery } from '../queries/replay-events.handler.js';
+import { ExportEventsQuery } from '../queries/export-events.handler.js';
 
 /** NATS commands of audit: validated against the wire schema by @Rpc, dispatched. Errors map in NatsRpcServer. */
 @Controller()
@@ -32,6 +33,11 @@ export class AuditController {
   @Rpc('audit.replay')
   replay(request: RpcRequestOf<'audit.replay'>) {
     return this.queries.execute(new ReplayEventsQuery(request));
+  }
+
+  @Rpc('audit.export')
+  export(request: RpcRequestOf<'audit.export'>) {
+    return this.queries.execute(new ExportEventsQuery(request));
   }
 
   @Rpc('audit.projections')

@@ -1,15 +1,14 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolCallEventType } from '@ormuz/contracts';
-import { replayRow } from '../replay/replay-row.js';
+import { replayRowOf, ToolCallEventType } from '@ormuz/contracts';
 import { HistoryDatabase } from './history-database.js';
 import { SqlRefusedError } from './sql-guard.js';
 
 /** A two-event history as `ormuz replay` writes it, and a file beside it that SQL must not reach. */
 function exportFixture(dir: string): { rows: string; secret: string } {
   const event = (seq: number, type: string, data: object) =>
-    replayRow('calls', {
+    replayRowOf('calls', {
       seq,
       idx: 0,
       event: {

@@ -3,15 +3,14 @@
  * archived events (`--tenant` with replay's range options), gathered as replay rows in a private temporary file and
  * removed once loaded. Either way the result is one {@link HistoryDatabase}.
  */
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { ContextName, StreamPositionV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
 import { addReplayRangeOptions, REPLAY_RANGE_KEYS } from '../replay/replay-options.js';
 import { planReplay, type ReplayOptions } from '../replay/replay-query.js';
-import { runReplay, type ReplaySink } from '../replay/replay-run.js';
+import { PlainSink, runReplay } from '../replay/replay-run.js';
 import type { HistoryDatabase } from './history-database.js';
 
 export type HistorySourceOptions = Partial<ReplayOptions> & { readonly input?: string };
@@ -26,18 +25,6 @@ export function addHistorySourceOptions(command: Command): Command {
       identifier('--tenant'),
     );
   return addReplayRangeOptions(command);
-}
-
-/** Appends replay pages to a file; nothing to resume: the file is thrown away if the replay fails. */
-class RowsFileSink implements ReplaySink {
-  state: ReplaySink['state'] = { cursors: {}, events: 0 };
-
-  constructor(private readonly handle: FileHandle) {}
-
-  async append(text: string, count: number, context: ContextName, cursor: StreamPositionV1 | 'done'): Promise<void> {
-    await this.handle.write(text);
-    this.state = { events: this.state.events + count, cursors: { ...this.state.cursors, [context]: cursor } };
-  }
 }
 
 /** Opens the history the options name; exactly one of `--input` and `--tenant`. */
@@ -64,8 +51,9 @@ export async function openHistory(o: HistorySourceOptions, c: CliContext): Promi
     try {
       await runReplay({
         state: { ...plan, format: 'ndjson' },
-        fetch: (request) => c.call('audit.replay', request, 30_000),
-        sink: new RowsFileSink(handle),
+        fetch: (request) => c.stream('audit.export', request),
+        // Nothing to resume: the file is thrown away if the replay fails.
+        sink: new PlainSink((data) => handle.write(data)),
       });
     } finally {
       await handle.close();

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import type { AuditReplayRequestV1 } from '@ormuz/contracts';
+import { AUDIT_EXPORT_DEFAULT_LIMIT, AUDIT_EXPORT_MAX_LIMIT, type AuditExportRequestV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
 import { ExportFile, ExportWriteError, statePath, type ReplayFormat } from '../replay/export-file.js';
 import { ReplayProgress } from '../replay/progress.js';
 import { addReplayRangeOptions, REPLAY_RANGE_KEYS } from '../replay/replay-options.js';
 import { planReplay } from '../replay/replay-query.js';
-import { runReplay, StdoutSink } from '../replay/replay-run.js';
+import { PlainSink, runReplay, writeStdout } from '../replay/replay-run.js';
 
 const FORMATS: readonly ReplayFormat[] = ['ndjson', 'cloudevents', 'parquet'];
 
@@ -26,8 +26,8 @@ interface ReplayCommandOptions {
 }
 
 /**
- * `ormuz replay`: one tenant's events from the audit archive (`audit.replay`), filtered there in SQL, written as NDJSON
- * rows, NDJSON CloudEvents or Parquet, page by page so memory stays flat; `--resume` continues a cut-short export
+ * `ormuz replay`: one tenant's events from the audit archive (`audit.export`), filtered there in SQL, written as NDJSON
+ * rows, NDJSON CloudEvents or Parquet, part by part so memory stays flat; `--resume` continues a cut-short export
  * (docs/decisions/0028). Analysts, operators and admins of the tenant may run it.
  */
 export function registerReplayCommand(program: Command, ctx: () => CliContext): void {
@@ -40,7 +40,10 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
     .option('--out <file>', 'write to this file (default stdout; required for parquet)')
     .option('--force', 'overwrite an existing --out file')
     .option('--resume', 'continue the cut-short export at --out, with the options it was started with')
-    .option('--page-size <n>', 'events per archive request (1 to 5000; default 2000)')
+    .option(
+      '--page-size <n>',
+      `events per archive request (1 to ${AUDIT_EXPORT_MAX_LIMIT}; default ${AUDIT_EXPORT_DEFAULT_LIMIT})`,
+    )
     .action(async (o: ReplayCommandOptions) => {
       const c = ctx();
       const format = o.format as ReplayFormat;
@@ -49,48 +52,53 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
       if ((o.force || o.resume) && !o.out) throw new Error('--force and --resume are about an --out file; add --out.');
       if (o.force && o.resume) throw new Error('--force starts over and --resume continues: choose one.');
       const limit = o.pageSize === undefined ? undefined : Number(o.pageSize);
-      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 5000))
-        throw new Error('--page-size takes a whole number from 1 to 5000.');
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= AUDIT_EXPORT_MAX_LIMIT))
+        throw new Error(`--page-size takes a whole number from 1 to ${AUDIT_EXPORT_MAX_LIMIT}.`);
       const options = Object.fromEntries(
         (['tenant', ...REPLAY_RANGE_KEYS] as const).filter((k) => o[k] !== undefined).map((k) => [k, o[k]]),
       );
       const plan = planReplay(o);
       const json = c.options.json;
-      const fetch = (request: AuditReplayRequestV1) => c.call('audit.replay', request, 30_000);
+      const fetch = (request: AuditExportRequestV1) => c.stream('audit.export', request);
       const onRetry = (err: Error, attempt: number) => {
         if (!json && attempt === 1) process.stderr.write(`ormuz: ${err.message}; asking the archive again…\n`);
       };
       if (!o.out) {
-        const sink = new StdoutSink();
+        const sink = new PlainSink(writeStdout);
         await runReplay({ state: { ...plan, format }, fetch, sink, limit, onRetry });
         return;
       }
       const started = Date.now();
       const file = await ExportFile.open(o.out, { format, options, ...plan }, { force: o.force, resume: o.resume });
-      const progress = process.stderr.isTTY && !json ? new ReplayProgress(process.stderr) : undefined;
-      const events = await runReplay({ state: file.state, fetch, sink: file, progress, limit, onRetry }).catch(
-        async (err: unknown) => {
-          if (err instanceof ExportWriteError) throw err;
-          await file.close().catch(() => undefined);
-          const e = err as Error;
-          e.message +=
-            ` The replay stopped after ${file.state.events} events, kept in ${file.dataPath} and marked cut short by ` +
-            `${statePath(o.out!)}: run the same command with --resume to continue.`;
-          throw e;
-        },
-      );
-      await file.close();
-      if (format === 'parquet') {
-        // DuckDB loads here, for the one format that needs it, not with every CLI command.
-        const { writeParquet } = await import('../replay/parquet.js');
-        await writeParquet(file.dataPath, o.out);
+      // DuckDB loads here, for the one format that needs it, not with every CLI command, while the rows are read.
+      const converter =
+        format === 'parquet' ? import('../replay/parquet.js').then((m) => m.ParquetConverter.open()) : undefined;
+      // Awaited below; a replay that fails first must not leave its failure unhandled.
+      converter?.catch(() => undefined);
+      try {
+        const progress = process.stderr.isTTY && !json ? new ReplayProgress(process.stderr) : undefined;
+        const events = await runReplay({ state: file.state, fetch, sink: file, progress, limit, onRetry }).catch(
+          async (err: unknown) => {
+            if (err instanceof ExportWriteError) throw err;
+            await file.close().catch(() => undefined);
+            const e = err as Error;
+            e.message +=
+              ` The replay stopped after ${file.state.events} events, kept in ${file.dataPath} and marked cut short by ` +
+              `${statePath(o.out!)}: run the same command with --resume to continue.`;
+            throw e;
+          },
+        );
+        await file.close();
+        if (converter) await (await converter).convert(file.dataPath, o.out);
+        await file.finish();
+        progress?.done(events);
+        const seconds = (Date.now() - started) / 1000;
+        c.print(
+          { out: o.out, format, events, seconds, resumed: Boolean(o.resume) },
+          (d: { events: number }) => `${d.events} events written to ${o.out} (${format})`,
+        );
+      } finally {
+        await converter?.then((open) => open.close()).catch(() => undefined);
       }
-      await file.finish();
-      progress?.done(events);
-      const seconds = (Date.now() - started) / 1000;
-      c.print(
-        { out: o.out, format, events, seconds, resumed: Boolean(o.resume) },
-        (d: { events: number }) => `${d.events} events written to ${o.out} (${format})`,
-      );
     });
 }

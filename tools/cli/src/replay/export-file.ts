@@ -126,8 +126,12 @@ export class ExportFile {
   }
 
   /** Appends whole events, then records that they and the cursor are on disk. */
-  async append(text: string, count: number, context: ContextName, cursor: StreamPositionV1 | 'done'): Promise<void> {
-    const bytes = Buffer.from(text, 'utf8');
+  async append(
+    bytes: Uint8Array,
+    count: number,
+    context: ContextName,
+    cursor: StreamPositionV1 | 'done',
+  ): Promise<void> {
     try {
       let written = 0;
       while (written < bytes.length) {

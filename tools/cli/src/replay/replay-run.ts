@@ -1,62 +1,66 @@
 /**
- * One replay from start to end: for each context of the plan, its pages in order, each written whole (as rows or as
- * CloudEvents, one a line) before the cursor moves on. Shared by `ormuz replay` and the replay bench.
+ * One replay from start to end: for each context of the plan, its parts in order, each written whole (rows or
+ * CloudEvents, one a line, as the archive wrote them) before the cursor moves on. No event is parsed or serialised
+ * here. Shared by `ormuz replay`, `ormuz analyze` and `ormuz report`.
  */
-import type { ContextName, ReplayedEventV1, StreamPositionV1 } from '@ormuz/contracts';
-import type { ExportState, ReplayFormat } from './export-file.js';
+import type { ContextName, StreamPositionV1 } from '@ormuz/contracts';
+import type { ExportState } from './export-file.js';
 import type { ReplayProgress } from './progress.js';
-import { readPages, type FetchPage, type PageReaderOptions } from './replayer.js';
-import { replayRow } from './replay-row.js';
+import { readExport, type ExportReaderOptions, type FetchExport } from './replayer.js';
 
-/** Where pages go: the export file, or stdout. */
+/** Where parts go: the export file, or stdout. */
 export interface ReplaySink {
   readonly state: Pick<ExportState, 'cursors' | 'events'>;
-  append(text: string, count: number, context: ContextName, cursor: StreamPositionV1 | 'done'): Promise<void>;
+  append(data: Uint8Array, count: number, context: ContextName, cursor: StreamPositionV1 | 'done'): Promise<void>;
 }
 
 /** Past every index of a message: "after message `seq`". */
 const END_OF_MESSAGE = 2 ** 31 - 1;
 
-export function formatEvents(format: ReplayFormat, context: ContextName, events: readonly ReplayedEventV1[]): string {
-  let text = '';
-  for (const e of events) text += `${JSON.stringify(format === 'cloudevents' ? e.event : replayRow(context, e))}\n`;
-  return text;
-}
+const NOTHING = new Uint8Array(0);
 
 export async function runReplay(
   r: {
     readonly state: Pick<ExportState, 'queries' | 'fromSeq' | 'format'>;
-    readonly fetch: FetchPage;
+    readonly fetch: FetchExport;
     readonly sink: ReplaySink;
     readonly progress?: ReplayProgress;
-  } & PageReaderOptions,
+  } & ExportReaderOptions,
 ): Promise<number> {
   const { queries, fromSeq, format } = r.state;
+  const as = format === 'cloudevents' ? 'cloudevents' : 'rows';
   for (const query of queries) {
     const context = query.context;
     const cursor = r.sink.state.cursors[context];
     if (cursor === 'done') continue;
     const after = cursor ?? (fromSeq > 1 ? { seq: fromSeq - 1, idx: END_OF_MESSAGE } : undefined);
-    for await (const page of readPages(r.fetch, query, after, r)) {
-      const last = page.events.at(-1);
-      await r.sink.append(
-        formatEvents(format, context, page.events),
-        page.events.length,
-        context,
-        page.next ? { seq: last!.seq, idx: last!.idx } : 'done',
-      );
-      r.progress?.update(context, after?.seq ?? 0, last?.seq ?? page.high_seq, page.high_seq, r.sink.state.events);
+    for await (const part of readExport(r.fetch, { ...query, as }, after, r)) {
+      await r.sink.append(part.body, part.count, context, part.last);
+      r.progress?.update(context, after?.seq ?? 0, part.last.seq, part.highSeq, r.sink.state.events);
     }
+    await r.sink.append(NOTHING, 0, context, 'done');
   }
   return r.sink.state.events;
 }
 
-/** Writes pages to stdout, waiting when it is full; nothing to resume. */
-export class StdoutSink implements ReplaySink {
+/** A sink with nothing to resume (stdout, a throwaway file): writes each part with `write` and counts. */
+export class PlainSink implements ReplaySink {
   state: Pick<ExportState, 'cursors' | 'events'> = { cursors: {}, events: 0 };
 
-  async append(text: string, count: number, context: ContextName, cursor: StreamPositionV1 | 'done'): Promise<void> {
-    if (text && !process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  constructor(private readonly write: (data: Uint8Array) => Promise<unknown>) {}
+
+  async append(
+    data: Uint8Array,
+    count: number,
+    context: ContextName,
+    cursor: StreamPositionV1 | 'done',
+  ): Promise<void> {
+    if (data.length) await this.write(data);
     this.state = { events: this.state.events + count, cursors: { ...this.state.cursors, [context]: cursor } };
   }
+}
+
+/** Writes to stdout, waiting while it is full. */
+export async function writeStdout(data: Uint8Array): Promise<void> {
+  if (!process.stdout.write(data)) await new Promise((resolve) => process.stdout.once('drain', resolve));
 }

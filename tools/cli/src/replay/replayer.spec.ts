@@ -1,42 +1,82 @@
-import { AUDIT_REPLAY_MAX_LIMIT, type AuditReplayReplyV1, type AuditReplayRequestV1 } from '@ormuz/contracts';
-import { nextPageLimit, readPages } from './replayer.js';
+import { headers } from '@nats-io/transport-node';
+import {
+  EXPORT_COUNT_HEADER,
+  EXPORT_HIGH_SEQ_HEADER,
+  EXPORT_LAST_HEADER,
+  type AuditExportReplyV1,
+  type AuditExportRequestV1,
+} from '@ormuz/contracts';
+import { ServiceUnavailableError, type ReceivedPart } from '@ormuz/service-kit/client';
+import { exportPartOf, readExport } from './replayer.js';
 
-describe('replay pages', () => {
-  it('asks for a little more than the last page held, within the bounds of a page', () => {
-    expect(nextPageLimit(900)).toBe(1125);
-    expect(nextPageLimit(AUDIT_REPLAY_MAX_LIMIT)).toBe(AUDIT_REPLAY_MAX_LIMIT);
-    expect(nextPageLimit(1)).toBe(100);
-  });
+const text = new TextEncoder();
 
-  /** An archive whose pages end at `fits` events (their size bound) or at the limit asked, over `total` events. */
-  function archive(total: number, fits: number) {
-    const asked: (number | undefined)[] = [];
-    const fetch = async (r: AuditReplayRequestV1): Promise<AuditReplayReplyV1> => {
-      asked.push(r.limit);
-      const from = r.after?.seq ?? 0;
-      const count = Math.min(r.limit ?? 2000, fits, total - from);
-      const events = Array.from({ length: count }, (_, i) => ({ seq: from + i + 1, idx: 0, event: {} as never }));
-      const last = events.at(-1)!;
-      return { events, next: last.seq < total ? { seq: last.seq, idx: 0 } : null, high_seq: total };
-    };
-    return { asked, fetch };
+/**
+ * An archive of `total` events (seq 1…total) answering each request with up to `limit` events in parts of `perPart`;
+ * `cut(request, part)` says whether the stream breaks before that part.
+ */
+function archive(total: number, perPart: number, cut: (request: number, part: number) => boolean = () => false) {
+  const asked: (AuditExportRequestV1['after'] | undefined)[] = [];
+  async function* fetch(r: AuditExportRequestV1): AsyncGenerator<ReceivedPart, AuditExportReplyV1> {
+    const request = asked.push(r.after) - 1;
+    const from = r.after?.seq ?? 0;
+    const end = Math.min(total, from + (r.limit ?? 20_000));
+    for (let first = from + 1, part = 0; first <= end; first += perPart, part++) {
+      if (cut(request, part)) throw new ServiceUnavailableError('x', 'the reply stopped');
+      const last = Math.min(end, first + perPart - 1);
+      const h = headers();
+      h.set(EXPORT_COUNT_HEADER, String(last - first + 1));
+      h.set(EXPORT_LAST_HEADER, `${last}:0`);
+      h.set(EXPORT_HIGH_SEQ_HEADER, String(total));
+      const lines = Array.from({ length: last - first + 1 }, (_, i) => `{"seq":${first + i}}\n`).join('');
+      yield { body: text.encode(lines), headers: h };
+    }
+    return { count: end - from, next: end < total ? { seq: end, idx: 0 } : null, high_seq: total };
   }
+  return { asked, fetch };
+}
 
-  it('sizes each page after the first by what the one before held, and reads every event once', async () => {
-    const { asked, fetch } = archive(5_000, 900);
-    const seqs: number[] = [];
-    for await (const page of readPages(fetch, { tenant: 'acme', context: 'calls' }, undefined)) {
-      seqs.push(...page.events.map((e) => e.seq));
-    }
-    expect(seqs).toEqual(Array.from({ length: 5_000 }, (_, i) => i + 1));
-    expect(asked).toEqual([undefined, 1125, 1125, 1125, 1125, 1125]);
+async function seqsRead(fetch: ReturnType<typeof archive>['fetch'], limit?: number): Promise<number[]> {
+  const seqs: number[] = [];
+  for await (const part of readExport(fetch, { tenant: 'acme', context: 'calls' }, undefined, { limit })) {
+    const lines = new TextDecoder().decode(part.body).split('\n').slice(0, -1);
+    expect(lines).toHaveLength(part.count);
+    seqs.push(...lines.map((l) => (JSON.parse(l) as { seq: number }).seq));
+    expect(part.last).toEqual({ seq: seqs.at(-1), idx: 0 });
+  }
+  return seqs;
+}
+
+const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+describe('export reader', () => {
+  it('reads every event once, request after request, each going on where the last one ended', async () => {
+    const { asked, fetch } = archive(2_500, 300);
+    expect(await seqsRead(fetch, 1_000)).toEqual(oneTo(2_500));
+    expect(asked).toEqual([undefined, { seq: 1_000, idx: 0 }, { seq: 2_000, idx: 0 }]);
   });
 
-  it('keeps the page size the caller chose', async () => {
-    const { asked, fetch } = archive(1_000, 900);
-    for await (const page of readPages(fetch, { tenant: 'acme', context: 'calls' }, undefined, { limit: 300 })) {
-      expect(page.events.length).toBeLessThanOrEqual(300);
+  it('asks again after the last part taken when a reply is cut off, repeating and losing nothing', async () => {
+    const { asked, fetch } = archive(2_000, 300, (request, part) => request === 0 && part === 2);
+    expect(await seqsRead(fetch)).toEqual(oneTo(2_000));
+    expect(asked).toEqual([undefined, { seq: 600, idx: 0 }]);
+  });
+
+  it('stops at an answer about the request itself, which asking again would repeat', async () => {
+    async function* refused(): AsyncGenerator<ReceivedPart, AuditExportReplyV1> {
+      yield* [];
+      throw Object.assign(new Error('another tenant'), { code: 'forbidden' });
     }
-    expect(asked).toEqual([300, 300, 300, 300]);
+    await expect(seqsRead(refused)).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('gives up when no part comes within its patience', async () => {
+    const { fetch } = archive(100, 10, () => true);
+    const reading = readExport(fetch, { tenant: 'acme', context: 'calls' }, undefined, { patienceMs: 0 });
+    await expect(reading.next()).rejects.toBeInstanceOf(ServiceUnavailableError);
+  });
+
+  it('refuses a part that does not say what it holds', () => {
+    expect(() => exportPartOf({ body: new Uint8Array(), headers: headers() })).toThrow(/count and place/);
   });
 });

@@ -1,0 +1,91 @@
+import { Inject } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import {
+  AUDIT_EXPORT_DEFAULT_LIMIT,
+  AUDIT_EXPORT_PART_BYTES,
+  EXPORT_COUNT_HEADER,
+  EXPORT_HIGH_SEQ_HEADER,
+  EXPORT_LAST_HEADER,
+  type AuditExportReplyV1,
+  type AuditExportRequestV1,
+  type StreamPositionV1,
+} from '@ormuz/contracts';
+import { StreamedReply, type ReplyPart } from '@ormuz/service-kit';
+import { AUDIT_CONFIG, type AuditConfig } from '../config.js';
+import { AuditRepository, type ReplayFilter } from '../persistence/audit.repository.js';
+import { replayFilterOf } from './replay-events.handler.js';
+
+export class ExportEventsQuery extends Query<AuditExportReplyV1> {
+  constructor(readonly request: AuditExportRequestV1) {
+    super();
+  }
+}
+
+/**
+ * `ormuz replay`'s export: the events `audit.replay` would page through, streamed as NDJSON in parts of up to
+ * {@link AUDIT_EXPORT_PART_BYTES}. One query reads them in stream order, a batch of rows at a time, and Postgres writes
+ * each line (a replay row or a CloudEvent), so the bytes pass through this service as they are: no event is parsed
+ * or built here, and one batch and one part are all it holds whatever the length of the export. The bounds are
+ * checked before the first part goes.
+ */
+@QueryHandler(ExportEventsQuery)
+export class ExportEventsHandler implements IQueryHandler<ExportEventsQuery> {
+  constructor(
+    private readonly repo: AuditRepository,
+    @Inject(AUDIT_CONFIG) private readonly config: AuditConfig,
+  ) {}
+
+  async execute({ request: r }: ExportEventsQuery): Promise<AuditExportReplyV1> {
+    const limit = r.limit ?? AUDIT_EXPORT_DEFAULT_LIMIT;
+    // One row more than asked for tells whether more follow.
+    const filter = replayFilterOf(r, this.config, limit + 1);
+    const highSeq = await this.repo.highSeq(r.tenant, filter.stream, r.to_seq);
+    return StreamedReply.of(this.parts(filter, r, limit, highSeq));
+  }
+
+  private async *parts(
+    filter: ReplayFilter,
+    r: AuditExportRequestV1,
+    limit: number,
+    highSeq: number,
+  ): AsyncGenerator<ReplyPart, AuditExportReplyV1> {
+    const lines = this.repo.exportLines(filter, r.as === 'cloudevents' ? 'cloudevents' : { rowsOf: r.context });
+    let part: string[] = [];
+    let bytes = 0;
+    let count = 0;
+    let last: StreamPositionV1 | undefined;
+    const cut = (): ReplyPart => {
+      const done = {
+        body: Buffer.from(`${part.join('\n')}\n`, 'utf8'),
+        headers: headersOf(part.length, last!, highSeq),
+      };
+      part = [];
+      bytes = 0;
+      return done;
+    };
+    let more = false;
+    for await (const row of lines) {
+      if (count === limit) {
+        more = true;
+        // Leaving the loop closes the query's cursor.
+        break;
+      }
+      const size = Buffer.byteLength(row.line, 'utf8') + 1;
+      if (part.length > 0 && bytes + size > AUDIT_EXPORT_PART_BYTES) yield cut();
+      part.push(row.line);
+      bytes += size;
+      count++;
+      last = { seq: row.seq, idx: row.idx };
+    }
+    if (part.length > 0) yield cut();
+    return { count, next: more ? last! : null, high_seq: highSeq };
+  }
+}
+
+function headersOf(count: number, last: StreamPositionV1, highSeq: number): Record<string, string> {
+  return {
+    [EXPORT_COUNT_HEADER]: String(count),
+    [EXPORT_LAST_HEADER]: `${last.seq}:${last.idx}`,
+    [EXPORT_HIGH_SEQ_HEADER]: String(highSeq),
+  };
+}
