@@ -199,6 +199,11 @@ export const AUDIT_EXPORT_MAX_LIMIT = 50_000;
 export const AUDIT_EXPORT_DEFAULT_LIMIT = 20_000;
 /** Largest part of an `audit.export` reply, in bytes, unless one event alone is larger. */
 export const AUDIT_EXPORT_PART_BYTES = 512 * 1024;
+/**
+ * Most bytes of lines one `audit.export` request answers (one event at least): what a caller holding a request's
+ * parts may hold, whatever the size of the events.
+ */
+export const AUDIT_EXPORT_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * `audit.export`: the events `audit.replay` would page through, with the same filters, streamed as NDJSON text in a
@@ -206,7 +211,8 @@ export const AUDIT_EXPORT_PART_BYTES = 512 * 1024;
  * {@link ReplayRowV1} (`as: 'rows'`, the default) or as its CloudEvent (`cloudevents`), written by the archive, so a
  * caller appends the bytes without parsing an event. Each part's headers say how many events it holds
  * (`Ormuz-Count`) and the place of its last one (`Ormuz-Last`, `seq:idx`): a caller cut off mid-stream asks again
- * after the last part it kept. Up to `limit` events per request; the final reply says where to go on from.
+ * after the last part it kept. Up to `limit` events and {@link AUDIT_EXPORT_MAX_BYTES} per request; the final reply
+ * says where to go on from.
  */
 export const AuditExportRequestV1 = Struct({
   ...replayFilters,

@@ -1,4 +1,5 @@
 import {
+  AUDIT_EXPORT_MAX_BYTES,
   AUDIT_EXPORT_PART_BYTES,
   EXPORT_COUNT_HEADER,
   EXPORT_HIGH_SEQ_HEADER,
@@ -70,6 +71,15 @@ describe('export parts', () => {
     expect(got.map((p) => p.lines)).toEqual([3]);
     expect(end).toEqual({ count: 3, next: { seq: 3, idx: 0 }, high_seq: 4 });
     expect((await parts(archive([10, 10, 10]).handler, 3)).end).toEqual({ count: 3, next: null, high_seq: 3 });
+  });
+
+  it('ends a request once its lines would pass the most a request holds, however few events that is', async () => {
+    const perPart = AUDIT_EXPORT_MAX_BYTES / AUDIT_EXPORT_PART_BYTES;
+    const { got, end } = await parts(archive(Array(perPart + 4).fill(AUDIT_EXPORT_PART_BYTES)).handler);
+    expect(got).toHaveLength(perPart);
+    expect(end).toEqual({ count: perPart, next: { seq: perPart, idx: 0 }, high_seq: perPart + 4 });
+    // One event larger than that still goes, alone.
+    expect((await parts(archive([AUDIT_EXPORT_MAX_BYTES * 2, 10]).handler)).end.count).toBe(1);
   });
 
   it('answers an empty range with no part and nowhere to go on', async () => {

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import {
   AUDIT_EXPORT_DEFAULT_LIMIT,
+  AUDIT_EXPORT_MAX_BYTES,
   AUDIT_EXPORT_PART_BYTES,
   EXPORT_COUNT_HEADER,
   EXPORT_HIGH_SEQ_HEADER,
@@ -23,7 +24,7 @@ export class ExportEventsQuery extends Query<AuditExportReplyV1> {
 
 /**
  * `ormuz replay`'s export: the events `audit.replay` would page through, streamed as NDJSON in parts of up to
- * {@link AUDIT_EXPORT_PART_BYTES}. One query reads them in stream order, a batch of rows at a time, and Postgres writes
+ * {@link AUDIT_EXPORT_PART_BYTES}, up to `limit` events or {@link AUDIT_EXPORT_MAX_BYTES} a request. One query reads them in stream order, a batch of rows at a time, and Postgres writes
  * each line (a replay row or a CloudEvent), so the bytes pass through this service as they are: no event is parsed
  * or built here, and one batch and one part are all it holds whatever the length of the export. The bounds are
  * checked before the first part goes.
@@ -64,14 +65,18 @@ export class ExportEventsHandler implements IQueryHandler<ExportEventsQuery> {
       return done;
     };
     let more = false;
+    let sent = 0;
     for await (const row of lines) {
-      if (count === limit) {
+      const size = Buffer.byteLength(row.line, 'utf8') + 1;
+      if (count === limit || (count > 0 && sent + bytes + size > AUDIT_EXPORT_MAX_BYTES)) {
         more = true;
         // Leaving the loop closes the query's cursor.
         break;
       }
-      const size = Buffer.byteLength(row.line, 'utf8') + 1;
-      if (part.length > 0 && bytes + size > AUDIT_EXPORT_PART_BYTES) yield cut();
+      if (part.length > 0 && bytes + size > AUDIT_EXPORT_PART_BYTES) {
+        sent += bytes;
+        yield cut();
+      }
       part.push(row.line);
       bytes += size;
       count++;

@@ -6,16 +6,13 @@
 import type { ContextName, StreamPositionV1 } from '@ormuz/contracts';
 import type { ExportState } from './export-file.js';
 import type { ReplayProgress } from './progress.js';
-import { readExport, type ExportReaderOptions, type FetchExport } from './replayer.js';
+import { END_OF_MESSAGE, readExport, type ExportReaderOptions, type FetchExport } from './replayer.js';
 
 /** Where parts go: the export file, or stdout. */
 export interface ReplaySink {
   readonly state: Pick<ExportState, 'cursors' | 'events'>;
   append(data: Uint8Array, count: number, context: ContextName, cursor: StreamPositionV1 | 'done'): Promise<void>;
 }
-
-/** Past every index of a message: "after message `seq`". */
-const END_OF_MESSAGE = 2 ** 31 - 1;
 
 const NOTHING = new Uint8Array(0);
 

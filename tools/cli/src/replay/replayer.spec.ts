@@ -7,7 +7,7 @@ import {
   type AuditExportRequestV1,
 } from '@ormuz/contracts';
 import { ServiceUnavailableError, type ReceivedPart } from '@ormuz/service-kit/client';
-import { exportPartOf, readExport } from './replayer.js';
+import { END_OF_MESSAGE, EXPORT_WINDOW_SEQS, exportPartOf, readExport } from './replayer.js';
 
 const text = new TextEncoder();
 
@@ -20,18 +20,19 @@ function archive(total: number, perPart: number, cut: (request: number, part: nu
   async function* fetch(r: AuditExportRequestV1): AsyncGenerator<ReceivedPart, AuditExportReplyV1> {
     const request = asked.push(r.after) - 1;
     const from = r.after?.seq ?? 0;
-    const end = Math.min(total, from + (r.limit ?? 20_000));
+    const high = Math.min(total, r.to_seq ?? total);
+    const end = Math.min(high, from + (r.limit ?? 20_000));
     for (let first = from + 1, part = 0; first <= end; first += perPart, part++) {
       if (cut(request, part)) throw new ServiceUnavailableError('x', 'the reply stopped');
       const last = Math.min(end, first + perPart - 1);
       const h = headers();
       h.set(EXPORT_COUNT_HEADER, String(last - first + 1));
       h.set(EXPORT_LAST_HEADER, `${last}:0`);
-      h.set(EXPORT_HIGH_SEQ_HEADER, String(total));
+      h.set(EXPORT_HIGH_SEQ_HEADER, String(high));
       const lines = Array.from({ length: last - first + 1 }, (_, i) => `{"seq":${first + i}}\n`).join('');
       yield { body: text.encode(lines), headers: h };
     }
-    return { count: end - from, next: end < total ? { seq: end, idx: 0 } : null, high_seq: total };
+    return { count: end - from, next: end < high ? { seq: end, idx: 0 } : null, high_seq: high };
   }
   return { asked, fetch };
 }
@@ -56,10 +57,28 @@ describe('export reader', () => {
     expect(asked).toEqual([undefined, { seq: 1_000, idx: 0 }, { seq: 2_000, idx: 0 }]);
   });
 
+  it('reads a long range two windows at a time, writing every event once and in order', async () => {
+    const total = EXPORT_WINDOW_SEQS * 3 + 10;
+    const { asked, fetch } = archive(total, 700);
+    expect(await seqsRead(fetch)).toEqual(oneTo(total));
+    // One event first (it says where the range ends), then the windows after it.
+    expect(asked).toEqual([
+      undefined,
+      { seq: 1, idx: 0 },
+      { seq: 1 + EXPORT_WINDOW_SEQS, idx: END_OF_MESSAGE },
+      { seq: 1 + 2 * EXPORT_WINDOW_SEQS, idx: END_OF_MESSAGE },
+      { seq: 1 + 3 * EXPORT_WINDOW_SEQS, idx: END_OF_MESSAGE },
+    ]);
+  });
+
   it('asks again after the last part taken when a reply is cut off, repeating and losing nothing', async () => {
     const { asked, fetch } = archive(2_000, 300, (request, part) => request === 0 && part === 2);
-    expect(await seqsRead(fetch)).toEqual(oneTo(2_000));
-    expect(asked).toEqual([undefined, { seq: 600, idx: 0 }]);
+    expect(await seqsRead(fetch, 1_000)).toEqual(oneTo(2_000));
+    expect(asked).toEqual([undefined, { seq: 600, idx: 0 }, { seq: 1_600, idx: 0 }]);
+    // The same in a window read ahead: its held parts stay, and it goes on after them.
+    const windows = archive(EXPORT_WINDOW_SEQS * 2, 300, (request, part) => request === 2 && part === 3);
+    expect(await seqsRead(windows.fetch)).toEqual(oneTo(EXPORT_WINDOW_SEQS * 2));
+    expect(windows.asked.at(-1)).toEqual({ seq: 1 + EXPORT_WINDOW_SEQS + 900, idx: 0 });
   });
 
   it('stops at an answer about the request itself, which asking again would repeat', async () => {

@@ -7,6 +7,7 @@
  * a replay cut short beyond that resumable.
  */
 import {
+  AUDIT_EXPORT_MAX_BYTES,
   EXPORT_COUNT_HEADER,
   EXPORT_HIGH_SEQ_HEADER,
   EXPORT_LAST_HEADER,
@@ -56,28 +57,129 @@ export function exportPartOf(part: ReceivedPart): ExportPart {
   return { body: part.body, count, last: { seq: seq!, idx: idx! }, highSeq };
 }
 
-/** The parts of `query` after `after`, in order, each to be written before the next is asked for. */
+type Query = Omit<AuditExportRequestV1, 'after' | 'limit'>;
+
+/** Past every index of a message: "after message `seq`". */
+export const END_OF_MESSAGE = 2 ** 31 - 1;
+
+/** Sequences per window of a range read two windows at a time. */
+export const EXPORT_WINDOW_SEQS = 5_000;
+
+/** Windows read at once: the one being written and the next, read (and held) meanwhile. */
+const LANES = 2;
+
+/**
+ * The parts of `query` after `after`, in order. With a `limit` of the caller's, one request after another. Otherwise a
+ * first request of one event says where the range ends as the archive stands, and the rest is read in windows of
+ * {@link EXPORT_WINDOW_SEQS} sequences, two at a time: Postgres works on both while the parts of the first are
+ * written. The next window's first parts, up to a request's bytes (`AUDIT_EXPORT_MAX_BYTES`), are held until the
+ * windows before it are written, so what is written stays in stream order and the cursor moves only forward.
+ */
 export async function* readExport(
   fetch: FetchExport,
-  query: Omit<AuditExportRequestV1, 'after' | 'limit'>,
+  query: Query,
   after: StreamPositionV1 | undefined,
   o: ExportReaderOptions = {},
 ): AsyncGenerator<ExportPart> {
+  if (o.limit !== undefined) {
+    yield* readRange(fetch, query, after, o.limit, o);
+    return;
+  }
+  const first = yield* request(fetch, { ...query, ...(after ? { after } : {}), limit: 1 }, o);
+  if (!first.next) return;
+  const start = first.next;
+  const end = first.high_seq;
+  const windowAt = (i: number) => ({
+    after: i === 0 ? start : { seq: start.seq + i * EXPORT_WINDOW_SEQS, idx: END_OF_MESSAGE },
+    toSeq: Math.min(end, start.seq + (i + 1) * EXPORT_WINDOW_SEQS),
+  });
+  const windows = Math.max(1, Math.ceil((end - start.seq) / EXPORT_WINDOW_SEQS));
+  const stop = new AbortController();
+  const read = (i: number) => {
+    const w = windowAt(i);
+    const held = hold(readRange(fetch, { ...query, to_seq: w.toSeq }, w.after, undefined, o), stop.signal);
+    // Awaited in its turn; until then a failure must not count as unhandled.
+    held.catch(() => undefined);
+    return held;
+  };
+  const reading: Promise<Held>[] = [];
+  let next = 0;
+  try {
+    for (;;) {
+      while (reading.length < LANES && next < windows) reading.push(read(next++));
+      const window = reading.shift();
+      if (!window) return;
+      const { parts, rest } = await window;
+      yield* parts;
+      if (rest) yield* rest;
+    }
+  } finally {
+    stop.abort();
+  }
+}
+
+/** A window read ahead: its first parts, held, and the generator of the rest when it holds more than that. */
+interface Held {
+  readonly parts: readonly ExportPart[];
+  readonly rest?: AsyncGenerator<ExportPart, unknown>;
+}
+
+/** Bytes of a window held while the windows before it are written: a request's worth, at most. */
+const HOLD_BYTES = AUDIT_EXPORT_MAX_BYTES;
+
+/** The first parts of `parts`, up to {@link HOLD_BYTES}; stops reading when `stopped` (the caller stopped). */
+async function hold(parts: AsyncGenerator<ExportPart, unknown>, stopped: AbortSignal): Promise<Held> {
+  const held: ExportPart[] = [];
+  let bytes = 0;
+  while (bytes < HOLD_BYTES) {
+    const next = await parts.next();
+    if (next.done) return { parts: held };
+    if (stopped.aborted) {
+      await parts.return(undefined);
+      return { parts: [] };
+    }
+    held.push(next.value);
+    bytes += next.value.body.length;
+  }
+  return { parts: held, rest: parts };
+}
+
+/** The parts after `after` within the query's bounds, request after request; returns the last reply's `high_seq`. */
+async function* readRange(
+  fetch: FetchExport,
+  query: Query,
+  after: StreamPositionV1 | undefined,
+  limit: number | undefined,
+  o: ExportReaderOptions,
+): AsyncGenerator<ExportPart, number> {
   let from = after;
+  for (;;) {
+    const end = yield* request(fetch, { ...query, ...(from ? { after: from } : {}), ...(limit ? { limit } : {}) }, o);
+    if (!end.next) return end.high_seq;
+    from = end.next;
+  }
+}
+
+/**
+ * One request's parts, and its final reply. Asked again after the last part taken when the archive cannot answer or
+ * the reply is cut off, until `patienceMs` passes with no part.
+ */
+async function* request(
+  fetch: FetchExport,
+  body: AuditExportRequestV1,
+  o: ExportReaderOptions,
+): AsyncGenerator<ExportPart, AuditExportReplyV1> {
+  let from = body.after;
   let deadline = Date.now() + (o.patienceMs ?? 60_000);
-  for (let attempt = 1; ;) {
-    const parts = fetch({ ...query, ...(from ? { after: from } : {}), ...(o.limit ? { limit: o.limit } : {}) });
-    let end: AuditExportReplyV1;
+  for (let attempt = 1; ; attempt++) {
+    const parts = fetch({ ...body, ...(from ? { after: from } : {}) });
     try {
       for (;;) {
         const next = await parts.next();
-        if (next.done) {
-          end = next.value;
-          break;
-        }
+        if (next.done) return next.value;
         const part = exportPartOf(next.value);
         yield part;
-        // Written: a request cut off from here on goes on after it.
+        // Taken: a request cut off from here on goes on after it.
         from = part.last;
         deadline = Date.now() + (o.patienceMs ?? 60_000);
         attempt = 1;
@@ -86,13 +188,9 @@ export async function* readExport(
       if (!transient(err) || Date.now() >= deadline) throw err;
       o.onRetry?.(err as Error, attempt);
       await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt)));
-      attempt++;
-      continue;
     } finally {
       // Stops a reply still coming when the caller stopped reading (it failed to write).
       await parts.return(undefined as never);
     }
-    if (!end.next) return;
-    from = end.next;
   }
 }
