@@ -1,5 +1,6 @@
 import { headers } from '@nats-io/transport-node';
 import {
+  AUDIT_EXPORT_MAX_BYTES,
   EXPORT_COUNT_HEADER,
   EXPORT_HIGH_SEQ_HEADER,
   EXPORT_LAST_HEADER,
@@ -79,6 +80,42 @@ describe('export reader', () => {
     const windows = archive(EXPORT_WINDOW_SEQS * 2, 300, (request, part) => request === 2 && part === 3);
     expect(await seqsRead(windows.fetch)).toEqual(oneTo(EXPORT_WINDOW_SEQS * 2));
     expect(windows.asked.at(-1)).toEqual({ seq: 1 + EXPORT_WINDOW_SEQS + 900, idx: 0 });
+  });
+
+  it('holds no more of the window read ahead than a request answers, however large its events', async () => {
+    // An event every 500 sequences, of 2 MiB each: ten to a window, 20 MiB.
+    const every = 500;
+    const size = 2 * 1024 * 1024;
+    const total = EXPORT_WINDOW_SEQS * 2;
+    const log: string[] = [];
+    async function* fetch(r: AuditExportRequestV1): AsyncGenerator<ReceivedPart, AuditExportReplyV1> {
+      const high = Math.min(total, r.to_seq ?? total);
+      let count = 0;
+      let last = r.after?.seq ?? 0;
+      for (let seq = (Math.floor(last / every) + 1) * every; seq <= high && count < (r.limit ?? 1000); seq += every) {
+        const h = headers();
+        h.set(EXPORT_COUNT_HEADER, '1');
+        h.set(EXPORT_LAST_HEADER, `${seq}:0`);
+        h.set(EXPORT_HIGH_SEQ_HEADER, String(high));
+        log.push(`read ${seq}`);
+        yield { body: new Uint8Array(size), headers: h };
+        count++;
+        last = seq;
+      }
+      return { count, next: last < high && count === (r.limit ?? 1000) ? { seq: last, idx: 0 } : null, high_seq: high };
+    }
+    const written: number[] = [];
+    for await (const part of readExport(fetch, { tenant: 'acme', context: 'calls' }, undefined)) {
+      log.push(`write ${part.last.seq}`);
+      written.push(part.last.seq);
+    }
+    expect(written).toEqual(Array.from({ length: total / every }, (_, i) => (i + 1) * every));
+    // When the first window's last event is written, the second window has been read only as far as it is held.
+    const readAhead = log.slice(0, log.indexOf(`write ${EXPORT_WINDOW_SEQS}`)).filter((l) => {
+      const seq = Number(l.split(' ')[1]);
+      return l.startsWith('read') && seq > EXPORT_WINDOW_SEQS;
+    });
+    expect(readAhead.length * size).toBeLessThanOrEqual(AUDIT_EXPORT_MAX_BYTES + size);
   });
 
   it('stops at an answer about the request itself, which asking again would repeat', async () => {
