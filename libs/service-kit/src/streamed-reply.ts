@@ -125,6 +125,8 @@ async function nextWithin(messages: AsyncIterator<Msg>, ms: number, subject: str
     timer = setTimeout(() => {
       reject(new ServiceUnavailableError(subject, `no reply within ${ms} ms after ${received} parts`, 'timeout'));
     }, ms);
+    // The connection keeps a process waiting for the reply alive; a caller that gave up must not wait for this.
+    timer.unref();
   });
   try {
     const next = await Promise.race([messages.next(), timeout]);

@@ -110,8 +110,13 @@ export async function* readExport(
       const window = reading.shift();
       if (!window) return;
       const { parts, rest } = await window;
-      yield* parts;
-      if (rest) yield* rest;
+      try {
+        yield* parts;
+        if (rest) yield* rest;
+      } finally {
+        // Ends the window's request when the caller stopped before its end.
+        await rest?.return(undefined);
+      }
     }
   } finally {
     stop.abort();
