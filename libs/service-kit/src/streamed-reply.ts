@@ -9,7 +9,13 @@
  * server) is an error, never a silent hole. The caller bounds a stream by what it asks for (a limit), so what is in
  * flight stays bounded.
  */
-import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import {
+  createInbox,
+  type ConnectionOptions,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import { commandSubject, internalCommandSubject, rpcContract, type RpcName, type RpcReplyOf } from '@ormuz/contracts';
 import type { Credential } from './caller.js';
 import { headersFor, RemoteError, ServiceUnavailableError, type RpcReply } from './rpc.js';
@@ -81,7 +87,10 @@ export async function* streamRpc<N extends RpcName>(
   const { idleMs = 30_000, credential } = options;
   const internal = credential !== undefined && 'service' in credential;
   const subject = (internal ? internalCommandSubject : commandSubject)(namespace, found.service, found.command);
-  const inbox = nc.subscribe(createInbox());
+  // Under the connection's inbox prefix, the only inboxes its NATS user may read (as `request` does).
+  const inbox = nc.subscribe(
+    createInbox((nc as NatsConnection & { options?: ConnectionOptions }).options?.inboxPrefix),
+  );
   let received = 0;
   try {
     nc.publish(subject, JSON.stringify(body ?? {}), { reply: inbox.getSubject(), headers: headersFor(credential) });

@@ -17,6 +17,8 @@ import {
   internalCommandSubject,
   liveConversationSubject,
   type ContextName,
+  AUDIT_EXPORT_MAX_BYTES,
+  AUDIT_EXPORT_PART_BYTES,
 } from '@ormuz/contracts';
 import { connectNats, NatsAuthorizationError, streamName } from '@ormuz/event-log';
 import {
@@ -29,7 +31,17 @@ import {
   type TestDatabase,
 } from '@ormuz/testing';
 import { deriveCallId } from '@ormuz/tool-call';
-import { loadBaseConfig, startService, ToolCalls, waitUntilServing, type RunningService } from '../src/index.js';
+import { pino } from 'pino';
+import {
+  loadBaseConfig,
+  NatsRpcServer,
+  startService,
+  StreamedReply,
+  streamRpc,
+  ToolCalls,
+  waitUntilServing,
+  type RunningService,
+} from '../src/index.js';
 
 /** The streams each service declares at start, as its main.ts does. */
 const SERVICES = {
@@ -268,6 +280,39 @@ describe('NATS authorization (infra/nats/authorization.conf)', () => {
         ].sort(),
       );
       expect(cli.violations).toEqual([]);
+    });
+
+    it('audit answers an export in parts, which the CLI user reads whole', async () => {
+      const cli = await connectAs('cli');
+      const audit = svc('audit').infra;
+      const server = new NatsRpcServer(audit.nc, namespace, 'audit', pino({ level: 'silent' }), audit.authenticator);
+      // As many parts as an 8 MiB request of 512 KiB parts can take, with a lone large event among them.
+      const parts = 2 * (AUDIT_EXPORT_MAX_BYTES / AUDIT_EXPORT_PART_BYTES) + 1;
+      server.addHandler('export', async () =>
+        StreamedReply.of(
+          (async function* () {
+            for (let i = 1; i <= parts; i++) yield { body: new TextEncoder().encode(`${i}\n`) };
+            return { count: parts, next: null, high_seq: parts };
+          })(),
+        ),
+      );
+      await new Promise<void>((resolve) => server.listen(resolve));
+      await audit.nc.flush();
+      try {
+        const received: string[] = [];
+        const reply = streamRpc(cli.nc, namespace, 'audit.export', { tenant, context: 'calls' });
+        for (let next = await reply.next(); ; next = await reply.next()) {
+          if (next.done) {
+            expect(next.value).toEqual({ count: parts, next: null, high_seq: parts });
+            break;
+          }
+          received.push(new TextDecoder().decode(next.value.body));
+        }
+        expect(received).toEqual(Array.from({ length: parts }, (_, i) => `${i + 1}\n`));
+        expect(cli.violations).toEqual([]);
+      } finally {
+        server.close();
+      }
     });
 
     it('no service was refused anything while doing its work', () => {
