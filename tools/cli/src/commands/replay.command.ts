@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AUDIT_EXPORT_DEFAULT_LIMIT, AUDIT_EXPORT_MAX_LIMIT, type AuditExportRequestV1 } from '@ormuz/contracts';
+import { AUDIT_EXPORT_MAX_LIMIT, type AuditExportRequestV1 } from '@ormuz/contracts';
 import { identifier, type CliContext } from '../context.js';
 import { ExportFile, ExportWriteError, statePath, type ReplayFormat } from '../replay/export-file.js';
 import { ReplayProgress } from '../replay/progress.js';
@@ -42,7 +42,8 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
     .option('--resume', 'continue the cut-short export at --out, with the options it was started with')
     .option(
       '--page-size <n>',
-      `events per archive request (1 to ${AUDIT_EXPORT_MAX_LIMIT}; default ${AUDIT_EXPORT_DEFAULT_LIMIT})`,
+      `read n events per archive request, one request after another (1 to ${AUDIT_EXPORT_MAX_LIMIT}); by default ` +
+        'the range is read in windows, two at a time',
     )
     .action(async (o: ReplayCommandOptions) => {
       const c = ctx();
