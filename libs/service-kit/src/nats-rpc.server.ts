@@ -53,15 +53,23 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
               this.log.error({ err: String(err), subject }, 'subscription error');
               return;
             }
-            void this.traced(pattern, handler, msg, subject, internal).then(({ reply, parts }) => {
-              if (!msg.reply) return;
-              if (parts === undefined) msg.respond(replyText(reply));
-              else {
-                const h = headers();
-                h.set(PARTS_HEADER, String(parts));
-                msg.respond(replyText(reply), { headers: h });
-              }
-            });
+            if (msg.reply !== undefined && !msg.reply.startsWith(INBOX_PREFIX)) {
+              // NATS lets a service answer on whatever reply subject a request names, and a reply there could pass
+              // for an event of the log: a request whose reply is not an inbox is not served at all.
+              this.log.warn({ subject, reply: msg.reply }, 'request refused: its reply subject is not an inbox');
+              return;
+            }
+            void this.traced(pattern, handler, msg, subject, internal)
+              .then(({ reply, parts }) => {
+                if (!msg.reply) return;
+                if (parts === undefined) msg.respond(replyText(reply));
+                else {
+                  const h = headers();
+                  h.set(PARTS_HEADER, String(parts));
+                  msg.respond(replyText(reply), { headers: h });
+                }
+              })
+              .catch((err: unknown) => this.log.error({ err, subject }, 'reply not sent'));
           },
         });
         this.subscriptions.push(sub);
@@ -167,6 +175,9 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
     return this.nc as T;
   }
 }
+
+/** Where every client's replies go (`_INBOX.`, or `_INBOX.<user>.` under the shipped authorization). */
+const INBOX_PREFIX = '_INBOX.';
 
 /** A command's final reply, and how many parts of a streamed reply went before it. */
 interface Served {

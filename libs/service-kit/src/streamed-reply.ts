@@ -45,15 +45,25 @@ export class StreamedReply<T> {
 
   /** Sends every part to `reply`, telling `sent` each time one went; returns the final data. */
   async send(nc: NatsConnection, reply: string, make: () => MsgHdrs, sent: (parts: number) => void): Promise<T> {
-    for (let parts = 1; ; parts++) {
-      const next = await this.parts.next();
-      if (next.done) return next.value;
-      const headers = make();
-      headers.set(PART_HEADER, String(parts));
-      for (const [key, value] of Object.entries(next.value.headers ?? {})) headers.set(key, value);
-      nc.publish(reply, next.value.body, { headers });
-      sent(parts);
-      if (parts % FLUSH_EVERY_PARTS === 0) await nc.flush();
+    let done = false;
+    try {
+      for (let parts = 1; ; parts++) {
+        const next = await this.parts.next();
+        if (next.done) {
+          done = true;
+          return next.value;
+        }
+        const headers = make();
+        headers.set(PART_HEADER, String(parts));
+        for (const [key, value] of Object.entries(next.value.headers ?? {})) headers.set(key, value);
+        nc.publish(reply, next.value.body, { headers });
+        sent(parts);
+        if (parts % FLUSH_EVERY_PARTS === 0) await nc.flush();
+      }
+    } finally {
+      // A publish or flush that failed (NATS went away) leaves the handler's generator paused: closing it releases
+      // what it holds (a database cursor and its connection).
+      if (!done) await this.cancel().catch(() => undefined);
     }
   }
 

@@ -130,6 +130,23 @@ describe('streamed replies', () => {
     });
   });
 
+  it('serves no request whose reply subject is not an inbox (a reply there could pass for an event)', async () => {
+    handle = async function* () {
+      yield part('{"type":"ormuz.toolcall.succeeded.v1"}\n');
+      return end;
+    };
+    const forged = `${namespace}.calls.acme.call.call_forged`;
+    const landed: string[] = [];
+    const onLog = nc.subscribe(forged, { callback: (_e, m) => void landed.push(m.string()) });
+    await nc.flush();
+    nc.publish(commandSubject(namespace, 'audit', 'export'), JSON.stringify(request), { reply: forged });
+    // Served after the forged one (one server, in order): once its reply is read, the forged one was dealt with.
+    expect((await read()).data).toEqual(end);
+    await nc.flush();
+    onLog.unsubscribe();
+    expect(landed).toEqual([]);
+  });
+
   it('says no instance is listening when none is', async () => {
     const { err } = await read(randomNamespace('streamed_nobody'));
     expect(err).toBeInstanceOf(ServiceUnavailableError);

@@ -83,7 +83,8 @@ export class ExportEventsHandler implements IQueryHandler<ExportEventsQuery> {
       last = { seq: row.seq, idx: row.idx };
     }
     if (part.length > 0) yield cut();
-    return { count, next: more ? last! : null, high_seq: highSeq };
+    // An event archived after `highSeq` was read may be in the parts: the range reaches at least that far.
+    return { count, next: more ? last! : null, high_seq: Math.max(highSeq, last?.seq ?? 0) };
   }
 }
 

@@ -82,40 +82,74 @@ describe('export reader', () => {
     expect(windows.asked.at(-1)).toEqual({ seq: 1 + EXPORT_WINDOW_SEQS + 900, idx: 0 });
   });
 
-  it('holds no more of the window read ahead than a request answers, however large its events', async () => {
-    // An event every 500 sequences, of 2 MiB each: ten to a window, 20 MiB.
-    const every = 500;
-    const size = 2 * 1024 * 1024;
-    const total = EXPORT_WINDOW_SEQS * 2;
+  /**
+   * An archive with one event every `every` sequences up to `total`, each event's line `line(seq)`; `log` records
+   * each event read, and `asked` each request's end.
+   */
+  function sparse(every: number, total: number, line: (seq: number) => Uint8Array) {
     const log: string[] = [];
+    const asked: number[] = [];
     async function* fetch(r: AuditExportRequestV1): AsyncGenerator<ReceivedPart, AuditExportReplyV1> {
       const high = Math.min(total, r.to_seq ?? total);
+      const limit = r.limit ?? 50_000;
+      asked.push(high);
       let count = 0;
       let last = r.after?.seq ?? 0;
-      for (let seq = (Math.floor(last / every) + 1) * every; seq <= high && count < (r.limit ?? 1000); seq += every) {
+      for (let seq = (Math.floor(last / every) + 1) * every; seq <= high && count < limit; seq += every) {
         const h = headers();
         h.set(EXPORT_COUNT_HEADER, '1');
         h.set(EXPORT_LAST_HEADER, `${seq}:0`);
         h.set(EXPORT_HIGH_SEQ_HEADER, String(high));
         log.push(`read ${seq}`);
-        yield { body: new Uint8Array(size), headers: h };
+        yield { body: line(seq), headers: h };
         count++;
         last = seq;
       }
-      return { count, next: last < high && count === (r.limit ?? 1000) ? { seq: last, idx: 0 } : null, high_seq: high };
+      return { count, next: count === limit && last < high ? { seq: last, idx: 0 } : null, high_seq: high };
     }
+    const seqs = Array.from({ length: Math.floor(total / every) }, (_, i) => (i + 1) * every);
+    return { fetch, log, asked, seqs };
+  }
+
+  it('holds no more of the window read ahead than a request answers, however large its events', async () => {
+    // An event every 500 sequences, of 2 MiB each: ten to a window, 20 MiB.
+    const size = 2 * 1024 * 1024;
+    const { fetch, log, seqs } = sparse(500, EXPORT_WINDOW_SEQS * 2, () => new Uint8Array(size));
     const written: number[] = [];
     for await (const part of readExport(fetch, { tenant: 'acme', context: 'calls' }, undefined)) {
       log.push(`write ${part.last.seq}`);
       written.push(part.last.seq);
     }
-    expect(written).toEqual(Array.from({ length: total / every }, (_, i) => (i + 1) * every));
+    expect(written).toEqual(seqs);
     // When the first window's last event is written, the second window has been read only as far as it is held.
     const readAhead = log.slice(0, log.indexOf(`write ${EXPORT_WINDOW_SEQS}`)).filter((l) => {
       const seq = Number(l.split(' ')[1]);
       return l.startsWith('read') && seq > EXPORT_WINDOW_SEQS;
     });
     expect(readAhead.length * size).toBeLessThanOrEqual(AUDIT_EXPORT_MAX_BYTES + size);
+  });
+
+  it('widens the windows of a tenant with few events in a busy stream', async () => {
+    // One event every 100 sequences of 200,000: fixed windows would take 40 requests.
+    const { fetch, asked, seqs } = sparse(100, 200_000, (seq) => text.encode(`{"seq":${seq}}\n`));
+    expect(await seqsRead(fetch)).toEqual(seqs);
+    expect(asked.length).toBeLessThan(8);
+  });
+
+  it('ends at the first event when its reply says the range ended before it (archived between two reads)', async () => {
+    const { fetch } = archive(EXPORT_WINDOW_SEQS + 50, 100);
+    let first = true;
+    async function* racing(r: AuditExportRequestV1): AsyncGenerator<ReceivedPart, AuditExportReplyV1> {
+      // As audit refuses it.
+      if (r.after && r.to_seq !== undefined && r.after.seq > r.to_seq) {
+        throw Object.assign(new Error('after.seq is beyond to_seq'), { code: 'invalid_query' });
+      }
+      const reply = yield* fetch(r);
+      if (!first) return reply;
+      first = false;
+      return { ...reply, high_seq: 0 };
+    }
+    expect(await seqsRead(racing)).toEqual([1]);
   });
 
   it('stops at an answer about the request itself, which asking again would repeat', async () => {

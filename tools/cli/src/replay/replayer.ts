@@ -62,8 +62,11 @@ type Query = Omit<AuditExportRequestV1, 'after' | 'limit'>;
 /** Past every index of a message: "after message `seq`". */
 export const END_OF_MESSAGE = 2 ** 31 - 1;
 
-/** Sequences per window of a range read two windows at a time. */
+/** Sequences in the first window of a range read two windows at a time, and the events a window is sized for. */
 export const EXPORT_WINDOW_SEQS = 5_000;
+
+/** How much wider a window may be than the one before it (a sparse tenant in a busy stream). */
+const WINDOW_GROWTH = 16;
 
 /** Windows read at once: the one being written and the next, read (and held) meanwhile. */
 const LANES = 2;
@@ -71,9 +74,10 @@ const LANES = 2;
 /**
  * The parts of `query` after `after`, in order. With a `limit` of the caller's, one request after another. Otherwise a
  * first request of one event says where the range ends as the archive stands, and the rest is read in windows of
- * {@link EXPORT_WINDOW_SEQS} sequences, two at a time: Postgres works on both while the parts of the first are
- * written. The next window's first parts, up to a request's bytes (`AUDIT_EXPORT_MAX_BYTES`), are held until the
- * windows before it are written, so what is written stays in stream order and the cursor moves only forward.
+ * sequences, two at a time: Postgres works on both while the parts of the first are written. A window is sized from
+ * the one before it to hold about {@link EXPORT_WINDOW_SEQS} events (a tenant with few events in a busy stream gets
+ * wider windows). The next window's first parts, up to a request's bytes (`AUDIT_EXPORT_MAX_BYTES`), are held until
+ * the windows before it are written, so what is written stays in stream order and the cursor moves only forward.
  */
 export async function* readExport(
   fetch: FetchExport,
@@ -81,32 +85,47 @@ export async function* readExport(
   after: StreamPositionV1 | undefined,
   o: ExportReaderOptions = {},
 ): AsyncGenerator<ExportPart> {
+  const stop = new AbortController();
   if (o.limit !== undefined) {
-    yield* readRange(fetch, query, after, o.limit, o);
+    yield* readRange(fetch, query, after, o.limit, o, stop.signal);
     return;
   }
-  const first = yield* request(fetch, { ...query, ...(after ? { after } : {}), limit: 1 }, o);
+  const first = yield* request(fetch, { ...query, ...(after ? { after } : {}), limit: 1 }, o, stop.signal);
   if (!first.next) return;
-  const start = first.next;
-  const end = first.high_seq;
-  const windowAt = (i: number) => ({
-    after: i === 0 ? start : { seq: start.seq + i * EXPORT_WINDOW_SEQS, idx: END_OF_MESSAGE },
-    toSeq: Math.min(end, start.seq + (i + 1) * EXPORT_WINDOW_SEQS),
-  });
-  const windows = Math.max(1, Math.ceil((end - start.seq) / EXPORT_WINDOW_SEQS));
-  const stop = new AbortController();
-  const read = (i: number) => {
-    const w = windowAt(i);
-    const held = hold(readRange(fetch, { ...query, to_seq: w.toSeq }, w.after, undefined, o), stop.signal);
+  // An event archived between the reply's two reads may lie past the `high_seq` it reports.
+  const end = Math.max(first.high_seq, first.next.seq);
+  let from: StreamPositionV1 = first.next;
+  let span = EXPORT_WINDOW_SEQS;
+  const read = () => {
+    const toSeq = Math.min(end, from.seq + span);
+    const width = toSeq - from.seq;
+    let events = 0;
+    const counted = async function* (parts: AsyncGenerator<ExportPart, unknown>) {
+      for await (const part of parts) {
+        events += part.count;
+        yield part;
+      }
+      // Read whole: the windows after it are sized from it.
+      span = Math.min(
+        span * WINDOW_GROWTH,
+        Math.max(EXPORT_WINDOW_SEQS, Math.ceil((width * EXPORT_WINDOW_SEQS) / Math.max(events, 1))),
+      );
+    };
+    const held = hold(
+      counted(readRange(fetch, { ...query, to_seq: toSeq }, from, undefined, o, stop.signal)),
+      stop.signal,
+    );
+    from = { seq: toSeq, idx: END_OF_MESSAGE };
     // Awaited in its turn; until then a failure must not count as unhandled.
     held.catch(() => undefined);
     return held;
   };
   const reading: Promise<Held>[] = [];
-  let next = 0;
   try {
     for (;;) {
-      while (reading.length < LANES && next < windows) reading.push(read(next++));
+      while (reading.length < LANES && from.seq < end) reading.push(read());
+      // The last window ends at `end`; when the first started there, it still reads the rest of that message.
+      if (reading.length === 0 && from === first.next) reading.push(read());
       const window = reading.shift();
       if (!window) return;
       const { parts, rest } = await window;
@@ -120,6 +139,11 @@ export async function* readExport(
     }
   } finally {
     stop.abort();
+    for (const window of reading)
+      void window.then(
+        (h) => h.rest?.return(undefined),
+        () => undefined,
+      );
   }
 }
 
@@ -156,10 +180,12 @@ async function* readRange(
   after: StreamPositionV1 | undefined,
   limit: number | undefined,
   o: ExportReaderOptions,
+  stopped: AbortSignal,
 ): AsyncGenerator<ExportPart, number> {
   let from = after;
   for (;;) {
-    const end = yield* request(fetch, { ...query, ...(from ? { after: from } : {}), ...(limit ? { limit } : {}) }, o);
+    const body = { ...query, ...(from ? { after: from } : {}), ...(limit ? { limit } : {}) };
+    const end = yield* request(fetch, body, o, stopped);
     if (!end.next) return end.high_seq;
     from = end.next;
   }
@@ -167,12 +193,13 @@ async function* readRange(
 
 /**
  * One request's parts, and its final reply. Asked again after the last part taken when the archive cannot answer or
- * the reply is cut off, until `patienceMs` passes with no part.
+ * the reply is cut off, until `patienceMs` passes with no part or the reader is `stopped`.
  */
 async function* request(
   fetch: FetchExport,
   body: AuditExportRequestV1,
   o: ExportReaderOptions,
+  stopped: AbortSignal,
 ): AsyncGenerator<ExportPart, AuditExportReplyV1> {
   let from = body.after;
   let deadline = Date.now() + (o.patienceMs ?? 60_000);
@@ -190,7 +217,7 @@ async function* request(
         attempt = 1;
       }
     } catch (err) {
-      if (!transient(err) || Date.now() >= deadline) throw err;
+      if (stopped.aborted || !transient(err) || Date.now() >= deadline) throw err;
       o.onRetry?.(err as Error, attempt);
       await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt)));
     } finally {
