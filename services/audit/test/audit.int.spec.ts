@@ -731,6 +731,12 @@ describe('audit service', () => {
       expect(lines(foreign.text)).toEqual(Array(foreign.end.count).fill(expect.objectContaining({ tenant: 'globex' })));
       const contradictory = exported({ tenant: 'acme', context: 'calls', after: { seq: 9, idx: 0 }, to_seq: 3 });
       await expect(contradictory).rejects.toMatchObject({ code: 'invalid_query' });
+      // No part goes to a caller without a credential, or with another tenant's.
+      const acme = { tenant: 'acme', context: 'calls' } as const;
+      for (const credential of [undefined, await adminFor({ tenant: 'globex' })]) {
+        const stream = streamRpc(nc, ns, 'audit.export', acme, credential ? { credential } : {});
+        await expect(stream.next()).rejects.toMatchObject({ code: credential ? 'forbidden' : 'unauthenticated' });
+      }
     });
 
     it('refuses contradictory or oversized queries with the fix', async () => {
