@@ -61,13 +61,7 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
             }
             void this.traced(pattern, handler, msg, subject, internal)
               .then(({ reply, parts }) => {
-                if (!msg.reply) return;
-                if (parts === undefined) msg.respond(replyText(reply));
-                else {
-                  const h = headers();
-                  h.set(PARTS_HEADER, String(parts));
-                  msg.respond(replyText(reply), { headers: h });
-                }
+                if (msg.reply) msg.respond(replyText(reply), parts === undefined ? {} : { headers: partsSent(parts) });
               })
               .catch((err: unknown) => this.log.error({ err, subject }, 'reply not sent'));
           },
@@ -178,6 +172,13 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
 
 /** Where every client's replies go (`_INBOX.`, or `_INBOX.<user>.` under the shipped authorization). */
 const INBOX_PREFIX = '_INBOX.';
+
+/** The final reply's header of a streamed reply: how many parts went before it. */
+function partsSent(parts: number) {
+  const h = headers();
+  h.set(PARTS_HEADER, String(parts));
+  return h;
+}
 
 /** A command's final reply, and how many parts of a streamed reply went before it. */
 interface Served {

@@ -55,7 +55,8 @@ export function replayFilterOf(
  * may end inside a message and the next one starts right after it. The page ends at `limit` or before the reply would
  * exceed {@link AUDIT_EVENTS_MAX_REPLY_BYTES}; one event is always returned, whatever its size. Postgres writes each
  * event's JSON and sizes the page, and only the rows the page holds (and the one that ends it) come back, into the
- * reply as text. Postgres writes JSON for every row up to the limit, so the CLI asks for about what fits.
+ * reply as text. Postgres writes JSON for every row up to the limit, so a caller does well to ask for about what
+ * fits. (`ormuz replay` exports through `audit.export`, which streams instead.)
  */
 @QueryHandler(ReplayEventsQuery)
 export class ReplayEventsHandler implements IQueryHandler<ReplayEventsQuery> {

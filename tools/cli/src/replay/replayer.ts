@@ -20,7 +20,7 @@ import type { ReceivedPart } from '@ormuz/service-kit/client';
 export type FetchExport = (request: AuditExportRequestV1) => AsyncGenerator<ReceivedPart, AuditExportReplyV1>;
 
 export interface ExportReaderOptions {
-  /** Events per request (the archive's default when left out). */
+  /** Events per request, one request after another; left out, the range is read in windows, two at a time. */
   readonly limit?: number;
   /** How long to keep asking while the archive does not answer and no part comes. */
   readonly patienceMs?: number;
