@@ -184,6 +184,16 @@ describe('ormuz replay', () => {
       expect(r.stderr).toContain(`--from ${timeOf(20)} is after --to ${timeOf(10)}: swap them.`);
     });
 
+    it('refuses a --part-timeout that is not a number of seconds above 0', async () => {
+      for (const bad of ['0', '-1', 'soon', '3601']) {
+        const r = await ormuz('replay', '--tenant', 'acme', '--part-timeout', bad);
+        expect({ bad, code: r.code, stderr: r.stderr }).toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining('--part-timeout takes a number of seconds above 0, at most 3600.'),
+        });
+      }
+    });
+
     it('refuses a time in the future', async () => {
       const future = new Date(Date.now() + 86_400_000).toISOString();
       const r = await ormuz('replay', '--tenant', 'acme', '--from', future);

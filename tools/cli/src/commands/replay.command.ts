@@ -23,7 +23,11 @@ interface ReplayCommandOptions {
   force?: boolean;
   resume?: boolean;
   pageSize?: string;
+  partTimeout: string;
 }
+
+/** Longest `--part-timeout`, in seconds. */
+const MAX_PART_TIMEOUT_S = 3600;
 
 /**
  * `ormuz replay`: one tenant's events from the audit archive (`audit.export`), filtered there in SQL, written as NDJSON
@@ -45,6 +49,12 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
       `read n events per archive request, one request after another (1 to ${AUDIT_EXPORT_MAX_LIMIT}); by default ` +
         'the range is read in windows, two at a time',
     )
+    .option(
+      '--part-timeout <seconds>',
+      'how long the archive may stay silent, before the first part of an answer or between two, before the request is ' +
+        'sent again from the last part written (the archive restarted, or its connection was cut)',
+      '30',
+    )
     .action(async (o: ReplayCommandOptions) => {
       const c = ctx();
       const format = o.format as ReplayFormat;
@@ -55,18 +65,24 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
       const limit = o.pageSize === undefined ? undefined : Number(o.pageSize);
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= AUDIT_EXPORT_MAX_LIMIT))
         throw new Error(`--page-size takes a whole number from 1 to ${AUDIT_EXPORT_MAX_LIMIT}.`);
+      const partTimeout = Number(o.partTimeout);
+      if (!(partTimeout > 0 && partTimeout <= MAX_PART_TIMEOUT_S))
+        throw new Error(`--part-timeout takes a number of seconds above 0, at most ${MAX_PART_TIMEOUT_S}.`);
+      const idleMs = Math.round(partTimeout * 1000);
+      // Asking again must outlast one wait for a silent archive.
+      const patienceMs = Math.max(60_000, 2 * idleMs);
       const options = Object.fromEntries(
         (['tenant', ...REPLAY_RANGE_KEYS] as const).filter((k) => o[k] !== undefined).map((k) => [k, o[k]]),
       );
       const plan = planReplay(o);
       const json = c.options.json;
-      const fetch = (request: AuditExportRequestV1) => c.stream('audit.export', request);
+      const fetch = (request: AuditExportRequestV1) => c.stream('audit.export', request, idleMs);
       const onRetry = (err: Error, attempt: number) => {
         if (!json && attempt === 1) process.stderr.write(`ormuz: ${err.message}; asking the archive again…\n`);
       };
       if (!o.out) {
         const sink = new PlainSink(writeStdout);
-        await runReplay({ state: { ...plan, format }, fetch, sink, limit, onRetry });
+        await runReplay({ state: { ...plan, format }, fetch, sink, limit, patienceMs, onRetry });
         return;
       }
       const started = Date.now();
@@ -78,17 +94,23 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
       converter?.catch(() => undefined);
       try {
         const progress = process.stderr.isTTY && !json ? new ReplayProgress(process.stderr) : undefined;
-        const events = await runReplay({ state: file.state, fetch, sink: file, progress, limit, onRetry }).catch(
-          async (err: unknown) => {
-            if (err instanceof ExportWriteError) throw err;
-            await file.close().catch(() => undefined);
-            const e = err as Error;
-            e.message +=
-              ` The replay stopped after ${file.state.events} events, kept in ${file.dataPath} and marked cut short by ` +
-              `${statePath(o.out!)}: run the same command with --resume to continue.`;
-            throw e;
-          },
-        );
+        const events = await runReplay({
+          state: file.state,
+          fetch,
+          sink: file,
+          progress,
+          limit,
+          patienceMs,
+          onRetry,
+        }).catch(async (err: unknown) => {
+          if (err instanceof ExportWriteError) throw err;
+          await file.close().catch(() => undefined);
+          const e = err as Error;
+          e.message +=
+            ` The replay stopped after ${file.state.events} events, kept in ${file.dataPath} and marked cut short by ` +
+            `${statePath(o.out!)}: run the same command with --resume to continue.`;
+          throw e;
+        });
         await file.close();
         if (converter) await (await converter).convert(file.dataPath, o.out);
         await file.finish();
