@@ -134,11 +134,18 @@ async function runLanes({ outputFile, passThrough }) {
 }
 
 /**
- * A JetStream server for the in-process lane, or undefined when the tests were given a `NATS_URL` (or containers)
- * or the machine has no `nats-server` (both lanes then share the one server, and a line says so).
+ * A JetStream server for the in-process lane, or undefined when the tests were given a `NATS_URL`, may run on
+ * containers, or the machine has no `nats-server` (both lanes then share the one server, and a line says so).
  */
 async function startLaneNats(scratch) {
   if (process.env.NATS_URL || process.env.ORMUZ_TESTCONTAINERS === '1') return undefined;
+  // Where a Docker engine may answer and no URL is given, each lane's Jest decides about containers
+  // (libs/testing/src/jest/global-setup.ts); a NATS_URL given to one lane would keep that lane off them.
+  const docker = process.env.DOCKER_HOST || existsSync('/var/run/docker.sock');
+  if (docker && !process.env.DATABASE_URL && process.env.ORMUZ_TESTCONTAINERS !== '0') {
+    console.error('lanes: a Docker engine may answer; each lane starts its own test servers, or uses the local ones');
+    return undefined;
+  }
   const binary = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find(existsSync);
   if (!binary) {
     console.error('lanes: no nats-server binary found; both lanes use the local NATS server');

@@ -11,6 +11,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '@ormuz/event-log';
+import { commandSubject, type AuditExportRequestV1 } from '@ormuz/contracts';
 import { callRpc } from '@ormuz/service-kit';
 import {
   adminFor,
@@ -38,6 +39,7 @@ describe('ormuz replay across a kill -9 of the audit service', () => {
   let audit: ServiceProcess | undefined;
   let analyst: string;
   let full: string;
+  const asked: { readonly at: number; readonly body: AuditExportRequestV1 }[] = [];
 
   const path = (name: string) => join(dir, name);
   const lineCount = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').length - 1 : 0);
@@ -54,10 +56,24 @@ describe('ormuz replay across a kill -9 of the audit service', () => {
   }
 
   async function killAudit(): Promise<void> {
-    const dead = audit!;
-    const exited = new Promise((resolve) => dead.child.once('exit', resolve));
-    dead.child.kill('SIGKILL');
+    const dead = audit!.child;
+    if (dead.exitCode !== null || dead.signalCode !== null) return;
+    const exited = new Promise((resolve) => dead.once('exit', resolve));
+    dead.kill('SIGKILL');
     await exited;
+  }
+
+  /** Fails with the first line that differs, not with two copies of a 10 MB export. */
+  function expectUncut(file: string): void {
+    const got = readFileSync(file, 'utf8');
+    if (got === full) return;
+    const a = got.split('\n');
+    const b = full.split('\n');
+    const at = Array.from({ length: Math.max(a.length, b.length) }, (_, k) => k).find((k) => a[k] !== b[k])!;
+    expect({ lines: a.length - 1, firstDifferentLine: at + 1, got: a[at], uncut: b[at] }).toEqual({
+      lines: EVENTS,
+      firstDifferentLine: null,
+    });
   }
 
   beforeAll(async () => {
@@ -79,6 +95,11 @@ describe('ormuz replay across a kill -9 of the audit service', () => {
       { timeoutMs: 120_000, intervalMs: 250, message: 'the archive to hold the seeded history' },
     );
     analyst = await testToken({ tenant: 'acme', roles: ['analyst'], subject: 'ana@acme' });
+    // A copy of every export request, beside audit's own subscription: where a request sent after a kill starts.
+    const requests = nc.subscribe(commandSubject(ns, 'audit', 'export'));
+    void (async () => {
+      for await (const m of requests) asked.push({ at: Date.now(), body: m.json<AuditExportRequestV1>() });
+    })();
     const uncut = spawnOrmuz(['--json', 'replay', '--tenant', 'acme', '--out', path('full.ndjson')]);
     expect(await exitWithin(uncut, 60_000, 'the uncut replay')).toMatchObject({ code: 0 });
     full = readFileSync(path('full.ndjson'), 'utf8');
@@ -93,74 +114,107 @@ describe('ormuz replay across a kill -9 of the audit service', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 
+  /** What one replay across a kill showed. */
+  interface KillRun {
+    /** False when the machine was too slow for the kill to land mid-export (the run must still end uncut). */
+    readonly conclusive: boolean;
+    /** Lines written when the replay asked again after the kill. */
+    readonly written: number;
+    readonly killedAt: number;
+  }
+
   /**
-   * Starts a replay, freezes audit (SIGSTOP) as soon as the first part is written, so that it stops in the middle of
-   * answering, then kills it with SIGKILL; once the replay has noticed and is asking again, starts audit again and
-   * waits for the replay to finish. Returns how many lines were written when the replay first asked again.
+   * Starts a replay; past its first lines (in windows, the first is a one-event probe), freezes audit with SIGSTOP so
+   * that it stops in the middle of answering, and kills it with SIGKILL. Once the replay has noticed the silence and
+   * asks again, audit starts again, and the replay must finish with nothing left to resume.
    */
-  async function replayAcrossKill(out: string, args: readonly string[]): Promise<number> {
+  async function replayAcrossKill(out: string, args: readonly string[]): Promise<KillRun> {
     // A Parquet export gathers its rows in NDJSON beside the output until they are all there.
     const rows = args.includes('parquet') ? `${out}.partial.ndjson` : out;
-    const replay = spawnOrmuz(['replay', '--tenant', 'acme', '--out', out, '--part-timeout', '1', ...args]);
-    await waitFor(
-      () => {
-        if (replay.hasExited()) throw new Error(`the replay exited before audit was killed: ${replay.stderr()}`);
-        return existsSync(rows) && statSync(rows).size > 0;
-      },
-      { timeoutMs: 60_000, intervalMs: 2, message: 'the replay to write its first part' },
-    );
-    audit!.child.kill('SIGSTOP');
-    await killAudit();
-    await waitFor(() => replay.stderr().includes('asking the archive again'), {
-      timeoutMs: 30_000,
-      message: 'the replay to ask the archive again',
+    const replay = spawnOrmuz(['replay', '--tenant', 'acme', '--out', out, '--part-timeout', '2', ...args]);
+    const retried = (text: string) => text.includes('asking the archive again');
+    await waitFor(() => replay.hasExited() || (existsSync(rows) && statSync(rows).size > 4096), {
+      timeoutMs: 60_000,
+      intervalMs: 2,
+      message: 'the replay to write its first parts',
     });
-    const written = lineCount(rows);
-    expect(written).toBeLessThan(EVENTS);
-    await startAudit();
+    let run: KillRun = { conclusive: false, written: 0, killedAt: Date.now() };
+    if (!replay.hasExited()) {
+      try {
+        audit!.child.kill('SIGSTOP');
+        await killAudit();
+        const killedAt = Date.now();
+        const before = replay.stderr().length;
+        await waitFor(() => replay.hasExited() || retried(replay.stderr().slice(before)), {
+          timeoutMs: 30_000,
+          message: 'the replay to ask the archive again',
+        });
+        // Finished from parts already on their way, or asking again before the kill: the kill proved nothing.
+        const conclusive = !replay.hasExited() && !retried(replay.stderr().slice(0, before));
+        run = { conclusive, written: lineCount(rows), killedAt };
+      } finally {
+        await killAudit();
+        await startAudit();
+      }
+    }
     const { code } = await exitWithin(replay, 90_000, 'the replay across the kill');
     expect({ code, stderr: replay.stderr() }).toMatchObject({ code: 0 });
     expect(existsSync(`${out}.replay-state.json`)).toBe(false);
-    return written;
+    if (run.conclusive) expect(run.written).toBeLessThan(EVENTS);
+    return run;
   }
 
-  it('asks again after the last part written when a reply is cut off, and loses and repeats nothing', async () => {
-    const page = 10_000;
-    // The kill must land inside a reply of many parts; on a machine slow enough for it to fall between two replies,
-    // the run is tried again (each run must end in the uncut export all the same).
-    let cutInside = false;
-    for (let run = 1; run <= 3 && !cutInside; run++) {
-      const out = path(`paged-${run}.ndjson`);
-      const written = await replayAcrossKill(out, ['--page-size', String(page)]);
-      expect(readFileSync(out, 'utf8')).toBe(full);
-      // What was written ends inside a page: the request was cut after some of its parts.
-      cutInside = written % page !== 0;
+  /** Tries a kill up to three times, until one lands mid-export as `landed` says; each run must end uncut. */
+  async function killUntilItLands(
+    name: string,
+    args: readonly string[],
+    check: (out: string) => Promise<void> | void,
+    landed: (run: KillRun) => boolean = () => true,
+  ): Promise<KillRun> {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const out = path(`${attempt}-${name}`);
+      const run = await replayAcrossKill(out, args);
+      await check(out);
+      if (run.conclusive && landed(run)) return run;
     }
-    expect(cutInside).toBe(true);
+    throw new Error(`In three runs, no kill of audit landed in the middle of the ${name} export.`);
+  }
+
+  it('asks again from the last part written when a reply is cut off, and loses and repeats nothing', async () => {
+    const page = 10_000;
+    const events = full.trimEnd().split('\n');
+    // The kill must cut a reply after some of its parts: what was written then ends inside a page.
+    const run = await killUntilItLands(
+      'paged.ndjson',
+      ['--page-size', String(page)],
+      expectUncut,
+      (r) => r.written % page !== 0,
+    );
+    // The first request after the kill goes on after the last event written, not from the start of the page.
+    const { seq, idx } = JSON.parse(events[run.written - 1]!) as { seq: number; idx: number };
+    expect(asked.find((r) => r.at >= run.killedAt)?.body.after).toEqual({ seq, idx });
   }, 300_000);
 
-  it('finishes a replay read in windows when audit dies mid-window', async () => {
-    const out = path('windows.ndjson');
-    await replayAcrossKill(out, []);
-    expect(readFileSync(out, 'utf8')).toBe(full);
-  }, 150_000);
+  it('finishes a replay read in windows, killed after its first window began, with the uncut bytes', async () => {
+    await killUntilItLands('windows.ndjson', [], expectUncut);
+  }, 300_000);
 
   it('writes the same Parquet rows across the kill', async () => {
-    const out = path('windows.parquet');
-    await replayAcrossKill(out, ['--format', 'parquet']);
-    expect(existsSync(`${out}.partial.ndjson`)).toBe(false);
     const duck = await DuckDBInstance.create(':memory:');
     const db = await duck.connect();
     const count = async (sql: string) => Number((await db.runAndReadAll(sql)).getRowObjectsJson()[0]!.n);
+    const uncut = ndjsonRows(path('full.ndjson'));
     try {
-      const uncut = ndjsonRows(path('full.ndjson'));
-      // Every row of the uncut export once, and nothing else: EXCEPT ALL counts repeats.
-      expect(await count(`select count(*) as n from '${out}'`)).toBe(EVENTS);
-      expect(await count(`select count(*) as n from (from '${out}' except all from ${uncut})`)).toBe(0);
-      expect(await count(`select count(*) as n from (from ${uncut} except all from '${out}')`)).toBe(0);
+      await killUntilItLands('windows.parquet', ['--format', 'parquet'], async (out) => {
+        expect(existsSync(`${out}.partial.ndjson`)).toBe(false);
+        // Every row of the uncut export once, and nothing else: EXCEPT ALL counts repeats.
+        expect(await count(`select count(*) as n from '${out}'`)).toBe(EVENTS);
+        expect(await count(`select count(*) as n from (from '${out}' except all from ${uncut})`)).toBe(0);
+        expect(await count(`select count(*) as n from (from ${uncut} except all from '${out}')`)).toBe(0);
+      });
     } finally {
       db.closeSync();
       duck.closeSync();
     }
-  }, 150_000);
+  }, 300_000);
 });

@@ -184,12 +184,12 @@ describe('ormuz replay', () => {
       expect(r.stderr).toContain(`--from ${timeOf(20)} is after --to ${timeOf(10)}: swap them.`);
     });
 
-    it('refuses a --part-timeout that is not a number of seconds above 0', async () => {
-      for (const bad of ['0', '-1', 'soon', '3601']) {
+    it('refuses a --part-timeout that is not a number of seconds from 1 to 3600', async () => {
+      for (const bad of ['0', '0.0001', '-1', 'soon', '3601']) {
         const r = await ormuz('replay', '--tenant', 'acme', '--part-timeout', bad);
         expect({ bad, code: r.code, stderr: r.stderr }).toMatchObject({
           code: 1,
-          stderr: expect.stringContaining('--part-timeout takes a number of seconds above 0, at most 3600.'),
+          stderr: expect.stringContaining('--part-timeout takes a number of seconds from 1 to 3600.'),
         });
       }
     });
