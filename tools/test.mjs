@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * `npm test`: Jest as native ES modules. The whole suite runs in two lanes at once; `ORMUZ_TEST_LANES=serial` runs it
- * as one Jest process, one file at a time.
+ * `npm test`: Jest as native ES modules, one test file at a time; with `ORMUZ_TEST_LANES=parallel`, the whole suite in
+ * two lanes at once.
  *
- * With arguments that pick tests (a path, `-t`, `--selectProjects`, …), or with `ORMUZ_TEST_LANES=serial`, this is
- * plain Jest with the arguments given. With no arguments (or only output flags such as `--json --outputFile=F` and
- * `--ci`), it runs the suite as two Jest processes side by side, each one file at a time:
+ * With arguments that pick tests (a path, `-t`, `--selectProjects`, …), or without `ORMUZ_TEST_LANES=parallel`, this
+ * is plain Jest with the arguments given. With `ORMUZ_TEST_LANES=parallel` and no arguments (or only output flags such
+ * as `--json --outputFile=F` and `--ci`), it runs the suite as two Jest processes side by side, each one file at a
+ * time:
  *
  *   - `platform`: the end-to-end scenarios, which boot the six services as processes;
  *   - `in-process`: unit and integration tests (the crash tests included).
@@ -17,11 +18,11 @@
  * in-process lane gets a NATS server of its own, started here from the machine's `nats-server` on a free port. Both
  * lanes share Postgres.
  *
- * The lanes were opt-in for a while: in the runs of December 2, one start of the demo's services (in
- * `test/e2e/demo.e2e.spec.ts`) hung after connecting to NATS until its 60 s bound. Since then a stalled start names
- * the phase it waits on (service-kit's StartPhases), and the lanes passed whole in every run on December 3 (730 s and 695 s
- * against 1,232 s for the serial run on the same machine); a hang, if it comes back, shows its phase in
- * `.ormuz/logs`.
+ * The lanes are not the default. On December 2, one start of the demo's services (in `test/e2e/demo.e2e.spec.ts`)
+ * hung in every lanes run. On December 3 the lanes passed whole three times (730 s, 695 s and 692 s, against 1,232 s
+ * for the serial run on the same machine), then failed once: in `test/crash/chaos.crash.int.spec.ts`, policy could not
+ * start on the nemesis's three-node NATS cluster ("no suitable peers for placement", five starts in a row) while the
+ * other lane booted the scenarios' services. Until a run beside the scenarios is reliable, the default stays serial.
  *
  * Each lane's lines are prefixed with its name; the exit code is non-zero when either lane fails; `--json
  * --outputFile=F` writes one merged result (Jest's format, counts summed), as a single Jest run would.
@@ -54,7 +55,7 @@ const LANES = [
 ];
 
 const args = process.argv.slice(2);
-const plan = process.env.ORMUZ_TEST_LANES === 'serial' ? undefined : planRun(args);
+const plan = process.env.ORMUZ_TEST_LANES === 'parallel' ? planRun(args) : undefined;
 if (!plan) {
   const child = spawn(process.execPath, [...JEST, ...args], { cwd: ROOT, stdio: 'inherit' });
   forwardSignals([child]);
