@@ -1,5 +1,6 @@
-// Three projects: unit tests beside the code, integration tests against the real NATS and Postgres, and end-to-end
-// scenarios that start the five services as processes. All run as native ES modules through SWC.
+// Four projects: unit tests beside the code, integration tests against the real NATS and Postgres, end-to-end
+// scenarios that start the services as processes, and the nemesis (the chaos run on a NATS cluster of its own, which
+// the two test lanes of tools/test.mjs run alone). All run as native ES modules through SWC.
 const transform = {
   '^.+\\.ts$': [
     '@swc/jest',
@@ -33,6 +34,10 @@ const servers = {
   globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
 };
 
+// Kills nodes of a three-node NATS cluster and replicas of every service, and times their recovery: it wants the
+// machine to itself.
+const NEMESIS = 'test/crash/chaos.crash.int.spec.ts';
+
 export default {
   // Integration and e2e tests wait on real servers with bounded polls (waitFor: 30 s by default); this bound only
   // catches a test that would otherwise hang.
@@ -44,7 +49,9 @@ export default {
       ...servers,
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,services,tools}/*/test/**/*.int.spec.ts', '<rootDir>/test/crash/**/*.int.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', NEMESIS],
     },
+    { ...common, ...servers, displayName: 'nemesis', testMatch: [`<rootDir>/${NEMESIS}`] },
     { ...common, ...servers, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.spec.ts'] },
   ],
 };

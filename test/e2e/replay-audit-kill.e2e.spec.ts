@@ -12,9 +12,7 @@ import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '@ormuz/event-log';
 import { commandSubject, type AuditExportRequestV1 } from '@ormuz/contracts';
-import { callRpc } from '@ormuz/service-kit';
 import {
-  adminFor,
   createTestDatabase,
   EVENTS_PER_SEEDED_CALL,
   randomNamespace,
@@ -26,6 +24,7 @@ import {
 } from '@ormuz/testing';
 import { ndjsonRows } from '../../tools/cli/src/replay/duckdb-sql.js';
 import { spawnService, waitHealthy, type ServiceProcess } from '../../tools/cli/src/services.js';
+import { waitForArchive } from './support/wait-for-archive.js';
 import { cliEntry, exitWithin, killAll, spawnTracked } from './support/processes.js';
 
 const CALLS = 4000;
@@ -86,14 +85,7 @@ describe('ormuz replay across a kill -9 of the audit service', () => {
       start: new Date(Date.now() - 3_600_000),
     };
     await seedCallHistory(jetstream(nc), ns, { ...seed, tenant: 'acme', calls: CALLS });
-    await waitFor(
-      async () => {
-        const body = {};
-        const { projections } = await callRpc(nc, ns, 'audit.projections', body, { credential: await adminFor(body) });
-        return projections.every((p) => p.checkpoint >= p.stream_last_seq && p.parked === 0);
-      },
-      { timeoutMs: 120_000, intervalMs: 250, message: 'the archive to hold the seeded history' },
-    );
+    await waitForArchive(nc, ns, { timeoutMs: 120_000, intervalMs: 250 });
     analyst = await testToken({ tenant: 'acme', roles: ['analyst'], subject: 'ana@acme' });
     // A copy of every export request, beside audit's own subscription: where a request sent after a kill starts.
     const requests = nc.subscribe(commandSubject(ns, 'audit', 'export'));

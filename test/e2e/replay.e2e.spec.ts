@@ -12,9 +12,8 @@ import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { connectNats } from '@ormuz/event-log';
-import { callRpc, startService, waitUntilServing, type RunningService } from '@ormuz/service-kit';
+import { startService, waitUntilServing, type RunningService } from '@ormuz/service-kit';
 import {
-  adminFor,
   createTestDatabase,
   EVENTS_PER_SEEDED_CALL,
   freePort,
@@ -25,6 +24,7 @@ import {
   type TestDatabase,
 } from '@ormuz/testing';
 import { auditService, loadAuditConfig } from '../../services/audit/src/index.js';
+import { waitForArchive } from './support/wait-for-archive.js';
 import { cliEntry, exitWithin, killAll, NatsServerProcess, spawnTracked } from './support/processes.js';
 
 const ACME_CALLS = 300;
@@ -73,14 +73,7 @@ describe('ormuz replay', () => {
     const seed = { agents: ['agent-a', 'agent-b'], devices: ['phone-1', 'phone-2'], start, stepMs: STEP_MS };
     acmeCalls = await seedCallHistory(js, ns, { ...seed, tenant: 'acme', calls: ACME_CALLS });
     globexCalls = await seedCallHistory(js, ns, { ...seed, tenant: 'globex', calls: 10 });
-    await waitFor(
-      async () => {
-        const body = {};
-        const { projections } = await callRpc(nc, ns, 'audit.projections', body, { credential: await adminFor(body) });
-        return projections.every((p) => p.checkpoint >= p.stream_last_seq && p.parked === 0);
-      },
-      { timeoutMs: 60_000, message: 'the archive to hold the seeded history' },
-    );
+    await waitForArchive(nc, ns);
     analyst = await testToken({ tenant: 'acme', roles: ['analyst'], subject: 'ana@acme' });
     const r = await ormuz('--json', 'replay', '--tenant', 'acme', '--out', path('full.ndjson'));
     expect(r).toMatchObject({ code: 0 });

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { connectNats } from '@ormuz/event-log';
-import { callRpc, startService, waitUntilServing, type RunningService } from '@ormuz/service-kit';
-import { adminFor, createTestDatabase, freePort, waitFor, type TestDatabase } from '@ormuz/testing';
+import { startService, waitUntilServing, type RunningService } from '@ormuz/service-kit';
+import { createTestDatabase, freePort, type TestDatabase } from '@ormuz/testing';
 import { auditService, loadAuditConfig } from '../../../services/audit/src/index.js';
 import { killAll, NatsServerProcess } from './processes.js';
+import { waitForArchive } from './wait-for-archive.js';
 
 export class AuditArchive {
   private constructor(
@@ -34,18 +35,8 @@ export class AuditArchive {
   }
 
   /** Waits until every archive projection has read its stream to the end, none parked. */
-  async caughtUp(): Promise<void> {
-    await waitFor(
-      async () => {
-        const body = {};
-        const { projections } = await callRpc(this.nc, this.ns, 'audit.projections', body, {
-          credential: await adminFor(body),
-        });
-        const archives = projections.filter((p) => p.projection.includes('archive'));
-        return archives.length > 0 && archives.every((p) => p.checkpoint >= p.stream_last_seq && p.parked === 0);
-      },
-      { timeoutMs: 60_000, message: 'the archive to hold the history' },
-    );
+  caughtUp(): Promise<void> {
+    return waitForArchive(this.nc, this.ns, { only: 'archives' });
   }
 
   /** Stops the CLI processes, audit, NATS, and drops the database. */
