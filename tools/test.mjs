@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm test`: Jest as native ES modules, one test file at a time; with `ORMUZ_TEST_LANES=parallel`, the whole suite in
- * two lanes at once.
+ * `npm test`: Jest as native ES modules. The whole suite runs in two lanes at once, then the nemesis alone;
+ * `ORMUZ_TEST_LANES=serial` runs it as one Jest process, one file at a time.
  *
- * With arguments that pick tests (a path, `-t`, `--selectProjects`, …), or without `ORMUZ_TEST_LANES=parallel`, this
- * is plain Jest with the arguments given. With `ORMUZ_TEST_LANES=parallel` and no arguments (or only output flags such
- * as `--json --outputFile=F` and `--ci`), it runs the suite as two Jest processes side by side, each one file at a
- * time, and then the nemesis alone:
+ * With arguments that pick tests (a path, `-t`, `--selectProjects`, …), or with `ORMUZ_TEST_LANES=serial`, this is
+ * plain Jest with the arguments given. With no arguments (or only output flags such as `--json --outputFile=F` and
+ * `--ci`), it runs the suite as two Jest processes side by side, each one file at a time, and then the nemesis:
  *
  *   - `platform`: the end-to-end scenarios, which boot the six services as processes;
  *   - `in-process`: unit and integration tests (the crash tests included);
@@ -22,7 +21,12 @@
  * The nemesis runs after both lanes because beside them it failed: on December 3, one lanes run in four failed when
  * policy could not start on the nemesis's three-node cluster ("no suitable peers for placement", five starts in a row)
  * while the other lane booted the scenarios' services. The cluster's recovery from a node kill needs the CPU the lanes
- * take; alone, as in the serial run, it has always passed.
+ * take; alone, as in the serial run, it has always passed. With it alone, the whole suite took 873 s where the serial
+ * run takes about 1,200 s.
+ *
+ * On December 2, one start of the demo's services (in `test/e2e/demo.e2e.spec.ts`) hung in the lanes after connecting
+ * to NATS. It has not come back since the in-process lane got a NATS server of its own; a stalled start names the phase
+ * it waits on (service-kit's StartPhases) in `.ormuz/logs`.
  *
  * Each lane's lines are prefixed with its name; the exit code is non-zero when either lane fails; `--json
  * --outputFile=F` writes one merged result (Jest's format, counts summed), as a single Jest run would.
@@ -57,7 +61,7 @@ const LANES = [
 const ALONE = { name: 'nemesis', args: ['--selectProjects', 'nemesis'] };
 
 const args = process.argv.slice(2);
-const plan = process.env.ORMUZ_TEST_LANES === 'parallel' ? planRun(args) : undefined;
+const plan = process.env.ORMUZ_TEST_LANES === 'serial' ? undefined : planRun(args);
 if (!plan) {
   const child = spawn(process.execPath, [...JEST, ...args], { cwd: ROOT, stdio: 'inherit' });
   forwardSignals([child]);
