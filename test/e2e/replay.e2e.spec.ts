@@ -251,7 +251,18 @@ describe('ormuz replay', () => {
 
     it('finishes a replay cut by a NATS restart where it stopped', async () => {
       const out = path('restart.ndjson');
-      const replay = spawnOrmuz(['replay', '--tenant', 'acme', '--out', out, '--page-size', '5']);
+      // The request in flight when NATS goes away is never answered: the CLI asks again after --part-timeout.
+      const replay = spawnOrmuz([
+        'replay',
+        '--tenant',
+        'acme',
+        '--out',
+        out,
+        '--page-size',
+        '5',
+        '--part-timeout',
+        '3',
+      ]);
       await waitFor(
         () => {
           if (replay.hasExited()) throw new Error(`the replay exited before NATS restarted: ${replay.stderr()}`);

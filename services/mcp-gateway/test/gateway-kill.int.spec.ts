@@ -74,6 +74,9 @@ describe('mcp-gateway killed mid-call', () => {
     const exited = new Promise((resolve) => dead.once('exit', resolve));
     dead.kill('SIGKILL');
     await exited;
+    // A dead gateway tells the client nothing (the SDK would wait out its 60 s request timeout): the client gives up
+    // on the connection here, and an answer that had come before would still show.
+    await first.close();
     expect(await pending).toBe('lost');
     // The call did not die with the gateway: it is on the log, still waiting for its phone.
     expect((await platform.admin('policy.status', { tenant: TENANT, call_id: callId })).status.status).toBe(
