@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const cleanup = async () => {
+    killCliRuns();
     audit.kill('SIGKILL');
     for (const context of Object.keys(CONTEXTS) as ContextName[]) {
       await bounded(`delete ${context} stream`, jsm.streams.delete(streamName(ns, context)));
@@ -250,16 +251,30 @@ async function rawRead(js: ReturnType<typeof jetstream>, ns: string): Promise<{ 
 }
 
 /** Runs the built CLI under GNU time; returns its summary's events and seconds, and its peak RSS. */
+/** The CLI runs under way: a cleanup (a signal, the watchdog) stops them with the services they read from. */
+const cliRuns = new Set<number>();
+
+/** Kills every CLI run under way (each is its own process group: `time` and the CLI beneath it). */
+function killCliRuns(): void {
+  for (const pgid of cliRuns) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
 function runCli(args: readonly string[]): Promise<CliRun> {
   progress(`ormuz ${args.slice(args.indexOf('replay')).join(' ')}`);
   return new Promise((resolve, reject) => {
     const child = spawn(
       '/usr/bin/time',
       ['-f', 'maxrss_kb=%M', process.execPath, join(ROOT, 'tools/cli/dist/main.js'), ...args],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
+    if (child.pid !== undefined) cliRuns.add(child.pid);
+    child.on('exit', () => child.pid !== undefined && cliRuns.delete(child.pid));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
