@@ -1,6 +1,6 @@
 // Four projects: unit tests beside the code, integration tests against the real NATS and Postgres, end-to-end
 // scenarios that start the services as processes, and the nemesis (the chaos run on a NATS cluster of its own, which
-// the two test lanes of tools/test.mjs run alone). All run as native ES modules through SWC.
+// tools/test.mjs runs alone after its two lanes). All run as native ES modules through SWC.
 const transform = {
   '^.+\\.ts$': [
     '@swc/jest',

@@ -28,7 +28,8 @@
  * to NATS. It has not come back since the in-process lane got a NATS server of its own; a stalled start names the phase
  * it waits on (service-kit's StartPhases) in `.ormuz/logs`.
  *
- * Each lane's lines are prefixed with its name; the exit code is non-zero when either lane fails; `--json
+ * Each run's lines are prefixed with its name (its "done after" counts from the start of the suite); the exit code is
+ * non-zero when any run fails or the nemesis was skipped because a signal stopped the lanes; `--json
  * --outputFile=F` writes one merged result (Jest's format, counts summed), as a single Jest run would.
  */
 import { spawn } from 'node:child_process';
@@ -59,6 +60,9 @@ const LANES = [
 ];
 /** Run once both lanes have finished, with the machine to itself. */
 const ALONE = { name: 'nemesis', args: ['--selectProjects', 'nemesis'] };
+
+/** The signal that asked the run to stop, once one has. */
+let stopping;
 
 const args = process.argv.slice(2);
 const plan = process.env.ORMUZ_TEST_LANES === 'serial' ? undefined : planRun(args);
@@ -120,7 +124,9 @@ async function runLanes({ outputFile, passThrough }) {
   } finally {
     await ownNats?.stop();
   }
-  results.push(await run(ALONE));
+  // Stopped (an interrupt, CI's timeout): the lanes were told to stop, and the nemesis must not start after them.
+  if (stopping) console.error(`stopped by ${stopping}: the ${ALONE.name} run is skipped`);
+  else results.push(await run(ALONE));
 
   const reports = results.map((r) => ({ ...r, report: readReport(r.laneOutput) }));
   for (const { lane, code, signal, seconds, report } of reports) {
@@ -137,7 +143,7 @@ async function runLanes({ outputFile, passThrough }) {
   );
   if (outputFile) writeFileSync(outputFile, JSON.stringify(merged));
   rmSync(scratch, { recursive: true, force: true });
-  const failed = reports.some((r) => r.code !== 0 || !r.report);
+  const failed = stopping !== undefined || reports.some((r) => r.code !== 0 || !r.report);
   return failed ? 1 : 0;
 }
 
@@ -249,6 +255,7 @@ function prefixLines(stream, prefix) {
 function forwardSignals(children) {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => {
+      stopping ??= signal;
       for (const child of children) child.kill(signal);
     });
   }

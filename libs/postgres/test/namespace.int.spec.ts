@@ -139,18 +139,18 @@ describe('a pool whose idle connections the server ends', () => {
       await admin.connect();
       let ended: number;
       try {
-        const { rowCount } = await admin.query(
-          `select pg_terminate_backend(pid) from pg_stat_activity
+        const { rows } = await admin.query<{ n: number }>(
+          `select (count(*) filter (where pg_terminate_backend(pid)))::int as n from pg_stat_activity
             where datname = $1 and backend_type = 'client backend'`,
           [database.name],
         );
-        ended = rowCount ?? 0;
+        ended = rows[0]!.n;
       } finally {
         await admin.end();
       }
       expect(ended).toBeGreaterThan(0);
-      // Each ended connection reaches the pool on its own socket's close: until the last is told, the pool may still
-      // hand it out, and the query below would meet it.
+      // Each ended connection is told when the server's FATAL message reaches its own socket: until the last is told,
+      // the pool may still hand it out, and the query below would meet it.
       await waitFor(() => failures.size >= ended, { message: 'every ended connection to be reported' });
       for (const failure of failures) expect(failure.message).toMatch(/terminating connection/);
       const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);

@@ -250,8 +250,10 @@ async function rawRead(js: ReturnType<typeof jetstream>, ns: string): Promise<{ 
   return { events, seconds: (now() - t0) / 1000 };
 }
 
-/** Runs the built CLI under GNU time; returns its summary's events and seconds, and its peak RSS. */
-/** The CLI runs under way: a cleanup (a signal, the watchdog) stops them with the services they read from. */
+/**
+ * The CLI runs under way: a cleanup (SIGINT, SIGTERM, the watchdog) stops them with the services they read from. Each
+ * is a process group of its own, which a terminal's Ctrl-C reaches only through that cleanup.
+ */
 const cliRuns = new Set<number>();
 
 /** Kills every CLI run under way (each is its own process group: `time` and the CLI beneath it). */
@@ -265,6 +267,7 @@ function killCliRuns(): void {
   }
 }
 
+/** Runs the built CLI under GNU time; returns its summary's events and seconds, and its peak RSS. */
 function runCli(args: readonly string[]): Promise<CliRun> {
   progress(`ormuz ${args.slice(args.indexOf('replay')).join(' ')}`);
   return new Promise((resolve, reject) => {
