@@ -68,7 +68,8 @@ describe('ormuz replay across a kill -9 of the audit service', () => {
     if (got === full) return;
     const a = got.split('\n');
     const b = full.split('\n');
-    const at = Array.from({ length: Math.max(a.length, b.length) }, (_, k) => k).find((k) => a[k] !== b[k])!;
+    let at = 0;
+    while (a[at] === b[at]) at++;
     expect({ lines: a.length - 1, firstDifferentLine: at + 1, got: a[at], uncut: b[at] }).toEqual({
       lines: EVENTS,
       firstDifferentLine: null,

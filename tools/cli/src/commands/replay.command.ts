@@ -27,9 +27,11 @@ interface ReplayCommandOptions {
 }
 
 /**
- * Longest `--part-timeout`, in seconds. The shortest is 1: below it a busy archive's first part may not come in time,
- * and every request sent again leaves the one before running in the archive until it ends.
+ * Shortest `--part-timeout`, in seconds: below it a busy archive's first part may not come in time, and every request
+ * sent again leaves the one before running in the archive until it ends.
  */
+const MIN_PART_TIMEOUT_S = 1;
+/** Longest `--part-timeout`, in seconds. */
 const MAX_PART_TIMEOUT_S = 3600;
 
 /**
@@ -69,8 +71,10 @@ export function registerReplayCommand(program: Command, ctx: () => CliContext): 
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= AUDIT_EXPORT_MAX_LIMIT))
         throw new Error(`--page-size takes a whole number from 1 to ${AUDIT_EXPORT_MAX_LIMIT}.`);
       const partTimeout = Number(o.partTimeout);
-      if (!(partTimeout >= 1 && partTimeout <= MAX_PART_TIMEOUT_S))
-        throw new Error(`--part-timeout takes a number of seconds from 1 to ${MAX_PART_TIMEOUT_S}.`);
+      if (!(partTimeout >= MIN_PART_TIMEOUT_S && partTimeout <= MAX_PART_TIMEOUT_S))
+        throw new Error(
+          `--part-timeout takes a number of seconds from ${MIN_PART_TIMEOUT_S} to ${MAX_PART_TIMEOUT_S}.`,
+        );
       const idleMs = Math.round(partTimeout * 1000);
       // Asking again must outlast one wait for a silent archive.
       const patienceMs = Math.max(60_000, 2 * idleMs);

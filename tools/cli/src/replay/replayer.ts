@@ -36,6 +36,8 @@ export interface ExportPart {
   readonly highSeq: number;
 }
 
+/** How long to keep asking without progress when the caller does not say (`patienceMs`). */
+const DEFAULT_PATIENCE_MS = 60_000;
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;
 
@@ -201,8 +203,9 @@ async function* request(
   o: ExportReaderOptions,
   stopped: AbortSignal,
 ): AsyncGenerator<ExportPart, AuditExportReplyV1> {
+  const patienceMs = o.patienceMs ?? DEFAULT_PATIENCE_MS;
   let from = body.after;
-  let deadline = Date.now() + (o.patienceMs ?? 60_000);
+  let deadline = Date.now() + patienceMs;
   for (let attempt = 1; ; attempt++) {
     const parts = fetch({ ...body, ...(from ? { after: from } : {}) });
     try {
@@ -213,7 +216,7 @@ async function* request(
         yield part;
         // Taken: a request cut off from here on goes on after it.
         from = part.last;
-        deadline = Date.now() + (o.patienceMs ?? 60_000);
+        deadline = Date.now() + patienceMs;
         attempt = 1;
       }
     } catch (err) {
